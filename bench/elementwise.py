@@ -1,0 +1,65 @@
+"""Throughput of the elementwise DD kernels on the CPU and (if present) the GPU.
+
+    python bench/elementwise.py [--n N] [--repeat R]
+
+Each op reads two DD arrays and writes one (48 bytes per element, 32 for sqrt); the table gives
+millions of DD results per second and the effective memory bandwidth. GPU times use CUDA events
+after a warm-up, CPU times the wall clock; both report the median of the repeats.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import ddblas
+
+OPS = {"add": (ddblas.add, 2), "mul": (ddblas.multiply, 2), "div": (ddblas.divide, 2),
+       "sqrt": (ddblas.sqrt, 1)}
+VARIANTS = [(f, a) for f in (True, False) for a in ("accurate", "sloppy")]
+
+
+def time_op(fn, args, kw, device, repeat):
+    fn(*args, **kw)  # warm-up: compile/load and first touch
+    times = []
+    for _ in range(repeat):
+        if device == "gpu":
+            import cupy
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            fn(*args, **kw)
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            fn(*args, **kw)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1 << 24)
+    parser.add_argument("--cpu-n", type=int, default=1 << 20)
+    parser.add_argument("--repeat", type=int, default=10)
+    args = parser.parse_args()
+    devices = ["cpu"] + (["gpu"] if ddblas.gpu_available() else [])
+    rows = []
+    for device in devices:
+        n = args.n if device == "gpu" else args.cpu_n
+        a = ddblas.random((n,), seed=1, device=device) + 0.5
+        b = ddblas.random((n,), seed=2, device=device) + 0.5
+        for name, (fn, arity) in OPS.items():
+            for fma, add in VARIANTS:
+                t = time_op(fn, (a, b)[:arity], dict(fma=fma, add=add), device, args.repeat)
+                nbytes = 16 * (arity + 1) * n
+                rows.append((device, name, f"{'fma' if fma else 'nofma'}/{add}", n,
+                             n / t / 1e6, nbytes / t / 1e9))
+    print(f"{'device':6} {'op':5} {'variant':15} {'n':>9} {'Mresult/s':>10} {'GB/s':>8}")
+    for device, name, variant, n, rate, bw in rows:
+        print(f"{device:6} {name:5} {variant:15} {n:9d} {rate:10.1f} {bw:8.1f}")
+
+
+if __name__ == "__main__":
+    main()

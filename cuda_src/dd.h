@@ -1,0 +1,170 @@
+// dd.h: double-double (DD) arithmetic on normalized pairs (hi, lo). u = 2^-53.
+// Bounds are relative errors |computed - exact| / |exact| for finite inputs and results with no
+// underflow. Sources (besides those of eft.h):
+//   [JMP17] M. Joldes, J.-M. Muller, V. Popescu, "Tight and rigorous error bounds for basic
+//           building blocks of double-word arithmetic", ACM TOMS 44(2), 2017.
+//   [MR22]  J.-M. Muller, L. Rideau, "Formalization of double-word arithmetic, and comments on
+//           [JMP17]", ACM TOMS 48(1), 2022 (corrected, formally checked proofs of the products).
+//   docs/algorithms.md derives the bounds that [JMP17] does not state (sloppy add, sqrt).
+//
+// Non-finite values follow float64: when an input is inf/nan, or the result overflows, the
+// result is (f, 0) where f is what float64 gives on the hi parts (or +-inf on overflow), so the
+// lo part never turns an inf into a nan.
+#pragma once
+#include "eft.h"
+
+namespace ddblas {
+
+// float64 semantics for the non-finite cases: r is the DD algorithm's output, naive the float64
+// operation on the hi parts. A finite r passes unchanged (the usual case, one compare).
+DD_HD dd nonfinite_as_float64(dd r, double naive) {
+    if (isfinite(r.hi)) return r;
+    dd out = {isnan(r.hi) ? naive : r.hi, 0.0};
+    return out;
+}
+
+// add_sloppy: a + b, QD's sloppy_add = [JMP17] Alg. 5 (SloppyDWPlusDW), 11 flops.
+// Bound: |err| <= (3 + u)/(1 - u) * u^2 * (|a| + |b|) (docs/algorithms.md); no relative bound
+// when a and b have opposite signs and cancel.
+DD_HD dd add_sloppy(dd a, dd b) {
+    double s, e;
+    two_sum(a.hi, b.hi, s, e);
+    e += a.lo + b.lo;
+    dd r;
+    fast_two_sum(s, e, r.hi, r.lo);
+    return nonfinite_as_float64(r, a.hi + b.hi);
+}
+
+// add_accurate: a + b, QD's ieee_add = [JMP17] Alg. 6 (AccurateDWPlusDW), 20 flops.
+// Bound: 3u^2 / (1 - 4u) relative [JMP17].
+DD_HD dd add_accurate(dd a, dd b) {
+    double sh, sl, th, tl;
+    two_sum(a.hi, b.hi, sh, sl);
+    two_sum(a.lo, b.lo, th, tl);
+    double c = sl + th;
+    double vh, vl;
+    fast_two_sum(sh, c, vh, vl);
+    double w = tl + vl;
+    dd r;
+    fast_two_sum(vh, w, r.hi, r.lo);
+    return nonfinite_as_float64(r, a.hi + b.hi);
+}
+
+// add: the variant's DD addition.
+template <class V>
+DD_HD dd add(dd a, dd b) {
+    return V::accurate ? add_accurate(a, b) : add_sloppy(a, b);
+}
+
+// neg: -a, exact.
+DD_HD dd neg(dd a) {
+    dd r = {-a.hi, -a.lo};
+    return r;
+}
+
+// sub: a - b = add(a, -b), with add's bound.
+template <class V>
+DD_HD dd sub(dd a, dd b) {
+    return add<V>(a, neg(b));
+}
+
+// mul (no FMA): a * b, QD's operator* = [JMP17] Alg. 10 (DWTimesDW1) with Dekker's exact
+// two_prod, ~30 flops. Bound: (8 + 6u + 2u^2)/(1 - u)^2 * u^2 relative (docs/algorithms.md;
+// [JMP17]/[MR22] prove tighter constants).
+DD_HD dd mul_dekker(dd a, dd b) {
+    double p, e;
+    two_prod_dekker(a.hi, b.hi, p, e);
+    e += a.hi * b.lo + a.lo * b.hi;
+    dd r;
+    fast_two_sum(p, e, r.hi, r.lo);
+    return nonfinite_as_float64(r, p);
+}
+
+// mul (FMA): a * b, [JMP17] Alg. 12 (DWTimesDW3), 9 flops of which 3 fma.
+// Bound: 5u^2 relative [JMP17]; [MR22] improve it to 4u^2.
+DD_HD dd mul_fma(dd a, dd b) {
+    double p, e;
+    two_prod_fma(a.hi, b.hi, p, e);
+    double t = a.lo * b.lo;
+    t = fma(a.hi, b.lo, t);
+    t = fma(a.lo, b.hi, t);
+    e += t;
+    dd r;
+    fast_two_sum(p, e, r.hi, r.lo);
+    return nonfinite_as_float64(r, p);
+}
+
+// mul: the variant's DD multiplication.
+template <class V>
+DD_HD dd mul(dd a, dd b) {
+    return V::fma ? mul_fma(a, b) : mul_dekker(a, b);
+}
+
+// mul_by_double: y * t for a DD y and a double t, [JMP17] Alg. 7 (DWTimesFP1).
+// Bound: 1.5u^2 + 4u^3 relative [JMP17]. Finite inputs; used inside div.
+template <class V>
+DD_HD dd mul_by_double(dd y, double t) {
+    double ch, cl1;
+    two_prod<V::fma>(y.hi, t, ch, cl1);
+    double cl2 = y.lo * t;
+    double th, tl1;
+    fast_two_sum(ch, cl2, th, tl1);
+    double tl2 = tl1 + cl1;
+    dd r;
+    fast_two_sum(th, tl2, r.hi, r.lo);
+    return r;
+}
+
+// div: a / b, [JMP17] Alg. 17 (DWDivDW2). Bound: 15u^2 + 56u^3 relative [JMP17].
+// Both two_prod paths give the same result (two_prod is exact); the add variant is not used.
+template <class V>
+DD_HD dd div(dd a, dd b) {
+    double th = a.hi / b.hi;
+    dd r = mul_by_double<V>(b, th);
+    double pih, pil;
+    two_sum(a.hi, -r.hi, pih, pil);
+    double dh = pil - r.lo;
+    double dl = dh + a.lo;
+    double d = pih + dl;
+    double tl = d / b.hi;
+    dd q;
+    fast_two_sum(th, tl, q.hi, q.lo);
+    return nonfinite_as_float64(q, th);
+}
+
+// sqrt: sqrt(a) for a >= 0: one Newton-like correction of s = fl(sqrt(a.hi)) by
+// (a - s^2) / (2s), with a.hi - s^2 computed exactly-rounded (by fma, or by Dekker's product
+// and Sterbenz's lemma: both give fl(a.hi - s^2), so both variants agree bit for bit).
+// Bound: (41/8)u^2 + O(u^3) <= 6u^2 relative (docs/algorithms.md). Negative a gives nan.
+template <class V>
+DD_HD dd sqrt(dd a) {
+    double s = ::sqrt(a.hi);
+    double r1;
+    if (V::fma) {
+        r1 = fma(-s, s, a.hi);
+    } else {
+        double p, e;
+        two_prod_dekker(s, s, p, e);
+        r1 = (a.hi - p) - e;
+    }
+    double r2 = a.lo + r1;
+    double sl = r2 / (2.0 * s);
+    dd r;
+    fast_two_sum(s, sl, r.hi, r.lo);
+    return nonfinite_as_float64(r, s);
+}
+
+// abs: |a|, exact (the sign of a DD is the sign of its hi part).
+DD_HD dd abs(dd a) {
+    return signbit(a.hi) ? neg(a) : a;
+}
+
+// Comparisons of normalized DD values, exact; any nan compares false (and != true).
+DD_HD bool equal(dd a, dd b) { return a.hi == b.hi && a.lo == b.lo; }
+DD_HD bool not_equal(dd a, dd b) { return !equal(a, b); }
+DD_HD bool less(dd a, dd b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+DD_HD bool less_equal(dd a, dd b) { return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo); }
+DD_HD bool greater(dd a, dd b) { return less(b, a); }
+DD_HD bool greater_equal(dd a, dd b) { return less_equal(b, a); }
+
+}  // namespace ddblas

@@ -1,0 +1,41 @@
+// dd_config.h: what the DD sources need from the compiler, identical under NVRTC (GPU) and a host
+// C++ compiler (CPU). Every function in cuda_src/ is DD_HD so one text serves both backends.
+//
+// Contraction rule: NVRTC is run with --fmad=false and the host compiler with -ffp-contract=off,
+// so a*b+c is never fused behind our back; every fused multiply-add is an explicit fma() call.
+#pragma once
+
+#if defined(__CUDACC__)
+#define DD_HD __host__ __device__ __forceinline__
+#else
+#include <cmath>
+#define DD_HD inline
+using std::copysign;
+using std::fabs;
+using std::fma;
+using std::isfinite;
+using std::isnan;
+using std::signbit;
+using std::sqrt;
+#endif
+
+namespace ddblas {
+
+typedef long long index_t;
+
+// A double-double (DD) value hi + lo, normalized: hi = fl(hi + lo), so |lo| <= ulp(hi)/2.
+struct dd {
+    double hi;
+    double lo;
+};
+
+// The arithmetic variant of an operation, chosen per call from Python:
+// FMA   true: two_prod by one fma (FMA path); false: Dekker's split product (no FMA instruction).
+// ACCURATE true: QD's IEEE-style DD addition; false: QD's sloppy addition.
+template <bool FMA, bool ACCURATE>
+struct Variant {
+    static constexpr bool fma = FMA;
+    static constexpr bool accurate = ACCURATE;
+};
+
+}  // namespace ddblas

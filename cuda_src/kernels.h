@@ -1,0 +1,139 @@
+// kernels.h: every elementwise and reduction kernel of ddblas, written once for both backends.
+// The including entry file defines
+//   DDBLAS_KERNEL           the function head: `extern "C" __global__ void` (GPU) or
+//                           `extern "C" void` (CPU);
+//   DDBLAS_FOR_EACH(i, n)   a loop header running the body for i in [0, n): a grid-stride loop
+//                           (GPU) or an OpenMP loop (CPU). The count must be a variable named n.
+// Kernel names are ddblas_<op>[_<variant>], variant in {fma,nofma}_{accurate,sloppy}; the Python
+// backends build the same names (ddblas/_kernels.py).
+//
+// Array arguments are contiguous float64 arrays; an input with step 0 is one value broadcast over
+// all n elements (step 1: element i). Reductions sum each chunk in increasing index order and the
+// chunk results again in order, so the summation order is fixed and identical on CPU and GPU.
+#pragma once
+#include "dd.h"
+
+namespace ddblas {
+namespace variants {
+typedef Variant<true, true> fma_accurate;
+typedef Variant<true, false> fma_sloppy;
+typedef Variant<false, true> nofma_accurate;
+typedef Variant<false, false> nofma_sloppy;
+}  // namespace variants
+}  // namespace ddblas
+
+#define DDBLAS_EACH_VARIANT(M, OP) \
+    M(OP, fma_accurate) M(OP, fma_sloppy) M(OP, nofma_accurate) M(OP, nofma_sloppy)
+
+#define DDBLAS_DD_PARAM(x) const double *x##_hi, const double *x##_lo, ddblas::index_t x##_step
+#define DDBLAS_DD_LOAD(x, i) {x##_hi[(i) * x##_step], x##_lo[(i) * x##_step]}
+
+// ---- DD (op) DD -> DD, per variant: add, sub, mul, div ----
+#define DDBLAS_BINARY_KERNEL(OP, V)                                                          \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b), \
+                                    double *out_hi, double *out_lo) {                         \
+        DDBLAS_FOR_EACH(i, n) {                                                               \
+            ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                    \
+            ddblas::dd r = ddblas::OP<ddblas::variants::V>(a, b);                             \
+            out_hi[i] = r.hi;                                                                 \
+            out_lo[i] = r.lo;                                                                 \
+        }                                                                                     \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, add)
+DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, sub)
+DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, mul)
+DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, div)
+
+// ---- f(DD) -> DD: sqrt per variant; neg and abs (exact, no variant) ----
+#define DDBLAS_UNARY_BODY(EXPR)                                      \
+    DDBLAS_FOR_EACH(i, n) {                                          \
+        ddblas::dd a = DDBLAS_DD_LOAD(a, i);                         \
+        ddblas::dd r = EXPR;                                         \
+        out_hi[i] = r.hi;                                            \
+        out_lo[i] = r.lo;                                            \
+    }
+#define DDBLAS_UNARY_HEAD(NAME) \
+    DDBLAS_KERNEL NAME(ddblas::index_t n, DDBLAS_DD_PARAM(a), double *out_hi, double *out_lo)
+#define DDBLAS_UNARY_VARIANT_KERNEL(OP, V) \
+    DDBLAS_UNARY_HEAD(ddblas_##OP##_##V) { DDBLAS_UNARY_BODY(ddblas::OP<ddblas::variants::V>(a)) }
+DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, sqrt)
+DDBLAS_UNARY_HEAD(ddblas_neg) { DDBLAS_UNARY_BODY(ddblas::neg(a)) }
+DDBLAS_UNARY_HEAD(ddblas_abs) { DDBLAS_UNARY_BODY(ddblas::abs(a)) }
+
+// ---- DD (compare) DD -> bool ----
+#define DDBLAS_COMPARE_KERNEL(OP)                                                          \
+    DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b),    \
+                              bool *out) {                                                 \
+        DDBLAS_FOR_EACH(i, n) {                                                            \
+            ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                 \
+            out[i] = ddblas::OP(a, b);                                                     \
+        }                                                                                  \
+    }
+DDBLAS_COMPARE_KERNEL(equal)
+DDBLAS_COMPARE_KERNEL(not_equal)
+DDBLAS_COMPARE_KERNEL(less)
+DDBLAS_COMPARE_KERNEL(less_equal)
+DDBLAS_COMPARE_KERNEL(greater)
+DDBLAS_COMPARE_KERNEL(greater_equal)
+
+// ---- error-free transformations on float64 arrays: (a, b) -> (x, y) ----
+#define DDBLAS_EFT2_KERNEL(OP)                                                              \
+    DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, const double *a, ddblas::index_t a_step,    \
+                              const double *b, ddblas::index_t b_step, double *x, double *y) { \
+        DDBLAS_FOR_EACH(i, n) { ddblas::OP(a[i * a_step], b[i * b_step], x[i], y[i]); }      \
+    }
+DDBLAS_EFT2_KERNEL(two_sum)
+DDBLAS_EFT2_KERNEL(fast_two_sum)
+DDBLAS_EFT2_KERNEL(two_prod_fma)
+DDBLAS_EFT2_KERNEL(two_prod_dekker)
+
+DDBLAS_KERNEL ddblas_split(ddblas::index_t n, const double *a, double *x, double *y) {
+    DDBLAS_FOR_EACH(i, n) { ddblas::split(a[i], x[i], y[i]); }
+}
+
+// ---- reductions in a fixed order ----
+// sum: in is rows x len (row-major); out[r, c] = sum of in[r, c*chunk : (c+1)*chunk] taken left
+// to right, for c < ceil(len / chunk). Calling it again on out until one chunk is left gives the
+// row sums in an order fixed by len and chunk alone.
+#define DDBLAS_SUM_KERNEL(OP, V)                                                            \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t rows, ddblas::index_t len,                \
+                                    ddblas::index_t chunk, const double *in_hi,               \
+                                    const double *in_lo, double *out_hi, double *out_lo) {    \
+        const ddblas::index_t chunks = (len + chunk - 1) / chunk;                             \
+        const ddblas::index_t n = rows * chunks;                                              \
+        DDBLAS_FOR_EACH(t, n) {                                                               \
+            const ddblas::index_t row = t / chunks, first = (t % chunks) * chunk;             \
+            const ddblas::index_t end = first + chunk < len ? first + chunk : len;            \
+            const double *h = in_hi + row * len, *l = in_lo + row * len;                      \
+            ddblas::dd acc = {h[first], l[first]};                                            \
+            for (ddblas::index_t k = first + 1; k < end; ++k) {                               \
+                ddblas::dd x = {h[k], l[k]};                                                  \
+                acc = ddblas::add<ddblas::variants::V>(acc, x);                               \
+            }                                                                                 \
+            out_hi[t] = acc.hi;                                                               \
+            out_lo[t] = acc.lo;                                                               \
+        }                                                                                     \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_SUM_KERNEL, sum)
+
+// dot: out[c] = sum of x[k] * y[k] over k in chunk c, left to right (each product a DD mul,
+// each sum a DD add); the chunk results are then reduced by the sum kernel.
+#define DDBLAS_DOT_KERNEL(OP, V)                                                            \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t len, ddblas::index_t chunk,              \
+                                    DDBLAS_DD_PARAM(x), DDBLAS_DD_PARAM(y), double *out_hi,   \
+                                    double *out_lo) {                                         \
+        const ddblas::index_t n = (len + chunk - 1) / chunk;                                  \
+        DDBLAS_FOR_EACH(c, n) {                                                               \
+            const ddblas::index_t first = c * chunk;                                          \
+            const ddblas::index_t end = first + chunk < len ? first + chunk : len;            \
+            ddblas::dd acc = {0.0, 0.0};                                                      \
+            for (ddblas::index_t k = first; k < end; ++k) {                                   \
+                ddblas::dd xk = DDBLAS_DD_LOAD(x, k), yk = DDBLAS_DD_LOAD(y, k);              \
+                ddblas::dd p = ddblas::mul<ddblas::variants::V>(xk, yk);                      \
+                acc = k == first ? p : ddblas::add<ddblas::variants::V>(acc, p);              \
+            }                                                                                 \
+            out_hi[c] = acc.hi;                                                               \
+            out_lo[c] = acc.lo;                                                               \
+        }                                                                                     \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)

@@ -1,0 +1,23 @@
+"""ddblas: double-double (~106-bit) arrays and linear algebra on NVIDIA GPUs (CuPy) and CPUs.
+
+All arithmetic lives once in cuda_src/ (C++/CUDA headers), compiled by NVRTC for the GPU and by
+the system C++ compiler for the CPU, so both give bitwise identical results.
+"""
+from . import eft
+from ._array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random,  # noqa: A004
+                     zeros)
+from ._backend import gpu_available
+from ._ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
+                   multiply, negative, not_equal, sqrt, subtract, sum)
+from ._options import Options, get_options, options
+
+__version__ = "0.1.0"
+
+abs = absolute  # noqa: A001
+
+__all__ = [
+    "DDArray", "Options", "abs", "absolute", "add", "array", "asarray", "divide", "dot", "eft",
+    "equal", "eye", "from_mpmath", "full", "get_options", "gpu_available", "greater",
+    "greater_equal", "less", "less_equal", "multiply", "negative", "not_equal", "ones",
+    "options", "random", "sqrt", "subtract", "sum", "zeros",
+]

@@ -1,0 +1,371 @@
+"""DDArray: an array of double-double numbers stored as two float64 arrays, hi and lo."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _backend, _convert
+from ._backend import check_device, device_of_array, is_gpu_array, move
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, np.ndarray) or is_gpu_array(x)
+
+
+class DDArray:
+    """An N-d array of double-double values hi + lo (about 106 significant bits).
+
+    ``DDArray(hi, lo)`` wraps two float64 arrays of one shape on one device (NumPy: "cpu", CuPy:
+    "gpu") without copying; the pair should be normalized (hi == fl(hi + lo)), as every ddblas
+    operation returns. Use :func:`ddblas.array` to convert other values.
+    """
+
+    __slots__ = ("_hi", "_lo")
+    __hash__ = None
+
+    def __init__(self, hi, lo=None):
+        if not _is_array(hi):
+            hi = np.asarray(hi, dtype=np.float64)
+        if lo is None:
+            lo = _backend.backend(device_of_array(hi)).xp.zeros_like(hi) if is_gpu_array(hi) \
+                else np.zeros_like(hi)
+        elif not _is_array(lo):
+            lo = np.asarray(lo, dtype=np.float64)
+        for name, part in (("hi", hi), ("lo", lo)):
+            if part.dtype != np.float64:
+                raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
+        if device_of_array(hi) != device_of_array(lo):
+            raise ValueError(f"DDArray hi is on the {device_of_array(hi)} and lo on the "
+                             f"{device_of_array(lo)}: move one with ddblas.to_device semantics "
+                             "(cupy.asarray / .get()) so both are on one device")
+        if hi.shape != lo.shape:
+            raise ValueError(f"DDArray hi and lo must have one shape, got {hi.shape} and {lo.shape}")
+        self._hi = hi
+        self._lo = lo
+
+    # ---- attributes ----
+    @property
+    def hi(self):
+        """The leading float64 parts (NumPy or CuPy array)."""
+        return self._hi
+
+    @property
+    def lo(self):
+        """The trailing float64 parts, |lo| <= ulp(hi)/2."""
+        return self._lo
+
+    @property
+    def shape(self) -> tuple:
+        return self._hi.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._hi.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._hi.size)
+
+    @property
+    def device(self) -> str:
+        """'cpu' (NumPy-backed) or 'gpu' (CuPy-backed)."""
+        return device_of_array(self._hi)
+
+    @property
+    def xp(self):
+        """The array module of this array's device (numpy or cupy)."""
+        return np if self.device == "cpu" else _backend.backend("gpu").xp
+
+    @property
+    def T(self) -> "DDArray":
+        return DDArray(self._hi.T, self._lo.T)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d DDArray")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d DDArray")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # ---- views and copies ----
+    def __getitem__(self, key) -> "DDArray":
+        key = _index_key(key)
+        xp = self.xp
+        return DDArray(xp.asarray(self._hi[key]), xp.asarray(self._lo[key]))
+
+    def __setitem__(self, key, value) -> None:
+        value = asarray(value, device=self.device)
+        key = _index_key(key)
+        self._hi[key] = value.hi
+        self._lo[key] = value.lo
+
+    def copy(self) -> "DDArray":
+        return DDArray(self._hi.copy(), self._lo.copy())
+
+    def reshape(self, *shape) -> "DDArray":
+        shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
+        return DDArray(self._hi.reshape(shape), self._lo.reshape(shape))
+
+    def ravel(self) -> "DDArray":
+        return DDArray(self._hi.ravel(), self._lo.ravel())
+
+    def transpose(self, *axes) -> "DDArray":
+        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
+        axes = axes or None
+        return DDArray(self._hi.transpose(axes), self._lo.transpose(axes))
+
+    def to_device(self, device: str) -> "DDArray":
+        """This array on 'cpu' or 'gpu' (itself if it is there already)."""
+        check_device(device)
+        if device == self.device:
+            return self
+        return DDArray(move(self._hi, device), move(self._lo, device))
+
+    # ---- conversions out ----
+    def _host_parts(self):
+        return move(self._hi, "cpu"), move(self._lo, "cpu")
+
+    def to_mpmath(self):
+        """The exact values: an mpmath mpf (0-d) or mpmath matrix (1-D as a column, 2-D)."""
+        import mpmath
+        hi, lo = self._host_parts()
+        if self.ndim == 0:
+            return _convert.dd_to_mpf(float(hi), float(lo))
+        if self.ndim > 2:
+            raise ValueError(f"to_mpmath converts 0-, 1- and 2-D arrays, this one is {self.ndim}-D")
+        hi2, lo2 = (hi.reshape(-1, 1), lo.reshape(-1, 1)) if self.ndim == 1 else (hi, lo)
+        m = mpmath.matrix(hi2.shape[0], hi2.shape[1])
+        for i in range(hi2.shape[0]):
+            for j in range(hi2.shape[1]):
+                m[i, j] = _convert.dd_to_mpf(float(hi2[i, j]), float(lo2[i, j]))
+        return m
+
+    def to_float64(self):
+        """fl(hi + lo) as a float64 array of this device (the nearest float64 values)."""
+        return self._hi + self._lo
+
+    def __float__(self) -> float:
+        if self.size != 1:
+            raise TypeError(f"only size-1 DDArrays convert to float, this one has shape {self.shape}")
+        return float(self.to_float64().reshape(()))
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(f"the truth value of a DDArray of shape {self.shape} is ambiguous")
+        return bool(self._hi.reshape(()) != 0)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a DDArray does not convert to a NumPy array implicitly (that would drop "
+                        "its lo part): use .to_float64(), .hi/.lo or .to_mpmath()")
+
+    def _format(self, digits=32) -> str:
+        hi, lo = self._host_parts()
+        if self.ndim == 0:
+            return _convert.dd_to_string(float(hi), float(lo), digits)
+        flat_hi, flat_lo = hi.ravel(), lo.ravel()
+        index = np.arange(self.size).reshape(self.shape)
+        return np.array2string(
+            index, separator=", ", threshold=200,
+            formatter={"int": lambda i: _convert.dd_to_string(float(flat_hi[i]), float(flat_lo[i]),
+                                                              digits)})
+
+    def __repr__(self) -> str:
+        return f"DDArray({self._format()}, device='{self.device}')"
+
+    def __str__(self) -> str:
+        return self._format()
+
+    # ---- arithmetic (ddblas._ops) ----
+    def __add__(self, other): return _ops.add(self, other)
+    def __radd__(self, other): return _ops.add(other, self)
+    def __sub__(self, other): return _ops.subtract(self, other)
+    def __rsub__(self, other): return _ops.subtract(other, self)
+    def __mul__(self, other): return _ops.multiply(self, other)
+    def __rmul__(self, other): return _ops.multiply(other, self)
+    def __truediv__(self, other): return _ops.divide(self, other)
+    def __rtruediv__(self, other): return _ops.divide(other, self)
+    def __neg__(self): return _ops.negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return _ops.absolute(self)
+    def __eq__(self, other): return _ops.equal(self, other)
+    def __ne__(self, other): return _ops.not_equal(self, other)
+    def __lt__(self, other): return _ops.less(self, other)
+    def __le__(self, other): return _ops.less_equal(self, other)
+    def __gt__(self, other): return _ops.greater(self, other)
+    def __ge__(self, other): return _ops.greater_equal(self, other)
+
+    def _inplace(self, op, other):
+        result = op(self, other)
+        if result.shape != self.shape:
+            raise ValueError(f"in-place result of shape {result.shape} does not fit the "
+                             f"array of shape {self.shape}")
+        self[...] = result
+        return self
+
+    def __iadd__(self, other): return self._inplace(_ops.add, other)
+    def __isub__(self, other): return self._inplace(_ops.subtract, other)
+    def __imul__(self, other): return self._inplace(_ops.multiply, other)
+    def __itruediv__(self, other): return self._inplace(_ops.divide, other)
+
+    def sum(self, axis=None, keepdims=False):
+        return _ops.sum(self, axis=axis, keepdims=keepdims)
+
+    # ---- NumPy protocols (NEP 13, NEP 18) ----
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _ops.array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _ops.array_function(func, types, args, kwargs)
+
+
+def _index_key(key):
+    """Keys are NumPy/CuPy-style (ints, slices, boolean or integer arrays), never DDArrays."""
+    if isinstance(key, DDArray):
+        raise TypeError("a DDArray cannot index an array; use a boolean or integer array")
+    return key
+
+
+# ---- construction ----
+def _walk_nested(obj, pairs: list) -> tuple:
+    """Append the DD pairs of a nested list's leaves to `pairs`; return the list's shape."""
+    if isinstance(obj, (list, tuple)):
+        shapes = [_walk_nested(item, pairs) for item in obj]
+        if any(s != shapes[0] for s in shapes[1:]):
+            raise ValueError(f"nested sequence is ragged: its items have shapes {sorted(set(shapes))}")
+        return (len(obj),) + (shapes[0] if shapes else ())
+    if isinstance(obj, DDArray):
+        if obj.size != 1:
+            raise ValueError(f"a DDArray inside a nested list must have size 1, got shape {obj.shape}")
+        hi, lo = obj._host_parts()
+        pairs.append((float(hi.reshape(())), float(lo.reshape(()))))
+        return ()
+    if _is_array(obj):
+        host = move(obj, "cpu")
+        return _walk_nested(host.tolist(), pairs)
+    pairs.append(_convert.scalar_to_dd(obj))
+    return ()
+
+
+def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
+    """(hi, lo) float64 host arrays holding the exact (or nearest DD) values of x."""
+    kind = x.dtype.kind
+    if x.dtype == np.float64:
+        return (x.copy() if copy else x), np.zeros_like(x)
+    if kind == "c":
+        raise TypeError(f"ddblas holds real numbers only, got a {x.dtype} array")
+    if x.dtype in (np.float32, np.float16) or kind == "b" or (
+            kind in "iu" and (x.size == 0 or int(np.abs(x).max()) <= 2 ** 53)):
+        return x.astype(np.float64), np.zeros(x.shape)
+    if kind in "iufOUS":  # big integers, long double, objects, strings: exactly, per element
+        pairs = [_convert.scalar_to_dd(v) for v in x.ravel().tolist()] if kind != "f" else \
+            [_convert.scalar_to_dd(v) for v in x.ravel()]
+        return _pairs_to_arrays(pairs, x.shape)
+    raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD")
+
+
+def _pairs_to_arrays(pairs, shape):
+    hi = np.array([p[0] for p in pairs], dtype=np.float64).reshape(shape)
+    lo = np.array([p[1] for p in pairs], dtype=np.float64).reshape(shape)
+    return hi, lo
+
+
+def array(obj, device=None, copy=True) -> DDArray:
+    """A new DDArray from `obj`: a DDArray; a Python, NumPy or mpmath number; a decimal string
+    (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; a NumPy or CuPy
+    array (float64 is exact; integers beyond 2^53 and object/string arrays are converted per
+    element); an mpmath matrix; or nested lists of these.
+
+    device: 'cpu' or 'gpu'; None keeps the device of an array input and otherwise means 'cpu'.
+    """
+    if device is not None:
+        check_device(device)
+    if isinstance(obj, DDArray):
+        result = obj.to_device(device or obj.device)
+        return result.copy() if copy and result is obj else result
+    if is_gpu_array(obj):
+        target = device or "gpu"
+        if obj.dtype == np.float64:
+            hi = obj.copy() if copy else obj
+            return DDArray(hi, _backend.backend("gpu").xp.zeros_like(obj)).to_device(target)
+        return array(obj.get(), device=target, copy=False)
+    if isinstance(obj, np.ndarray):
+        hi, lo = _host_pairs_from_numpy(obj, copy)
+    elif type(obj).__name__ == "matrix" and hasattr(obj, "tolist") and hasattr(obj, "rows"):
+        return array(obj.tolist(), device=device)  # mpmath matrix
+    elif isinstance(obj, (list, tuple)):
+        pairs = []
+        shape = _walk_nested(obj, pairs)
+        hi, lo = _pairs_to_arrays(pairs, shape)
+    else:
+        h, l = _convert.scalar_to_dd(obj)
+        hi, lo = np.array(h), np.array(l)
+    return DDArray(hi, lo).to_device(device or "cpu")
+
+
+def asarray(obj, device=None) -> DDArray:
+    """Like :func:`array`, but returns `obj` itself if it is a DDArray on the device asked for,
+    and wraps a float64 NumPy/CuPy array without copying it (the DDArray's hi shares its memory)."""
+    return array(obj, device=device, copy=False)
+
+
+def from_mpmath(obj, device=None) -> DDArray:
+    """A DDArray of the DD values nearest to an mpmath mpf, matrix, or nested list of mpf."""
+    return array(obj, device=device)
+
+
+def _new(shape, value: float, device) -> DDArray:
+    device = check_device(device or "cpu")
+    xp = _backend.backend(device).xp
+    return DDArray(xp.full(shape, value, dtype=np.float64), xp.zeros(shape, dtype=np.float64))
+
+
+def zeros(shape, device=None) -> DDArray:
+    """A DDArray of zeros."""
+    return _new(shape, 0.0, device)
+
+
+def ones(shape, device=None) -> DDArray:
+    """A DDArray of ones."""
+    return _new(shape, 1.0, device)
+
+
+def full(shape, fill_value, device=None) -> DDArray:
+    """A DDArray filled with fill_value (any scalar :func:`array` accepts, e.g. "0.1")."""
+    value = array(fill_value)
+    if value.ndim != 0:
+        raise ValueError(f"full() needs a scalar fill_value, got shape {value.shape}")
+    device = check_device(device or "cpu")
+    xp = _backend.backend(device).xp
+    return DDArray(xp.full(shape, float(value.hi), dtype=np.float64),
+                   xp.full(shape, float(value.lo), dtype=np.float64))
+
+
+def eye(n, m=None, k=0, device=None) -> DDArray:
+    """An n x m DDArray with ones on diagonal k and zeros elsewhere."""
+    device = check_device(device or "cpu")
+    xp = _backend.backend(device).xp
+    hi = xp.eye(n, m, k, dtype=np.float64)
+    return DDArray(hi, xp.zeros_like(hi))
+
+
+def random(shape, seed=None, device=None) -> DDArray:
+    """Uniform random DD values in [0, 1) with all 106 bits random: each value is k * 2^-106 for
+    a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU."""
+    from . import eft
+    device = check_device(device or "cpu")
+    rng = np.random.default_rng(seed)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    top = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    bottom = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    a = move(np.ldexp(top.astype(np.float64), -53), device)
+    b = move(np.ldexp(bottom.astype(np.float64), -106), device)
+    hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)
+    return DDArray(hi, lo)
+
+
+from . import _ops  # noqa: E402  (operators above call into it; it imports DDArray)

@@ -1,0 +1,57 @@
+"""The two backends behind one interface: "cpu" (NumPy + compiled C++) and "gpu" (CuPy + NVRTC)."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _gpu
+from ._cpu import CpuBackend
+from ._gpu import GpuBackend
+
+DEVICES = ("cpu", "gpu")
+
+
+def check_device(device) -> str:
+    if device not in DEVICES:
+        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+    return device
+
+
+@functools.lru_cache(maxsize=None)
+def backend(device: str):
+    """The backend object for 'cpu' or 'gpu' (the latter needs CuPy and a CUDA device)."""
+    check_device(device)
+    if device == "gpu":
+        _gpu.require()
+        return GpuBackend()
+    return CpuBackend()
+
+
+def is_gpu_array(x) -> bool:
+    """True for a CuPy ndarray (checked without importing CuPy)."""
+    return type(x).__module__.startswith("cupy") and hasattr(x, "__cuda_array_interface__")
+
+
+def device_of_array(x) -> str:
+    return "gpu" if is_gpu_array(x) else "cpu"
+
+
+def gpu_available() -> bool:
+    """True when the GPU backend can run: CuPy installed and a CUDA device present."""
+    return _gpu.available()
+
+
+def default_device() -> str:
+    """'gpu' when one is available, else 'cpu' (used by the demo and benchmarks)."""
+    return "gpu" if gpu_available() else "cpu"
+
+
+def move(x, device: str):
+    """A float64/bool array on the given device (no copy if it is already there)."""
+    if device == "gpu":
+        xp = backend("gpu").xp
+        return x if is_gpu_array(x) else xp.asarray(x)
+    if is_gpu_array(x):
+        return x.get()
+    return np.asarray(x)

@@ -1,0 +1,89 @@
+"""GPU backend: cuda_src/ compiled by NVRTC (through CuPy's bindings) into a cached cubin."""
+from __future__ import annotations
+
+import functools
+
+from . import _build
+
+# --fmad=false: NVRTC must not contract a*b+c into an FMA; the FMA paths call fma() explicitly.
+# Division and square root stay IEEE correctly rounded (NVRTC's defaults, spelled out).
+NVRTC_OPTIONS = ("--fmad=false", "--prec-div=true", "--prec-sqrt=true", "-std=c++17")
+THREADS_PER_BLOCK = 256
+MAX_BLOCKS = 65535
+
+
+def available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, no driver, no device: all mean "no GPU"
+        return False
+
+
+def require() -> None:
+    if not available():
+        raise RuntimeError("ddblas: no GPU available: device='gpu' needs CuPy (pip install "
+                           "'ddblas[gpu]') and a CUDA device; use device='cpu'")
+
+
+def _arch() -> str:
+    import cupy
+    from cupy_backends.cuda.libs import nvrtc
+    cc = int(cupy.cuda.Device().compute_capability)
+    usable = [int(a) for a in nvrtc.getSupportedArchs() if int(a) <= cc]
+    return str(max(usable) if usable else cc)
+
+
+def compile_cubin(arch: str) -> bytes:
+    """Compile gpu_kernels.cu (with the cuda_src headers in memory) to a cubin for sm_<arch>."""
+    from cupy_backends.cuda.libs import nvrtc
+    files = _build.source_files()
+    headers = [n for n in files if n.endswith(".h")]
+    prog = nvrtc.createProgram(files["gpu_kernels.cu"], "gpu_kernels.cu",
+                               [files[n] for n in headers], headers)
+    try:
+        try:
+            nvrtc.compileProgram(prog, NVRTC_OPTIONS + (f"-arch=sm_{arch}",))
+        except nvrtc.NVRTCError as exc:
+            raise RuntimeError("ddblas: NVRTC failed to compile cuda_src/gpu_kernels.cu:\n"
+                               + nvrtc.getProgramLog(prog)) from exc
+        return nvrtc.getCUBIN(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+@functools.lru_cache(maxsize=None)
+def module():
+    """The compiled GPU kernels (a cupy.RawModule), built on first use and cached on disk."""
+    require()
+    import cupy
+    from cupy_backends.cuda.libs import nvrtc
+    arch = _arch()
+    version = ".".join(map(str, nvrtc.getVersion()))
+    key = _build.artifact_key("nvrtc " + version, " ".join(NVRTC_OPTIONS), "sm_" + arch)
+    path = _build.cache_dir() / f"ddblas_gpu_{key}.cubin"
+    if not path.exists():
+        _build.write_atomically(path, compile_cubin(arch))
+    return cupy.RawModule(path=str(path))
+
+
+class GpuBackend:
+    """Runs the kernels of cuda_src/kernels.h on CuPy arrays (current device and stream)."""
+
+    name = "gpu"
+
+    @property
+    def xp(self):
+        import cupy
+        return cupy
+
+    def launch(self, kernel: str, work: int, *args) -> None:
+        """Launch kernel(*args) over `work` independent items (a grid-stride loop inside)."""
+        if work == 0:
+            return
+        import numpy as np
+        fn = module().get_function(kernel)
+        blocks = min(MAX_BLOCKS, (work + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK)
+        fn((blocks,), (THREADS_PER_BLOCK,),
+           tuple(np.int64(a) if isinstance(a, int) else a for a in args))

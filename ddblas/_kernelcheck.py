@@ -1,0 +1,114 @@
+"""Static checks of the compiled kernels (`python -m ddblas check-kernels`, run by CI).
+
+- every CUDA kernel compiles with nvcc for each listed architecture (when nvcc is present);
+- no kernel spills registers (ptxas -v);
+- the non-FMA paths contain no FMA instruction: kernels named *nofma* or *dekker* have no
+  `fma.rn.f64` in their PTX, and their host-compiled functions no vfmadd/vfmsub or fma() call.
+  (On the GPU, PTX div.rn.f64/sqrt.rn.f64 expand to hardware sequences that use DFMA in SASS;
+  those are the IEEE operations themselves, not DD arithmetic, and are not counted.)
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import _build, _cpu
+
+ARCHS = ("sm_80", "sm_90")
+_PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
+_ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
+_HOST_FMA = re.compile(r"\bv?f(?:n)?m(?:add|sub)\d*[sp]d\b|\bcall\s+_?fma\b|\bfmadd\b|\bfmsub\b")
+
+
+def _split(text: str, pattern: re.Pattern) -> dict[str, str]:
+    marks = list(pattern.finditer(text))
+    return {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))]
+            for i, m in enumerate(marks)}
+
+
+def ptx_fma_counts(ptx: str) -> dict[str, int]:
+    """Kernel name -> number of fma.rn.f64 instructions in its PTX."""
+    return {name: body.count("fma.rn.f64") for name, body in _split(ptx, _PTX_ENTRY).items()}
+
+
+def host_fma_counts(asm: str) -> dict[str, int]:
+    """Function label -> number of FMA instructions (or fma calls) in host assembly."""
+    return {name: len(_HOST_FMA.findall(body)) for name, body in _split(asm, _ASM_LABEL).items()}
+
+
+def non_fma_violations(counts: dict[str, int]) -> list[str]:
+    """Names of non-FMA kernels (named *nofma* or *dekker*) that contain an FMA."""
+    return sorted(n for n, c in counts.items() if c and ("nofma" in n or "dekker" in n))
+
+
+def host_assembly() -> str:
+    """cpu_kernels.cpp compiled to assembly with the CPU backend's flags."""
+    cxx = _cpu.find_compiler()
+    flags = [f for f in _cpu.CXXFLAGS if f not in ("-shared", "-fPIC")]
+    src = _build.source_dir() / "cpu_kernels.cpp"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = f"{tmp}/k.s"
+        subprocess.run([cxx, *flags, "-march=native", _cpu.OPENMP_FLAG, "-S", str(src), "-o", out],
+                       check=True, capture_output=True, text=True)
+        with open(out) as f:
+            return f.read()
+
+
+def nvcc_compile(arch: str) -> tuple[str, str]:
+    """(PTX, ptxas -v report) of gpu_kernels.cu for one architecture; raises on errors."""
+    nvcc = shutil.which("nvcc")
+    src = _build.source_dir() / "gpu_kernels.cu"
+    common = [nvcc, "--fmad=false", "-std=c++17", f"-arch={arch}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(common + ["-ptx", str(src), "-o", f"{tmp}/k.ptx"], check=True,
+                       capture_output=True, text=True)
+        report = subprocess.run(common + ["-cubin", "-Xptxas", "-v", str(src), "-o",
+                                          f"{tmp}/k.cubin"], check=True, capture_output=True,
+                                text=True).stderr
+        with open(f"{tmp}/k.ptx") as f:
+            return f.read(), report
+
+
+def spills(report: str) -> list[str]:
+    """Kernels whose ptxas -v report shows spill stores or loads."""
+    bad, current = [], None
+    for line in report.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and (int(m.group(1)) or int(m.group(2))):
+            bad.append(current)
+    return bad
+
+
+def main() -> int:
+    failures = []
+    violations = non_fma_violations(host_fma_counts(host_assembly()))
+    print(f"host C++: {'FMA in non-FMA functions: ' + ', '.join(violations) if violations else 'ok'}")
+    failures += violations
+    if shutil.which("nvcc") is None:
+        print("nvcc not found: CUDA compile checks skipped")
+        return 1 if failures else 0
+    for arch in ARCHS:
+        try:
+            ptx, report = nvcc_compile(arch)
+        except subprocess.CalledProcessError as exc:
+            print(f"nvcc {arch}: compile error\n{exc.stderr}")
+            failures.append(arch)
+            continue
+        counts = ptx_fma_counts(ptx)
+        violations = non_fma_violations(counts)
+        spilled = spills(report)
+        print(f"nvcc {arch}: {len(counts)} kernels; "
+              f"FMA in non-FMA kernels: {', '.join(violations) or 'none'}; "
+              f"spills: {', '.join(spilled) or 'none'}")
+        failures += violations + spilled
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""DD operations on DDArrays: the thin layer that prepares operands and launches the kernels of
+cuda_src/kernels.h on the operands' backend. No arithmetic happens here."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _backend
+from ._array import DDArray, _is_array, asarray
+from ._backend import device_of_array
+from ._options import resolve
+
+# Elements per chunk of the fixed-order reductions (sum, dot); part of the summation order, so
+# CPU and GPU must use the same value.
+REDUCTION_CHUNK = 256
+
+
+# ---- operands ----
+def _device_of_operand(x):
+    if isinstance(x, DDArray):
+        return x.device
+    if _is_array(x):
+        return device_of_array(x)
+    return None  # Python scalars, strings, Fractions...: follow the other operand
+
+
+def _operands(*xs) -> list[DDArray]:
+    """The operands as DDArrays on one device; a clear error if they live on different ones."""
+    devices = {d for d in map(_device_of_operand, xs) if d is not None}
+    if len(devices) > 1:
+        raise ValueError("operands are on different devices (cpu and gpu): move one with "
+                         ".to_device('gpu') or .to_device('cpu') (ddblas.asarray(x, device=...) "
+                         "for NumPy/CuPy arrays)")
+    device = devices.pop() if devices else "cpu"
+    return [asarray(x, device=device) for x in xs]
+
+
+def _broadcast_shape(*xs: DDArray) -> tuple:
+    try:
+        return np.broadcast_shapes(*(x.shape for x in xs))
+    except ValueError:
+        shapes = " and ".join(str(x.shape) for x in xs)
+        raise ValueError(f"operands could not be broadcast together: shapes {shapes}") from None
+
+
+def _contiguous_parts(x: DDArray, shape: tuple):
+    """(hi, lo, step) for a kernel: a single value with step 0, else contiguous data of `shape`."""
+    xp = x.xp
+    if x.size == 1:
+        return xp.ascontiguousarray(x.hi.reshape(1)), xp.ascontiguousarray(x.lo.reshape(1)), 0
+    if x.shape != shape:
+        return (xp.ascontiguousarray(xp.broadcast_to(x.hi, shape)),
+                xp.ascontiguousarray(xp.broadcast_to(x.lo, shape)), 1)
+    return xp.ascontiguousarray(x.hi), xp.ascontiguousarray(x.lo), 1
+
+
+def _binary(kernel: str, a, b, dtype=np.float64):
+    a, b = _operands(a, b)
+    shape = _broadcast_shape(a, b)
+    be = _backend.backend(a.device)
+    n = int(np.prod(shape, dtype=np.int64))
+    ah, al, astep = _contiguous_parts(a, shape)
+    bh, bl, bstep = _contiguous_parts(b, shape)
+    if dtype == np.bool_:
+        out = be.xp.empty(shape, dtype=np.bool_)
+        be.launch(kernel, n, n, ah, al, astep, bh, bl, bstep, out)
+        return out
+    out_hi = be.xp.empty(shape, dtype=np.float64)
+    out_lo = be.xp.empty(shape, dtype=np.float64)
+    be.launch(kernel, n, n, ah, al, astep, bh, bl, bstep, out_hi, out_lo)
+    return DDArray(out_hi, out_lo)
+
+
+def _unary(kernel: str, a) -> DDArray:
+    (a,) = _operands(a)
+    be = _backend.backend(a.device)
+    ah, al, step = _contiguous_parts(a, a.shape)
+    out_hi = be.xp.empty(a.shape, dtype=np.float64)
+    out_lo = be.xp.empty(a.shape, dtype=np.float64)
+    be.launch(kernel, a.size, a.size, ah, al, step, out_hi, out_lo)
+    return DDArray(out_hi, out_lo)
+
+
+# ---- elementwise arithmetic ----
+def add(a, b, *, fma=None, add=None) -> DDArray:
+    """a + b in DD (NumPy broadcasting). add="accurate": relative error <= 3u^2/(1-4u);
+    add="sloppy": error <= 3.0000001u^2 (|a| + |b|). fma does not matter here."""
+    return _binary("ddblas_add_" + resolve(fma, add).suffix, a, b)
+
+
+def subtract(a, b, *, fma=None, add=None) -> DDArray:
+    """a - b in DD, with add()'s bounds."""
+    return _binary("ddblas_sub_" + resolve(fma, add).suffix, a, b)
+
+
+def multiply(a, b, *, fma=None, add=None) -> DDArray:
+    """a * b in DD. fma=True: relative error <= 5u^2; fma=False (Dekker, no FMA): <= 8u^2 + O(u^3)."""
+    return _binary("ddblas_mul_" + resolve(fma, add).suffix, a, b)
+
+
+def divide(a, b, *, fma=None, add=None) -> DDArray:
+    """a / b in DD, relative error <= 15u^2 + 56u^3 (same result for every variant)."""
+    return _binary("ddblas_div_" + resolve(fma, add).suffix, a, b)
+
+
+def sqrt(a, *, fma=None, add=None) -> DDArray:
+    """sqrt(a) in DD, relative error <= 6u^2 (same result for every variant); nan for a < 0."""
+    return _unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
+
+
+def negative(a) -> DDArray:
+    """-a, exact."""
+    return _unary("ddblas_neg", a)
+
+
+def absolute(a) -> DDArray:
+    """|a|, exact."""
+    return _unary("ddblas_abs", a)
+
+
+def _comparison(name):
+    def compare(a, b):
+        return _binary("ddblas_" + name, a, b, dtype=np.bool_)
+    compare.__name__ = name
+    compare.__doc__ = f"Elementwise {name}(a, b) of the exact DD values, as a bool array."
+    return compare
+
+
+equal = _comparison("equal")
+not_equal = _comparison("not_equal")
+less = _comparison("less")
+less_equal = _comparison("less_equal")
+greater = _comparison("greater")
+greater_equal = _comparison("greater_equal")
+
+
+# ---- reductions ----
+def _normalize_axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    out = []
+    for ax in axes:
+        if not isinstance(ax, numbers.Integral) or not -ndim <= ax < ndim:
+            raise ValueError(f"axis {ax!r} is out of bounds for an array of dimension {ndim}")
+        out.append(int(ax) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return tuple(out)
+
+
+def _reduce_rows(be, hi, lo, suffix: str):
+    """Sum each row of the (rows, length) contiguous arrays in the fixed chunked order."""
+    rows, length = hi.shape
+    while True:
+        chunks = -(-length // REDUCTION_CHUNK)
+        out_hi = be.xp.empty((rows, chunks), dtype=np.float64)
+        out_lo = be.xp.empty((rows, chunks), dtype=np.float64)
+        be.launch("ddblas_sum_" + suffix, rows * chunks, rows, length, REDUCTION_CHUNK,
+                  hi, lo, out_hi, out_lo)
+        if chunks == 1:
+            return out_hi[:, 0], out_lo[:, 0]
+        hi, lo, length = out_hi, out_lo, chunks
+
+
+def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001
+    """Sum over the given axes (all by default), accumulated in DD in a fixed order: chunks of
+    256 elements left to right, then the chunk sums likewise. Error <= (n - 1) * 3.0000001u^2 *
+    sum(|a|) for n summed elements; identical on CPU and GPU."""
+    (a,) = _operands(a)
+    suffix = resolve(fma, add).suffix
+    axes = _normalize_axes(axis, a.ndim)
+    kept = [d for d in range(a.ndim) if d not in axes]
+    out_shape = tuple(a.shape[d] for d in kept)
+    length = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    rows = int(np.prod(out_shape, dtype=np.int64))
+    xp = a.xp
+    if length == 0 or rows == 0:
+        result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape))
+    else:
+        order = kept + list(axes)
+        hi = xp.ascontiguousarray(a.hi.transpose(order)).reshape(rows, length)
+        lo = xp.ascontiguousarray(a.lo.transpose(order)).reshape(rows, length)
+        s_hi, s_lo = _reduce_rows(_backend.backend(a.device), hi, lo, suffix)
+        result = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape))
+    if keepdims:
+        result = result.reshape(tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)))
+    return result
+
+
+def dot(x, y, *, fma=None, add=None) -> DDArray:
+    """Inner product of two 1-D arrays of equal length in DD (a scalar operand multiplies).
+    Each product is a DD multiply, the sums DD adds in the fixed order of sum(): error <=
+    (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|)."""
+    x, y = _operands(x, y)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y, fma=fma, add=add)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"dot takes two 1-D arrays of equal length (or a scalar), got shapes "
+                         f"{x.shape} and {y.shape}")
+    n = x.shape[0]
+    xp = x.xp
+    if n == 0:
+        return DDArray(xp.zeros(()), xp.zeros(()))
+    suffix = resolve(fma, add).suffix
+    be = _backend.backend(x.device)
+    chunks = -(-n // REDUCTION_CHUNK)
+    part_hi = xp.empty((1, chunks), dtype=np.float64)
+    part_lo = xp.empty((1, chunks), dtype=np.float64)
+    xh, xl, _ = _contiguous_parts(x, x.shape)
+    yh, yl, _ = _contiguous_parts(y, y.shape)
+    be.launch("ddblas_dot_" + suffix, chunks, n, REDUCTION_CHUNK, xh, xl, 1, yh, yl, 1,
+              part_hi, part_lo)
+    s_hi, s_lo = _reduce_rows(be, part_hi, part_lo, suffix)
+    return DDArray(s_hi.reshape(()), s_lo.reshape(()))
+
+
+# ---- NumPy protocols ----
+_UFUNCS = {
+    np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: divide,
+    np.sqrt: sqrt, np.negative: negative, np.absolute: absolute,
+    np.equal: equal, np.not_equal: not_equal, np.less: less, np.less_equal: less_equal,
+    np.greater: greater, np.greater_equal: greater_equal,
+}
+
+
+def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
+    """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError."""
+    if ufunc is np.positive and method == "__call__" and len(inputs) == 1 and not kwargs:
+        return inputs[0]
+    func = _UFUNCS.get(ufunc)
+    if func is None or method != "__call__":
+        what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
+        raise TypeError(f"ddblas: {what} is not supported for DDArray")
+    out = kwargs.pop("out", None)
+    if kwargs:
+        raise TypeError(f"ddblas: ufunc '{ufunc.__name__}' with keyword(s) "
+                        f"{', '.join(sorted(kwargs))} is not supported for DDArray")
+    result = func(*inputs)
+    if out is not None:
+        (target,) = out
+        if isinstance(result, DDArray) and isinstance(target, DDArray):
+            target[...] = result
+        elif not isinstance(result, DDArray) and not isinstance(target, DDArray):
+            target[...] = result
+        else:
+            raise TypeError(f"ddblas: out= for ufunc '{ufunc.__name__}' must be a "
+                            f"{'DDArray' if isinstance(result, DDArray) else 'bool array'}")
+        return target
+    return result
+
+
+def _shape(a): return a.shape
+def _ndim(a): return a.ndim
+def _size(a): return a.size
+def _copy(a): return a.copy()
+def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
+def _reshape(a, shape): return a.reshape(shape)
+def _np_sum(a, axis=None, keepdims=False): return sum(a, axis=axis, keepdims=keepdims)
+
+
+_FUNCTIONS = {
+    np.sum: _np_sum, np.dot: dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
+    np.copy: _copy, np.transpose: _transpose, np.reshape: _reshape,
+}
+
+
+def array_function(func, types, args, kwargs):
+    """NEP 18: the NumPy functions listed in _FUNCTIONS run on DDArrays; the others raise
+    NumPy's TypeError naming the function."""
+    impl = _FUNCTIONS.get(func)
+    if impl is None or not all(issubclass(t, (DDArray, np.ndarray)) for t in types):
+        return NotImplemented
+    return impl(*args, **kwargs)

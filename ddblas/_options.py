@@ -1,0 +1,67 @@
+"""Arithmetic options: which two_prod (FMA or Dekker) and which DD addition (accurate, sloppy).
+
+``ddblas.options(...)`` sets them for a block of code in the current thread; every operation also
+takes ``fma=`` and ``add=`` keywords that override them for one call.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass, replace
+
+ADD_KINDS = ("accurate", "sloppy")
+
+
+@dataclass(frozen=True)
+class Options:
+    """fma: True uses the FMA two_prod, False Dekker's split (no FMA instruction).
+    add: "accurate" (QD's IEEE add, bound 3u^2) or "sloppy" (QD's sloppy add, faster)."""
+
+    fma: bool = True
+    add: str = "accurate"
+
+    @property
+    def suffix(self) -> str:
+        """The kernel-name suffix of this variant, as in cuda_src/kernels.h."""
+        return ("fma_" if self.fma else "nofma_") + self.add
+
+
+_DEFAULT = Options()
+_local = threading.local()
+
+
+def _validate(fma, add) -> None:
+    if fma is not None and not isinstance(fma, bool):
+        raise ValueError(f"fma must be True or False, got {fma!r}")
+    if add is not None and add not in ADD_KINDS:
+        raise ValueError(f"add must be 'accurate' or 'sloppy', got {add!r}")
+
+
+def get_options() -> Options:
+    """The options in force in this thread."""
+    return getattr(_local, "options", _DEFAULT)
+
+
+def resolve(fma=None, add=None) -> Options:
+    """The options in force, with any per-call keyword that is not None applied."""
+    _validate(fma, add)
+    current = get_options()
+    if fma is None and add is None:
+        return current
+    return replace(current, **{k: v for k, v in (("fma", fma), ("add", add)) if v is not None})
+
+
+@contextlib.contextmanager
+def options(fma=None, add=None):
+    """Context manager setting the arithmetic options for this thread, e.g.
+
+    >>> with ddblas.options(fma=False, add="sloppy"):
+    ...     c = a * b + c
+    """
+    new = resolve(fma, add)
+    previous = get_options()
+    _local.options = new
+    try:
+        yield new
+    finally:
+        _local.options = previous

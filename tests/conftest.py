@@ -1,0 +1,34 @@
+"""Shared fixtures: every test that takes `device` runs on the CPU and, where CuPy sees a CUDA
+device, on the GPU (skipped otherwise)."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import ddblas
+
+# Compile the kernels into a private cache so tests never depend on a stale user cache.
+os.environ.setdefault("DDBLAS_CACHE_DIR", tempfile.mkdtemp(prefix="ddblas-test-cache-"))
+
+settings.register_profile("ddblas", deadline=None, max_examples=60,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ddblas")
+
+HAS_GPU = ddblas.gpu_available()
+requires_gpu = pytest.mark.skipif(not HAS_GPU, reason="needs CuPy and a CUDA device")
+
+
+@pytest.fixture(scope="session", params=["cpu", pytest.param("gpu", marks=[pytest.mark.gpu, requires_gpu])])
+def device(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session", params=[(True, "accurate"), (True, "sloppy"), (False, "accurate"),
+                        (False, "sloppy")], ids=["fma-accurate", "fma-sloppy", "nofma-accurate",
+                                                 "nofma-sloppy"])
+def variant(request) -> dict:
+    fma, add = request.param
+    return {"fma": fma, "add": add}

@@ -1,0 +1,175 @@
+"""DDArray: construction from every accepted input, attributes, views, conversions, errors."""
+from __future__ import annotations
+
+import decimal
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ddblas
+from ddvalues import U, exact_values, is_normalized
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(
+    lambda d: d == 0 or 1e-250 < abs(d) < 1e250))
+def test_decimal_strings_parse_to_the_nearest_dd(device, d):
+    x = ddblas.array(str(d), device=device)
+    (v,) = exact_values(x)
+    exact = Fraction(d)
+    assert abs(v - exact) <= U ** 2 * abs(exact)
+    assert is_normalized(x)
+
+
+def test_scalar_inputs_are_exact_where_dd_can_hold_them(device):
+    cases = {
+        "0.1": Fraction(1, 10), 3: Fraction(3), 2 ** 100 + 1: Fraction(2 ** 100 + 1),
+        Fraction(1, 3): Fraction(1, 3), 0.1: Fraction(0.1), np.float32(0.1): Fraction(float(np.float32(0.1))),
+        decimal.Decimal("1.25e-7"): Fraction(decimal.Decimal("1.25e-7")), True: Fraction(1),
+        np.int64(-(2 ** 62) - 1): Fraction(-(2 ** 62) - 1),
+    }
+    for value, exact in cases.items():
+        (v,) = exact_values(ddblas.array(value, device=device))
+        assert abs(v - exact) <= U ** 2 * abs(exact), value
+    assert exact_values(ddblas.array(2 ** 100 + 1)) == [Fraction(2 ** 100 + 1)]
+
+
+def test_mpmath_inputs_and_round_trip(device):
+    with mpmath.workprec(300):
+        third = mpmath.mpf(1) / 3
+        m = mpmath.matrix([[third, mpmath.pi], [mpmath.e, -third]])
+    x = ddblas.array(m, device=device)
+    assert x.shape == (2, 2)
+    y = ddblas.from_mpmath(third, device=device)
+    (v,) = exact_values(y)
+    assert abs(v - Fraction(1, 3)) <= U ** 2 / 3 * (1 + U)
+    # to_mpmath is exact, and from_mpmath(to_mpmath(x)) == x
+    back = ddblas.from_mpmath(x.to_mpmath(), device=device)
+    assert exact_values(back) == exact_values(x)
+    assert isinstance(y.to_mpmath(), mpmath.mpf)
+    col = ddblas.array(["1", "2", "3"], device=device).to_mpmath()
+    assert (col.rows, col.cols) == (3, 1)
+    with pytest.raises(ValueError, match="3-D"):
+        ddblas.zeros((1, 1, 1)).to_mpmath()
+
+
+def test_nested_lists_and_arrays(device):
+    x = ddblas.array([["0.1", 2], [Fraction(1, 3), mpmath.mpf(0.5)]], device=device)
+    assert x.shape == (2, 2) and x.ndim == 2 and x.size == 4 and x.device == device
+    assert exact_values(x)[1] == 2
+    big = np.array([2 ** 62 + 1, -3], dtype=np.int64)
+    assert exact_values(ddblas.array(big)) == [Fraction(2 ** 62 + 1), Fraction(-3)]
+    obj = np.array(["0.5", Fraction(1, 4)], dtype=object)
+    assert exact_values(ddblas.array(obj)) == [Fraction(1, 2), Fraction(1, 4)]
+    assert ddblas.array([]).shape == (0,)
+    with pytest.raises(ValueError, match="ragged"):
+        ddblas.array([[1, 2], [3]])
+    with pytest.raises(ValueError, match="'1.2.3'"):
+        ddblas.array(["1.2.3"])
+    with pytest.raises(TypeError, match="complex"):
+        ddblas.array(np.array([1j]))
+    with pytest.raises(TypeError, match="dict"):
+        ddblas.array({"a": 1})
+
+
+def test_special_strings():
+    hi = ddblas.array(["inf", "-inf", "nan", "1e400", "-1e400"]).hi
+    assert hi[0] == np.inf and hi[1] == -np.inf and np.isnan(hi[2])
+    assert hi[3] == np.inf and hi[4] == -np.inf
+
+
+def test_array_copies_and_asarray_does_not(device):
+    xp = np if device == "cpu" else pytest.importorskip("cupy")
+    data = xp.arange(4, dtype=np.float64)
+    a = ddblas.array(data)
+    b = ddblas.asarray(data)
+    data[0] = 99.0
+    assert float(a[0]) == 0.0 and float(b[0]) == 99.0
+    assert ddblas.asarray(b) is b
+    assert ddblas.array(b) is not b and exact_values(ddblas.array(b)) == exact_values(b)
+
+
+def test_ddarray_constructor_wraps_and_validates():
+    hi, lo = np.array([1.0, 2.0]), np.array([2.0 ** -60, 0.0])
+    x = ddblas.DDArray(hi, lo)
+    assert x.hi is hi and x.lo is lo
+    assert exact_values(ddblas.DDArray(hi)) == [1, 2]
+    with pytest.raises(TypeError, match="float64"):
+        ddblas.DDArray(np.ones(2, dtype=np.float32), np.zeros(2))
+    with pytest.raises(ValueError, match=r"\(2,\) and \(3,\)"):
+        ddblas.DDArray(np.ones(2), np.zeros(3))
+
+
+def test_creation_functions(device):
+    assert exact_values(ddblas.zeros((2, 3), device=device)) == [0] * 6
+    assert exact_values(ddblas.ones(3, device=device)) == [1] * 3
+    f = ddblas.full((2,), "0.1", device=device)
+    assert exact_values(f) == exact_values(ddblas.array(["0.1", "0.1"]))
+    e = ddblas.eye(3, 4, k=1, device=device)
+    assert e.shape == (3, 4) and exact_values(e)[1] == 1 and exact_values(e)[0] == 0
+    for f in (ddblas.zeros, ddblas.ones, ddblas.random):
+        assert f((2,), device=device).device == device
+    with pytest.raises(ValueError, match="'tpu'"):
+        ddblas.zeros(3, device="tpu")
+
+
+def test_random_has_106_random_bits_and_is_reproducible(device):
+    x = ddblas.random((2000,), seed=42, device=device)
+    assert is_normalized(x)
+    values = exact_values(x)
+    assert all(0 <= v < 1 and (v * 2 ** 106).denominator == 1 for v in values)
+    # The low 53 bits are random: their parity is about half ones, and lo is rarely zero.
+    low = [int(v * 2 ** 106) % 2 ** 53 for v in values]
+    assert 900 < sum(b & 1 for b in low) < 1100
+    assert sum(1 for v in values if (v * 2 ** 60).denominator == 1) < 5
+    assert exact_values(ddblas.random((2000,), seed=42)) == values  # same on every device
+    assert exact_values(ddblas.random((5,), seed=1)) != exact_values(ddblas.random((5,), seed=2))
+
+
+def test_indexing_gives_views_like_numpy(device):
+    a = ddblas.random((4, 5), seed=1, device=device)
+    row = a[1]
+    assert row.shape == (5,)
+    row[2] = "0.25"
+    assert exact_values(a[1, 2]) == [Fraction(1, 4)]
+    assert a[1:3, ::2].shape == (2, 3) and a.T.shape == (5, 4)
+    a[:, 0] = 7
+    assert exact_values(a[:, 0]) == [7] * 4
+    mask = a.hi[0] > 0.5 if device == "cpu" else a.hi[0] > 0.5
+    assert a[0][mask].size == int(mask.sum())
+    c = a.copy()
+    c[0, 0] = 1
+    assert exact_values(a[0, 0]) == [7]
+    assert [exact_values(r) for r in a] == [exact_values(a[i]) for i in range(4)]
+    assert len(a) == 4
+    assert a.reshape(20).shape == (20,) and a.reshape(2, 10).shape == (2, 10)
+    assert a.transpose().shape == (5, 4) and a.ravel().shape == (20,)
+
+
+def test_scalar_conversions_and_printing(device):
+    x = ddblas.array("0.1", device=device)
+    assert float(x) == 0.1 and float(x.to_float64()) == 0.1
+    assert repr(x) == f"DDArray(1.0000000000000000000000000000000e-01, device='{device}')"
+    assert str(ddblas.array(Fraction(1, 3), device=device)) == "3.3333333333333333333333333333333e-01"
+    assert str(ddblas.array(-0.0)) == "-0.0000000000000000000000000000000e+00"
+    assert "inf" in str(ddblas.array(["inf", "1"]))
+    with pytest.raises(TypeError, match="size-1"):
+        float(ddblas.ones(2))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(ddblas.ones(2))
+    big = repr(ddblas.zeros(10000))
+    assert "..." in big and len(big) < 5000
+
+
+def test_device_errors_without_gpu(monkeypatch):
+    from ddblas import _backend, _gpu
+    monkeypatch.setattr(_gpu, "available", lambda: False)
+    _backend.backend.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="no GPU"):
+            ddblas.ones(3).to_device("gpu")
+    finally:
+        _backend.backend.cache_clear()

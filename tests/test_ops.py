@@ -1,0 +1,331 @@
+"""DD arithmetic against exact rationals (+ - * /) and mpmath at 320 bits (sqrt), asserting the
+proven bounds of tests/ddvalues.py on hypothesis inputs spanning exponents, for every variant."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ddblas
+from ddvalues import (DIV, MUL, SQRT, U, add_abs_constant, dd_arrays, dd_value, exact_values,
+                      is_normalized, rel_error, to_ddarray, ACCURATE_ADD)
+
+WIDE = dict(min_exp=-900, max_exp=900)
+NARROW = dict(min_exp=-400, max_exp=400)
+
+
+def _check_add(a, b, r, kind, negate_b=False):
+    assert is_normalized(r)
+    for x, y, z in zip(exact_values(a), exact_values(b), exact_values(r)):
+        y = -y if negate_b else y
+        if kind == "accurate":
+            assert rel_error(z, x + y) <= ACCURATE_ADD
+        else:
+            assert abs(z - (x + y)) <= add_abs_constant("sloppy") * (abs(x) + abs(y))
+
+
+@given(dd_arrays(**WIDE), dd_arrays(**WIDE))
+def test_add_within_bound(device, variant, xs, ys):
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    _check_add(a, b, ddblas.add(a, b, **variant), variant["add"])
+
+
+@given(dd_arrays(**WIDE), st.lists(st.integers(-60, 60), min_size=12, max_size=12))
+def test_add_under_heavy_cancellation(device, variant, xs, shifts):
+    """b = -(a + a * 2^-k): the sum cancels all but a few bits of a."""
+    ys = [ddblas._convert.dd_from_fraction(-(Fraction(h) + Fraction(l)) * (1 + Fraction(2) ** -abs(k)))
+          for (h, l), k in zip(xs, shifts)]
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    _check_add(a, b, ddblas.add(a, b, **variant), variant["add"])
+
+
+@given(dd_arrays(**WIDE), dd_arrays(**WIDE))
+def test_subtract_within_bound(device, variant, xs, ys):
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    _check_add(a, b, ddblas.subtract(a, b, **variant), variant["add"], negate_b=True)
+
+
+@given(dd_arrays(**NARROW), dd_arrays(**NARROW))
+def test_multiply_within_bound(device, variant, xs, ys):
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    r = ddblas.multiply(a, b, **variant)
+    assert is_normalized(r)
+    for x, y, z in zip(exact_values(a), exact_values(b), exact_values(r)):
+        assert rel_error(z, x * y) <= MUL[variant["fma"]]
+
+
+@given(dd_arrays(**NARROW), dd_arrays(allow_zero=False, **NARROW))
+def test_divide_within_bound(device, variant, xs, ys):
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    r = ddblas.divide(a, b, **variant)
+    assert is_normalized(r)
+    for x, y, z in zip(exact_values(a), exact_values(b), exact_values(r)):
+        assert rel_error(z, x / y) <= DIV
+
+
+@given(dd_arrays(**WIDE))
+def test_sqrt_within_bound(device, variant, xs):
+    xs = [(h, l) if math.copysign(1, h) > 0 else (-h, -l) for h, l in xs]  # |x|
+    a = to_ddarray(xs, device)
+    r = ddblas.sqrt(a, **variant)
+    assert is_normalized(r)
+    with mpmath.workprec(320):
+        for x, z in zip(exact_values(a), exact_values(r)):
+            exact = mpmath.sqrt(mpmath.mpf(x.numerator) / x.denominator)
+            if x == 0:
+                assert z == 0
+                continue
+            err = abs(mpmath.mpf(z.numerator) / z.denominator - exact) / exact
+            assert err <= mpmath.mpf(SQRT.numerator) / SQRT.denominator
+
+
+def test_variants_agree_where_the_algorithm_says_so(device):
+    """div and sqrt give the same bits for every variant (two_prod is exact either way)."""
+    a = ddblas.random((64,), seed=1, device=device) + 0.5
+    b = ddblas.random((64,), seed=2, device=device) + 0.25
+    ref_div, ref_sqrt = ddblas.divide(a, b), ddblas.sqrt(a)
+    for fma in (True, False):
+        for add in ("accurate", "sloppy"):
+            d, s = ddblas.divide(a, b, fma=fma, add=add), ddblas.sqrt(a, fma=fma, add=add)
+            assert bool((d == ref_div).all()) and bool((s == ref_sqrt).all())
+            assert bool((d.lo == ref_div.lo).all())
+
+
+def test_fma_and_sloppy_paths_really_differ(device):
+    """The variants are distinct code paths: over many random inputs some results differ."""
+    a = ddblas.random((4096,), seed=3, device=device)
+    b = ddblas.random((4096,), seed=4, device=device)
+    fma, nofma = ddblas.multiply(a, b, fma=True), ddblas.multiply(a, b, fma=False)
+    assert bool((fma != nofma).any())
+    c = -(a * 0.999)
+    accurate, sloppy = ddblas.add(a, c, add="accurate"), ddblas.add(a, c, add="sloppy")
+    assert bool((accurate != sloppy).any())
+
+
+@given(dd_arrays(**WIDE), dd_arrays(**WIDE))
+def test_comparisons_match_exact_order(device, xs, ys):
+    # Every third pair shares its hi part, so the lo parts decide.
+    ys = [y if i % 3 else (x[0], x[1] if i % 2 else -x[1]) for i, (x, y) in enumerate(zip(xs, ys))]
+    a, b = to_ddarray(xs, device), to_ddarray(ys, device)
+    ex, ey = exact_values(a), exact_values(b)
+    for op, ref in [(ddblas.equal, lambda p, q: p == q), (ddblas.not_equal, lambda p, q: p != q),
+                    (ddblas.less, lambda p, q: p < q), (ddblas.less_equal, lambda p, q: p <= q),
+                    (ddblas.greater, lambda p, q: p > q),
+                    (ddblas.greater_equal, lambda p, q: p >= q)]:
+        got = op(a, b)
+        got = got.get() if hasattr(got, "get") else got
+        assert got.dtype == np.bool_
+        assert got.tolist() == [ref(p, q) for p, q in zip(ex, ey)]
+
+
+@given(dd_arrays(**WIDE))
+def test_negative_and_absolute_are_exact(device, xs):
+    a = to_ddarray(xs, device)
+    assert exact_values(-a) == [-x for x in exact_values(a)]
+    assert exact_values(abs(a)) == [abs(x) for x in exact_values(a)]
+    assert exact_values(ddblas.absolute(a)) == [abs(x) for x in exact_values(a)]
+
+
+# ---- special values ----
+def _pair(x: ddblas.DDArray):
+    c = x.to_device("cpu")
+    return float(c.hi), float(c.lo)
+
+
+INF, NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (lambda d: d("inf") + 1, INF), (lambda d: 1 + d("-inf"), -INF), (lambda d: d("inf") - d("inf"), NAN),
+    (lambda d: d("inf") * 2, INF), (lambda d: d("inf") * 0, NAN), (lambda d: d(-3) * d("inf"), -INF),
+    (lambda d: d(1) / 0, INF), (lambda d: d(-1) / 0, -INF), (lambda d: d(0) / 0, NAN),
+    (lambda d: d(1) / d("inf"), 0.0), (lambda d: d("inf") / d("inf"), NAN),
+    (lambda d: ddblas.sqrt(d(-1)), NAN), (lambda d: ddblas.sqrt(d("inf")), INF),
+    (lambda d: ddblas.sqrt(d(0)), 0.0), (lambda d: ddblas.sqrt(d(-0.0)), -0.0),
+    (lambda d: d("nan") + 1, NAN), (lambda d: d("1e308") * 10, INF), (lambda d: d("1e308") + d("1e308"), INF),
+    (lambda d: -d("1e308") * 10, -INF), (lambda d: d("1e-300") * d("1e-300"), 0.0),
+])
+def test_special_values_follow_float64(device, variant, expr, expected):
+    with ddblas.options(**variant):
+        hi, lo = _pair(expr(lambda v: ddblas.array(v, device=device)))
+    if math.isnan(expected):
+        assert math.isnan(hi)
+    else:
+        assert hi == expected and math.copysign(1, hi) == math.copysign(1, expected)
+        assert lo == 0.0
+
+
+@pytest.mark.parametrize("fma", [True, False])
+def test_no_spurious_overflow_near_dbl_max(device, fma):
+    big = ddblas.array(Fraction(2) ** 1023 * Fraction(3, 2) + Fraction(2) ** 950, device=device)
+    for factor in ["1.1", "0.99999999999999999999", "1e-30"]:
+        f = ddblas.array(factor, device=device)
+        r = ddblas.multiply(big, f, fma=fma)
+        assert math.isfinite(_pair(r)[0])
+        (x,), (y,), (z,) = exact_values(big), exact_values(f), exact_values(r)
+        assert rel_error(z, x * y) <= MUL[fma]
+    dmax = ddblas.array(np.finfo(np.float64).max, device=device)
+    assert _pair(ddblas.multiply(dmax, ddblas.array("0.5", device=device), fma=fma))[0] == \
+        np.finfo(np.float64).max / 2
+
+
+# ---- broadcasting, operand kinds, views ----
+def test_broadcasting_matches_elementwise(device):
+    a = ddblas.random((3, 1), seed=5, device=device)
+    b = ddblas.random((4,), seed=6, device=device)
+    c = a * b + "0.1"
+    assert c.shape == (3, 4)
+    ea, eb = exact_values(a), exact_values(b)
+    for i in range(3):
+        for j in range(4):
+            ref = ddblas.add(ddblas.multiply(a[i, 0], b[j]), "0.1")
+            assert exact_values(c[i, j]) == exact_values(ref)
+            assert rel_error(exact_values(c[i, j])[0], ea[i] * eb[j] + Fraction(1, 10)) < 20 * U ** 2
+
+
+def test_float64_arrays_and_scalars_as_operands(device):
+    xp = np if device == "cpu" else pytest.importorskip("cupy")
+    a = ddblas.random((5,), seed=7, device=device)
+    f = xp.linspace(1.0, 2.0, 5)
+    for r, ref in [(a + f, ddblas.add(a, ddblas.asarray(f))), (f + a, ddblas.add(ddblas.asarray(f), a)),
+                   (2 * a, ddblas.multiply(a, 2.0)), (a / 3, ddblas.divide(a, ddblas.array(3, device=device))),
+                   (1 - a, ddblas.subtract(ddblas.ones((5,), device=device), a))]:
+        assert isinstance(r, ddblas.DDArray) and r.device == device
+        assert exact_values(r) == exact_values(ref)
+    big = 2 ** 80 + 1  # a Python int beyond float64: exact in DD
+    assert exact_values(a * 0 + big) == [Fraction(big)] * 5
+
+
+def test_operations_on_strided_and_transposed_views(device):
+    a = ddblas.random((6, 8), seed=8, device=device)
+    v = a[::2, 1::3].T
+    r = v * v
+    ref = [x * x for x in exact_values(v.copy())]
+    assert all(rel_error(z, e) <= MUL[True] for z, e in zip(exact_values(r), ref))
+
+
+def test_inputs_are_not_modified(device):
+    a = ddblas.random((10,), seed=9, device=device)
+    before = exact_values(a)
+    for f in (ddblas.sqrt, ddblas.negative, lambda x: x + x, lambda x: x / 3, ddblas.sum):
+        f(a)
+    assert exact_values(a) == before
+
+
+def test_in_place_operators_write_into_the_array(device):
+    a = ddblas.random((4,), seed=10, device=device)
+    view = a[1:3]
+    expected = exact_values(a[1:3] * 2)
+    view *= 2
+    assert exact_values(a[1:3]) == expected
+    with pytest.raises(ValueError, match=r"\(4, 4\)"):
+        a += ddblas.ones((4, 4), device=device)
+
+
+def test_errors_name_the_problem(device):
+    a = ddblas.ones((2, 3), device=device)
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4,\)"):
+        a + ddblas.ones((4,), device=device)
+    with pytest.raises(ValueError, match="'fast'"):
+        ddblas.add(a, a, add="fast")
+    with pytest.raises(ValueError, match="fma"):
+        ddblas.multiply(a, a, fma=1)
+    with pytest.raises(TypeError, match="complex"):
+        a + 1j
+    with pytest.raises(ValueError, match="'abc'"):
+        a + "abc"
+
+
+# ---- NumPy protocols ----
+def test_numpy_ufuncs_dispatch(device):
+    a = ddblas.random((5,), seed=11, device=device)
+    b = ddblas.random((5,), seed=12, device=device)
+    assert np.positive(a) is a
+    for uf, f in [(np.add, ddblas.add), (np.subtract, ddblas.subtract), (np.multiply, ddblas.multiply),
+                  (np.divide, ddblas.divide)]:
+        assert exact_values(uf(a, b)) == exact_values(f(a, b))
+    assert exact_values(np.sqrt(a)) == exact_values(ddblas.sqrt(a))
+    assert exact_values(np.negative(a)) == exact_values(-a)
+    assert exact_values(np.abs(-a)) == exact_values(a)
+    less = np.less(a, b)
+    assert (less.get() if hasattr(less, "get") else less).tolist() == \
+        [x < y for x, y in zip(exact_values(a), exact_values(b))]
+    assert exact_values(np.sum(a)) == exact_values(ddblas.sum(a))
+    assert exact_values(np.dot(a, b)) == exact_values(ddblas.dot(a, b))
+    out = ddblas.zeros((5,), device=device)
+    assert np.add(a, b, out=out) is out and exact_values(out) == exact_values(a + b)
+
+
+def test_numpy_array_on_the_left_dispatches_to_ddblas():
+    a = ddblas.random((3,), seed=13)
+    r = np.array([1.0, 2.0, 3.0]) * a
+    assert isinstance(r, ddblas.DDArray)
+    assert exact_values(r) == exact_values(a * ddblas.array([1.0, 2.0, 3.0]))
+
+
+def test_unsupported_numpy_functions_raise_type_error_naming_them():
+    a = ddblas.random((3,), seed=14)
+    with pytest.raises(TypeError, match="sin"):
+        np.sin(a)
+    with pytest.raises(TypeError, match="reduce"):
+        np.add.reduce(a)
+    with pytest.raises(TypeError, match="mean"):
+        np.mean(a)
+    with pytest.raises(TypeError, match="to_float64"):
+        np.asarray(a)
+
+
+# ---- reductions ----
+@given(st.integers(0, 700), st.sampled_from(["accurate", "sloppy"]))
+def test_sum_within_bound(device, n, add):
+    a = ddblas.random((n,), seed=n, device=device) - 0.5
+    s = ddblas.sum(a, add=add)
+    xs = exact_values(a)
+    (z,) = exact_values(s)
+    bound = max(n - 1, 0) * add_abs_constant(add) * (1 + Fraction(1, 2 ** 40)) * sum(map(abs, xs))
+    assert abs(z - sum(xs)) <= bound
+
+
+def test_sum_axes_and_keepdims(device):
+    a = ddblas.random((3, 4, 5), seed=15, device=device)
+    ea = np.array(exact_values(a), dtype=object).reshape(3, 4, 5)
+    for axis in [0, 1, 2, -1, (0, 2), None]:
+        s = ddblas.sum(a, axis=axis)
+        ref = ea.sum(axis=axis)
+        ref = np.asarray(ref, dtype=object).ravel().tolist()
+        got = exact_values(s)
+        assert len(got) == len(ref)
+        assert all(abs(g - r) <= 64 * U ** 2 * 20 for g, r in zip(got, ref))
+    assert ddblas.sum(a, axis=1, keepdims=True).shape == (3, 1, 5)
+    assert ddblas.sum(a).shape == ()
+    assert exact_values(ddblas.sum(ddblas.zeros((0, 3), device=device), axis=0)) == [0, 0, 0]
+    with pytest.raises(ValueError, match="out of bounds"):
+        ddblas.sum(a, axis=3)
+
+
+@given(st.integers(1, 600), st.sampled_from([True, False]), st.sampled_from(["accurate", "sloppy"]))
+def test_dot_within_bound(device, n, fma, add):
+    x = ddblas.random((n,), seed=n, device=device) - 0.5
+    y = ddblas.random((n,), seed=n + 1, device=device) - 0.5
+    (z,) = exact_values(ddblas.dot(x, y, fma=fma, add=add))
+    prods = [p * q for p, q in zip(exact_values(x), exact_values(y))]
+    c = MUL[fma] + (n - 1) * add_abs_constant(add)
+    assert abs(z - sum(prods)) <= c * (1 + Fraction(1, 2 ** 40)) * sum(map(abs, prods))
+
+
+def test_dot_with_cancellation_is_exact_where_dd_holds_the_terms(device):
+    """(2^40 + 1) + 2^-30 - (2^40 + 1) needs 71 bits: exact in DD, 0 in float64."""
+    big, small = 2 ** 40 + 1, Fraction(1, 2 ** 30)
+    x = ddblas.array([big, small, -big], device=device)
+    y = ddblas.ones((3,), device=device)
+    for fma in (True, False):
+        for add in ("accurate", "sloppy"):
+            assert exact_values(ddblas.dot(x, y, fma=fma, add=add)) == [small]
+    assert float(np.dot(np.array([big, float(small), -big], dtype=float), np.ones(3))) != small
+    with pytest.raises(ValueError, match=r"\(3,\) and \(2,\)"):
+        ddblas.dot(x, ddblas.ones((2,), device=device))

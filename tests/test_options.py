@@ -1,0 +1,65 @@
+"""ddblas.options: defaults, the context manager, thread-locality, per-call keywords."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import ddblas
+
+
+def test_defaults_and_context_manager():
+    assert ddblas.get_options() == ddblas.Options(fma=True, add="accurate")
+    with ddblas.options(fma=False):
+        assert ddblas.get_options() == ddblas.Options(fma=False, add="accurate")
+        with ddblas.options(add="sloppy"):
+            assert ddblas.get_options() == ddblas.Options(fma=False, add="sloppy")
+        assert ddblas.get_options().add == "accurate"
+    assert ddblas.get_options() == ddblas.Options()
+
+
+def test_context_is_restored_after_an_exception():
+    with pytest.raises(RuntimeError):
+        with ddblas.options(fma=False):
+            raise RuntimeError
+    assert ddblas.get_options().fma is True
+
+
+def test_options_are_thread_local():
+    seen = {}
+    inside = threading.Event()
+    release = threading.Event()
+
+    def worker():
+        with ddblas.options(add="sloppy"):
+            inside.set()
+            release.wait(5)
+            seen["worker"] = ddblas.get_options().add
+
+    t = threading.Thread(target=worker)
+    t.start()
+    inside.wait(5)
+    seen["main"] = ddblas.get_options().add
+    release.set()
+    t.join()
+    assert seen == {"worker": "sloppy", "main": "accurate"}
+
+
+def test_options_select_the_kernels(device):
+    a = ddblas.random((4096,), seed=1, device=device)
+    b = ddblas.random((4096,), seed=2, device=device)
+    with ddblas.options(fma=False):
+        in_context = a * b
+    assert bool((in_context == ddblas.multiply(a, b, fma=False)).all())
+    assert bool((in_context != ddblas.multiply(a, b, fma=True)).any())
+    with ddblas.options(fma=False):  # a per-call keyword beats the context
+        assert bool((ddblas.multiply(a, b, fma=True) == a * b).all()) is False
+        assert bool((ddblas.multiply(a, b, fma=True) == ddblas.multiply(a, b, fma=True)).all())
+
+
+def test_invalid_options_are_refused_with_the_value_quoted():
+    with pytest.raises(ValueError, match="'fast'"):
+        with ddblas.options(add="fast"):
+            pass
+    with pytest.raises(ValueError, match="'yes'"):
+        ddblas.options(fma="yes").__enter__()
