@@ -41,7 +41,7 @@ def compile_cubin(arch: str) -> bytes:
     files = _build.source_files()
     headers = [n for n in files if n.endswith(".h")]
     prog = nvrtc.createProgram(files["gpu_kernels.cu"], "gpu_kernels.cu",
-                               [files[n] for n in headers], headers)
+                               [files[n].encode() for n in headers], [n.encode() for n in headers])
     try:
         try:
             nvrtc.compileProgram(prog, NVRTC_OPTIONS + (f"-arch=sm_{arch}",))

@@ -61,3 +61,15 @@ def test_missing_compiler_names_what_to_install(monkeypatch):
     monkeypatch.setenv("PATH", "")
     with pytest.raises(RuntimeError, match="c\\+\\+, g\\+\\+, clang\\+\\+"):
         _cpu.find_compiler()
+
+
+def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
+    """No GPU is needed to compile: where CuPy's NVRTC loads, the cubin builds for sm_90."""
+    nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    try:
+        nvrtc.getVersion()
+    except Exception as exc:  # CuPy without the NVRTC library
+        pytest.skip(f"NVRTC not loadable: {exc}")
+    from ddblas import _gpu
+    cubin = _gpu.compile_cubin("90")
+    assert cubin[:4] == b"\x7fELF" and b"ddblas_mul_nofma_accurate" in cubin
