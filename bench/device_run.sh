@@ -8,7 +8,10 @@ export DDBLAS_CACHE_DIR="$(mktemp -d)"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING" | tail -3
 python3 -c "import cupy, numpy, mpmath, hypothesis; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'nvrtc', cupy.cuda.nvrtc.getVersion())"
-echo "== tests"; timeout 400 python3 -m pytest -x -q -p no:cacheprovider -p no:warnings 2>&1 | tee "$OUT/pytest.log" | tail -15
+echo "== tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 400 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 echo "== demo"; python3 -m ddblas demo --n 256 2>&1 | tee "$OUT/demo.log"
 echo "== check-kernels"; python3 -m ddblas check-kernels 2>&1 | tee "$OUT/check.log"
 echo "== memcheck"

@@ -6,7 +6,7 @@ import os
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 import ddblas
 
@@ -15,7 +15,10 @@ os.environ.setdefault("DDBLAS_CACHE_DIR", tempfile.mkdtemp(prefix="ddblas-test-c
 
 settings.register_profile("ddblas", deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ddblas")
+# For device runs: no shrinking, so a failure costs seconds, not minutes of GPU time.
+settings.register_profile("device", parent=settings.get_profile("ddblas"),
+                          phases=(Phase.explicit, Phase.reuse, Phase.generate))
+settings.load_profile(os.environ.get("DDBLAS_HYPOTHESIS_PROFILE", "ddblas"))
 
 HAS_GPU = ddblas.gpu_available()
 requires_gpu = pytest.mark.skipif(not HAS_GPU, reason="needs CuPy and a CUDA device")
