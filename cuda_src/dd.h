@@ -135,9 +135,14 @@ DD_HD dd div(dd a, dd b) {
 // sqrt: sqrt(a) for a >= 0: one Newton-like correction of s = fl(sqrt(a.hi)) by
 // (a - s^2) / (2s), with a.hi - s^2 computed exactly-rounded (by fma, or by Dekker's product
 // and Sterbenz's lemma: both give fl(a.hi - s^2), so both variants agree bit for bit).
-// Bound: (41/8)u^2 + O(u^3) <= 6u^2 relative (docs/algorithms.md). Negative a gives nan.
+// Bound: (41/8)u^2 + O(u^3) <= 6u^2 relative (docs/algorithms.md). Negative a gives nan;
+// sqrt(+-0) = +-0 exactly, as IEEE 754 says (taken before the division by 2s).
 template <class V>
 DD_HD dd sqrt(dd a) {
+    if (a.hi == 0.0) {
+        dd zero = {a.hi, 0.0};
+        return zero;
+    }
     double s = ::sqrt(a.hi);
     double r1;
     if (V::fma) {

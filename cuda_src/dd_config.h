@@ -9,6 +9,8 @@
 #define DD_HD __host__ __device__ __forceinline__
 #else
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #define DD_HD inline
 using std::copysign;
 using std::fabs;
@@ -37,5 +39,19 @@ struct Variant {
     static constexpr bool fma = FMA;
     static constexpr bool accurate = ACCURATE;
 };
+
+// canonical: x, or the quiet NaN 0x7ff8000000000000 if x is a NaN. IEEE 754 leaves a NaN's sign
+// and payload to the hardware (x86 and NVIDIA GPUs differ), so kernels store NaNs canonically and
+// CPU and GPU results agree bit for bit, NaNs included.
+DD_HD double canonical(double x) {
+#if defined(__CUDA_ARCH__)
+    const double nan = __longlong_as_double(0x7ff8000000000000LL);
+#else
+    const std::uint64_t bits = 0x7ff8000000000000ULL;
+    double nan;
+    std::memcpy(&nan, &bits, sizeof nan);
+#endif
+    return isnan(x) ? nan : x;
+}
 
 }  // namespace ddblas

@@ -27,6 +27,10 @@ typedef Variant<false, false> nofma_sloppy;
 
 #define DDBLAS_DD_PARAM(x) const double *x##_hi, const double *x##_lo, ddblas::index_t x##_step
 #define DDBLAS_DD_LOAD(x, i) {x##_hi[(i) * x##_step], x##_lo[(i) * x##_step]}
+// Every float64 a kernel stores goes through canonical() (dd_config.h): NaNs bit-identical.
+#define DDBLAS_DD_STORE(out, i, r)            \
+    out##_hi[i] = ddblas::canonical((r).hi); \
+    out##_lo[i] = ddblas::canonical((r).lo)
 
 // ---- DD (op) DD -> DD, per variant: add, sub, mul, div ----
 #define DDBLAS_BINARY_KERNEL(OP, V)                                                          \
@@ -35,8 +39,7 @@ typedef Variant<false, false> nofma_sloppy;
         DDBLAS_FOR_EACH(i, n) {                                                               \
             ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                    \
             ddblas::dd r = ddblas::OP<ddblas::variants::V>(a, b);                             \
-            out_hi[i] = r.hi;                                                                 \
-            out_lo[i] = r.lo;                                                                 \
+            DDBLAS_DD_STORE(out, i, r);                                                       \
         }                                                                                     \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, add)
@@ -49,8 +52,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, div)
     DDBLAS_FOR_EACH(i, n) {                                          \
         ddblas::dd a = DDBLAS_DD_LOAD(a, i);                         \
         ddblas::dd r = EXPR;                                         \
-        out_hi[i] = r.hi;                                            \
-        out_lo[i] = r.lo;                                            \
+        DDBLAS_DD_STORE(out, i, r);                                  \
     }
 #define DDBLAS_UNARY_HEAD(NAME) \
     DDBLAS_KERNEL NAME(ddblas::index_t n, DDBLAS_DD_PARAM(a), double *out_hi, double *out_lo)
@@ -80,7 +82,12 @@ DDBLAS_COMPARE_KERNEL(greater_equal)
 #define DDBLAS_EFT2_KERNEL(OP)                                                              \
     DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, const double *a, ddblas::index_t a_step,    \
                               const double *b, ddblas::index_t b_step, double *x, double *y) { \
-        DDBLAS_FOR_EACH(i, n) { ddblas::OP(a[i * a_step], b[i * b_step], x[i], y[i]); }      \
+        DDBLAS_FOR_EACH(i, n) {                                                              \
+            double s, t;                                                                     \
+            ddblas::OP(a[i * a_step], b[i * b_step], s, t);                                  \
+            x[i] = ddblas::canonical(s);                                                     \
+            y[i] = ddblas::canonical(t);                                                     \
+        }                                                                                    \
     }
 DDBLAS_EFT2_KERNEL(two_sum)
 DDBLAS_EFT2_KERNEL(fast_two_sum)
@@ -88,7 +95,12 @@ DDBLAS_EFT2_KERNEL(two_prod_fma)
 DDBLAS_EFT2_KERNEL(two_prod_dekker)
 
 DDBLAS_KERNEL ddblas_split(ddblas::index_t n, const double *a, double *x, double *y) {
-    DDBLAS_FOR_EACH(i, n) { ddblas::split(a[i], x[i], y[i]); }
+    DDBLAS_FOR_EACH(i, n) {
+        double hi, lo;
+        ddblas::split(a[i], hi, lo);
+        x[i] = ddblas::canonical(hi);
+        y[i] = ddblas::canonical(lo);
+    }
 }
 
 // ---- reductions in a fixed order ----
@@ -110,8 +122,7 @@ DDBLAS_KERNEL ddblas_split(ddblas::index_t n, const double *a, double *x, double
                 ddblas::dd x = {h[k], l[k]};                                                  \
                 acc = ddblas::add<ddblas::variants::V>(acc, x);                               \
             }                                                                                 \
-            out_hi[t] = acc.hi;                                                               \
-            out_lo[t] = acc.lo;                                                               \
+            DDBLAS_DD_STORE(out, t, acc);                                                     \
         }                                                                                     \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_SUM_KERNEL, sum)
@@ -132,8 +143,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_SUM_KERNEL, sum)
                 ddblas::dd p = ddblas::mul<ddblas::variants::V>(xk, yk);                      \
                 acc = k == first ? p : ddblas::add<ddblas::variants::V>(acc, p);              \
             }                                                                                 \
-            out_hi[c] = acc.hi;                                                               \
-            out_lo[c] = acc.lo;                                                               \
+            DDBLAS_DD_STORE(out, c, acc);                                                     \
         }                                                                                     \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)

@@ -49,9 +49,12 @@ def scalar_to_dd(x) -> tuple[float, float]:
         if text in _SPECIAL_STRINGS:
             return _SPECIAL_STRINGS[text], 0.0
         try:
-            return dd_from_fraction(Fraction(text))
+            q = Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"cannot parse {x!r} as a number") from None
+        if q == 0:
+            return (-0.0 if text.startswith("-") else 0.0), 0.0
+        return dd_from_fraction(q)
     if isinstance(x, decimal.Decimal):
         if not x.is_finite():
             return float(x), 0.0

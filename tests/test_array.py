@@ -79,6 +79,8 @@ def test_special_strings():
     hi = ddblas.array(["inf", "-inf", "nan", "1e400", "-1e400"]).hi
     assert hi[0] == np.inf and hi[1] == -np.inf and np.isnan(hi[2])
     assert hi[3] == np.inf and hi[4] == -np.inf
+    zeros = ddblas.array(["-0.0", "0", "-0e5"]).hi
+    assert np.signbit(zeros).tolist() == [True, False, True]
 
 
 def test_array_copies_and_asarray_does_not(device):
