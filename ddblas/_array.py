@@ -341,8 +341,11 @@ def full(shape, fill_value, device=None) -> DDArray:
         raise ValueError(f"full() needs a scalar fill_value, got shape {value.shape}")
     device = check_device(device or "cpu")
     xp = _backend.backend(device).xp
-    return DDArray(xp.full(shape, float(value.hi), dtype=np.float64),
-                   xp.full(shape, float(value.lo), dtype=np.float64))
+    hi, lo = float(value.hi), float(value.lo)
+    # CuPy may fill with a memset when the value == 0, which would lose the sign of -0.0.
+    parts = [-xp.zeros(shape) if v == 0 and np.signbit(v) else xp.full(shape, v, dtype=np.float64)
+             for v in (hi, lo)]
+    return DDArray(*parts)
 
 
 def eye(n, m=None, k=0, device=None) -> DDArray:

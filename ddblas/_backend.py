@@ -50,8 +50,14 @@ def default_device() -> str:
 def move(x, device: str):
     """A float64/bool array on the given device (no copy if it is already there)."""
     if device == "gpu":
-        xp = backend("gpu").xp
-        return x if is_gpu_array(x) else xp.asarray(x)
+        if is_gpu_array(x):
+            return x
+        # A byte copy: cupy.asarray may fill small arrays by value, and a fill with -0.0 (== 0)
+        # can become a memset to +0.0.
+        host = np.ascontiguousarray(x)
+        out = backend("gpu").xp.empty(host.shape, dtype=host.dtype)
+        out.set(host)
+        return out
     if is_gpu_array(x):
         return x.get()
     return np.asarray(x)

@@ -110,6 +110,9 @@ def test_creation_functions(device):
     assert exact_values(ddblas.ones(3, device=device)) == [1] * 3
     f = ddblas.full((2,), "0.1", device=device)
     assert exact_values(f) == exact_values(ddblas.array(["0.1", "0.1"]))
+    for x in (ddblas.full((2,), "-0.0", device=device), ddblas.array(-0.0, device=device),
+              ddblas.array([-0.0], device=device)):
+        assert bool(np.signbit(x.to_device("cpu").hi).all())
     e = ddblas.eye(3, 4, k=1, device=device)
     assert e.shape == (3, 4) and exact_values(e)[1] == 1 and exact_values(e)[0] == 0
     for f in (ddblas.zeros, ddblas.ones, ddblas.random):
