@@ -54,10 +54,10 @@ def move(x, device: str):
             return x
         # A byte copy: cupy.asarray may fill small arrays by value, and a fill with -0.0 (== 0)
         # can become a memset to +0.0.
-        host = np.ascontiguousarray(x)
-        out = backend("gpu").xp.empty(host.shape, dtype=host.dtype)
-        out.set(host)
-        return out
+        host = np.asarray(x, order="C")
+        flat = backend("gpu").xp.empty(host.size, dtype=host.dtype)
+        flat.set(host.reshape(-1))
+        return flat.reshape(host.shape)
     if is_gpu_array(x):
         return x.get()
     return np.asarray(x)
