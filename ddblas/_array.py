@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 
 from . import _backend, _convert
-from ._backend import check_device, device_of_array, is_gpu_array, move
+from ._backend import array_module, check_device, device_of_array, is_gpu_array, move
 
 
 def _is_array(x) -> bool:
@@ -28,8 +28,7 @@ class DDArray:
         if not _is_array(hi):
             hi = np.asarray(hi, dtype=np.float64)
         if lo is None:
-            lo = _backend.backend(device_of_array(hi)).xp.zeros_like(hi) if is_gpu_array(hi) \
-                else np.zeros_like(hi)
+            lo = array_module(hi).zeros_like(hi)
         elif not _is_array(lo):
             lo = np.asarray(lo, dtype=np.float64)
         for name, part in (("hi", hi), ("lo", lo)):
@@ -37,8 +36,7 @@ class DDArray:
                 raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
         if device_of_array(hi) != device_of_array(lo):
             raise ValueError(f"DDArray hi is on the {device_of_array(hi)} and lo on the "
-                             f"{device_of_array(lo)}: move one with ddblas.to_device semantics "
-                             "(cupy.asarray / .get()) so both are on one device")
+                             f"{device_of_array(lo)}: pass two NumPy arrays or two CuPy arrays")
         if hi.shape != lo.shape:
             raise ValueError(f"DDArray hi and lo must have one shape, got {hi.shape} and {lo.shape}")
         self._hi = hi
@@ -75,7 +73,7 @@ class DDArray:
     @property
     def xp(self):
         """The array module of this array's device (numpy or cupy)."""
-        return np if self.device == "cpu" else _backend.backend("gpu").xp
+        return array_module(self._hi)
 
     @property
     def T(self) -> "DDArray":
@@ -262,9 +260,9 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
             kind in "iu" and (x.size == 0 or int(np.abs(x).max()) <= 2 ** 53)):
         return x.astype(np.float64), np.zeros(x.shape)
     if kind in "iufOUS":  # big integers, long double, objects, strings: exactly, per element
-        pairs = [_convert.scalar_to_dd(v) for v in x.ravel().tolist()] if kind != "f" else \
-            [_convert.scalar_to_dd(v) for v in x.ravel()]
-        return _pairs_to_arrays(pairs, x.shape)
+        # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
+        values = x.ravel() if kind == "f" else x.ravel().tolist()
+        return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
     raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD")
 
 
@@ -291,7 +289,7 @@ def array(obj, device=None, copy=True) -> DDArray:
         target = device or "gpu"
         if obj.dtype == np.float64:
             hi = obj.copy() if copy else obj
-            return DDArray(hi, _backend.backend("gpu").xp.zeros_like(obj)).to_device(target)
+            return DDArray(hi, array_module(obj).zeros_like(obj)).to_device(target)
         return array(obj.get(), device=target, copy=False)
     if isinstance(obj, np.ndarray):
         hi, lo = _host_pairs_from_numpy(obj, copy)

@@ -37,6 +37,11 @@ def device_of_array(x) -> str:
     return "gpu" if is_gpu_array(x) else "cpu"
 
 
+def array_module(x):
+    """numpy for a NumPy array, cupy for a CuPy array."""
+    return backend("gpu").xp if is_gpu_array(x) else np
+
+
 def gpu_available() -> bool:
     """True when the GPU backend can run: CuPy installed and a CUDA device present."""
     return _gpu.available()

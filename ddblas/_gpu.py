@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from . import _build
 
 # --fmad=false: NVRTC must not contract a*b+c into an FMA; the FMA paths call fma() explicitly.
@@ -82,7 +84,6 @@ class GpuBackend:
         """Launch kernel(*args) over `work` independent items (a grid-stride loop inside)."""
         if work == 0:
             return
-        import numpy as np
         fn = module().get_function(kernel)
         blocks = min(MAX_BLOCKS, (work + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK)
         fn((blocks,), (THREADS_PER_BLOCK,),

@@ -24,24 +24,25 @@ __all__ = ["two_sum", "fast_two_sum", "split", "two_prod"]
 
 
 def _float64_inputs(*xs):
-    """The inputs as float64 arrays on one device, broadcast shape, and that device's backend."""
-    arrays = []
+    """The inputs as float64 arrays on one device, broadcast shape, and that device's backend.
+    Python numbers follow the arrays' device (the CPU if there are none)."""
+    arrays, devices = [], set()
     for x in xs:
         if isinstance(x, numbers.Real) and not isinstance(x, np.ndarray):
             x = np.asarray(float(x))
-        elif not (isinstance(x, np.ndarray) or is_gpu_array(x)):
+        elif isinstance(x, np.ndarray) or is_gpu_array(x):
+            devices.add(device_of_array(x))
+        else:
             raise TypeError(f"expected a float64 NumPy/CuPy array or a real number, "
                             f"got {type(x).__name__}")
         if x.dtype != np.float64:
             raise TypeError(f"expected float64 input, got dtype {x.dtype}; convert with "
                             ".astype(numpy.float64) if that is exact for your data")
         arrays.append(x)
-    devices = {device_of_array(x) for x in arrays if x.ndim > 0} or {
-        device_of_array(x) for x in arrays}
     if len(devices) > 1:
         raise ValueError("inputs are on different devices (NumPy and CuPy arrays): move one "
                          "with cupy.asarray(x) or x.get()")
-    device = devices.pop()
+    device = devices.pop() if devices else "cpu"
     be = _backend.backend(device)
     arrays = [_backend.move(x, device) for x in arrays]
     try:
