@@ -7,19 +7,22 @@
 //           [JMP17]", ACM TOMS 48(1), 2022 (corrected, formally checked proofs of the products).
 //   docs/algorithms.md derives the bounds that [JMP17] does not state (sloppy add, sqrt).
 //
-// Non-finite values follow float64: when an input is inf/nan, or the result overflows, the
-// result is (f, 0) where f is what float64 gives on the hi parts (or +-inf on overflow), so the
-// lo part never turns an inf into a nan.
+// Special values follow float64: when an input is inf/nan, or the result overflows, the result is
+// (f, 0) where f is what float64 gives on the hi parts (or +-inf on overflow), so the lo part
+// never turns an inf into a nan; a zero result carries float64's sign (-0 + -0 = -0, -0 * 1 = -0).
 #pragma once
 #include "eft.h"
 
 namespace ddblas {
 
-// float64 semantics for the non-finite cases: r is the DD algorithm's output, naive the float64
-// operation on the hi parts. A finite r passes unchanged (the usual case, one compare).
-DD_HD dd nonfinite_as_float64(dd r, double naive) {
-    if (isfinite(r.hi)) return r;
-    dd out = {isnan(r.hi) ? naive : r.hi, 0.0};
+// float64_special_cases: r is the DD algorithm's output, naive the float64 operation on the hi
+// parts. A finite nonzero r passes unchanged (the usual case); a zero takes naive's sign when
+// naive is zero too; an inf stays (overflow); a nan that the algorithm made from inf inputs (e.g.
+// inf - inf inside two_sum) becomes float64's answer.
+DD_HD dd float64_special_cases(dd r, double naive) {
+    if (isfinite(r.hi) && r.hi != 0.0) return r;
+    dd out = {r.hi, 0.0};
+    if (isnan(r.hi) || (r.hi == 0.0 && naive == 0.0)) out.hi = naive;
     return out;
 }
 
@@ -32,7 +35,7 @@ DD_HD dd add_sloppy(dd a, dd b) {
     e += a.lo + b.lo;
     dd r;
     fast_two_sum(s, e, r.hi, r.lo);
-    return nonfinite_as_float64(r, a.hi + b.hi);
+    return float64_special_cases(r, a.hi + b.hi);
 }
 
 // add_accurate: a + b, QD's ieee_add = [JMP17] Alg. 6 (AccurateDWPlusDW), 20 flops.
@@ -47,7 +50,7 @@ DD_HD dd add_accurate(dd a, dd b) {
     double w = tl + vl;
     dd r;
     fast_two_sum(vh, w, r.hi, r.lo);
-    return nonfinite_as_float64(r, a.hi + b.hi);
+    return float64_special_cases(r, a.hi + b.hi);
 }
 
 // add: the variant's DD addition.
@@ -77,7 +80,7 @@ DD_HD dd mul_dekker(dd a, dd b) {
     e += a.hi * b.lo + a.lo * b.hi;
     dd r;
     fast_two_sum(p, e, r.hi, r.lo);
-    return nonfinite_as_float64(r, p);
+    return float64_special_cases(r, p);
 }
 
 // mul (FMA): a * b, [JMP17] Alg. 12 (DWTimesDW3), 9 flops of which 3 fma.
@@ -91,7 +94,7 @@ DD_HD dd mul_fma(dd a, dd b) {
     e += t;
     dd r;
     fast_two_sum(p, e, r.hi, r.lo);
-    return nonfinite_as_float64(r, p);
+    return float64_special_cases(r, p);
 }
 
 // mul: the variant's DD multiplication.
@@ -129,7 +132,7 @@ DD_HD dd div(dd a, dd b) {
     double tl = d / b.hi;
     dd q;
     fast_two_sum(th, tl, q.hi, q.lo);
-    return nonfinite_as_float64(q, th);
+    return float64_special_cases(q, th);
 }
 
 // sqrt: sqrt(a) for a >= 0: one Newton-like correction of s = fl(sqrt(a.hi)) by
@@ -156,7 +159,7 @@ DD_HD dd sqrt(dd a) {
     double sl = r2 / (2.0 * s);
     dd r;
     fast_two_sum(s, sl, r.hi, r.lo);
-    return nonfinite_as_float64(r, s);
+    return float64_special_cases(r, s);
 }
 
 // abs: |a|, exact (the sign of a DD is the sign of its hi part).

@@ -13,7 +13,7 @@ import ddblas
 # Compile the kernels into a private cache so tests never depend on a stale user cache.
 os.environ.setdefault("DDBLAS_CACHE_DIR", tempfile.mkdtemp(prefix="ddblas-test-cache-"))
 
-settings.register_profile("ddblas", deadline=None, max_examples=60,
+settings.register_profile("ddblas", deadline=None, max_examples=100,
                           suppress_health_check=[HealthCheck.too_slow])
 # For device runs: no shrinking, so a failure costs seconds, not minutes of GPU time.
 settings.register_profile("device", parent=settings.get_profile("ddblas"),

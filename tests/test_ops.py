@@ -149,6 +149,11 @@ INF, NAN = math.inf, math.nan
     (lambda d: ddblas.sqrt(d(0)), 0.0), (lambda d: ddblas.sqrt(d(-0.0)), -0.0),
     (lambda d: d("nan") + 1, NAN), (lambda d: d("1e308") * 10, INF), (lambda d: d("1e308") + d("1e308"), INF),
     (lambda d: -d("1e308") * 10, -INF), (lambda d: d("1e-300") * d("1e-300"), 0.0),
+    (lambda d: d(-0.0) + d(-0.0), -0.0), (lambda d: d(-0.0) - d(0.0), -0.0), (lambda d: d(1) - d(1), 0.0),
+    (lambda d: d(-0.0) * 1, -0.0), (lambda d: d(0.0) * -1, -0.0), (lambda d: d(-0.0) * d(-0.0), 0.0),
+    (lambda d: d(-0.0) / 3, -0.0), (lambda d: d(-1) / d("inf"), -0.0),
+    (lambda d: ddblas.sum(d([-0.0, -0.0])), -0.0), (lambda d: ddblas.sum(d(["inf", 1])), INF),
+    (lambda d: ddblas.dot(d(["inf", 1]), d([0, 1])), NAN),
 ])
 def test_special_values_follow_float64(device, variant, expr, expected):
     with ddblas.options(**variant):
