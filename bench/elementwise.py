@@ -3,8 +3,9 @@
     python bench/elementwise.py [--n N] [--repeat R]
 
 Each op reads two DD arrays and writes one (48 bytes per element, 32 for sqrt); the table gives
-millions of DD results per second and the effective memory bandwidth. GPU times use CUDA events
-after a warm-up, CPU times the wall clock; both report the median of the repeats.
+millions of DD results per second and the effective memory bandwidth, next to the bandwidth of a
+plain device-to-device copy of 1 GiB (bytes read + written) as the memory ceiling. GPU times use
+CUDA events after a warm-up, CPU times the wall clock; both report the median of the repeats.
 """
 from __future__ import annotations
 
@@ -56,6 +57,12 @@ def main():
                 nbytes = 16 * (arity + 1) * n
                 rows.append((device, name, f"{'fma' if fma else 'nofma'}/{add}", n,
                              n / t / 1e6, nbytes / t / 1e9))
+    if "gpu" in devices:
+        import cupy
+        src = cupy.ones(1 << 27)  # 1 GiB of float64
+        dst = cupy.empty_like(src)
+        t = time_op(lambda: dst.__setitem__(Ellipsis, src), (), {}, "gpu", args.repeat)
+        print(f"gpu copy ceiling: {2 * src.nbytes / t / 1e9:.1f} GB/s (1 GiB read + 1 GiB written)")
     print(f"{'device':6} {'op':5} {'variant':15} {'n':>9} {'Mresult/s':>10} {'GB/s':>8}")
     for device, name, variant, n, rate, bw in rows:
         print(f"{device:6} {name:5} {variant:15} {n:9d} {rate:10.1f} {bw:8.1f}")
