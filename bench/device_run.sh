@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# One device-machine call: install, full test suite, demo, kernel checks, compute-sanitizer
-# memcheck of the GPU tests, and the elementwise benchmark. Logs go to $OUT (or ./device-out).
+# Device-machine runs in two stages that each fit one call:
+#   bash bench/device_run.sh tests   install, full test suite, demo, compute-sanitizer (memcheck
+#                                    of the elementwise GPU tests and the rgemm shape grid,
+#                                    racecheck of the rgemm grid)
+#   bash bench/device_run.sh bench   the rgemm benchmark (SIZES overrides the sizes)
+# Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT="${OUT:-device-out}"; mkdir -p "$OUT"
-export DDBLAS_CACHE_DIR="$(mktemp -d)"
+export DDBLAS_CACHE_DIR="$PWD/.devcache"
+stage="${1:-tests}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING" | tail -3
-python3 -c "import cupy, numpy, mpmath, hypothesis; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'nvrtc', cupy.cuda.nvrtc.getVersion())"
+python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'nvrtc', cupy.cuda.nvrtc.getVersion())"
+echo "== compile"; time python3 -c "import ddblas; ddblas.ones(1, device='gpu') + 1"
+if [ "$stage" = tests ]; then
 echo "== tests"
-DDBLAS_HYPOTHESIS_PROFILE=device timeout 400 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 240 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
     -p no:warnings > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
-echo "== demo"; python3 -m ddblas demo --n 256 2>&1 | tee "$OUT/demo.log"
-echo "== check-kernels"; python3 -m ddblas check-kernels 2>&1 | tee "$OUT/check.log"
-echo "== memcheck"
-timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
+echo "== demo"; timeout 60 python3 -m ddblas demo --n 1024 2>&1 | tee "$OUT/demo.log"
+echo "== sanitizers"
+timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
     -p no:cacheprovider -p no:warnings tests/test_gpu.py > "$OUT/memcheck.log" 2>&1
-echo "memcheck exit $?"; grep -E "ERROR SUMMARY|passed|failed" "$OUT/memcheck.log" | tail -3
-echo "== bench"; python3 bench/elementwise.py 2>&1 | tee "$OUT/bench.txt"
+echo "memcheck elementwise exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1
+timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 python3 bench/sanitize_gemm.py \
+    > "$OUT/memcheck_gemm.log" 2>&1
+echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memcheck_gemm.log" | tail -2
+timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 bench/sanitize_gemm.py --quick \
+    > "$OUT/racecheck_gemm.log" 2>&1
+echo "racecheck rgemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|sanitize_gemm" "$OUT/racecheck_gemm.log" | tail -2
+fi
+if [ "$stage" = bench ]; then
+echo "== bench"
+timeout 150 python3 -m ddblas bench rgemm --sizes ${SIZES:-1024 4096 8192} --cpu-sizes 512 \
+    --out "$OUT/rgemm.json" 2>&1 | tee "$OUT/bench.txt"
+fi

@@ -35,7 +35,7 @@ DD_HD dd add_sloppy(dd a, dd b) {
     e += a.lo + b.lo;
     dd r;
     fast_two_sum(s, e, r.hi, r.lo);
-    return float64_special_cases(r, a.hi + b.hi);
+    return r;
 }
 
 // add_accurate: a + b, QD's ieee_add = [JMP17] Alg. 6 (AccurateDWPlusDW), 20 flops.
@@ -50,13 +50,19 @@ DD_HD dd add_accurate(dd a, dd b) {
     double w = tl + vl;
     dd r;
     fast_two_sum(vh, w, r.hi, r.lo);
-    return float64_special_cases(r, a.hi + b.hi);
+    return r;
 }
 
-// add: the variant's DD addition.
+// add_finite: the variant's DD addition algorithm, for finite inputs and result (no checks).
+template <class V>
+DD_HD dd add_finite(dd a, dd b) {
+    return V::accurate ? add_accurate(a, b) : add_sloppy(a, b);
+}
+
+// add: the variant's DD addition with float64's special values.
 template <class V>
 DD_HD dd add(dd a, dd b) {
-    return V::accurate ? add_accurate(a, b) : add_sloppy(a, b);
+    return float64_special_cases(add_finite<V>(a, b), a.hi + b.hi);
 }
 
 // neg: -a, exact.
@@ -80,7 +86,7 @@ DD_HD dd mul_dekker(dd a, dd b) {
     e += a.hi * b.lo + a.lo * b.hi;
     dd r;
     fast_two_sum(p, e, r.hi, r.lo);
-    return float64_special_cases(r, p);
+    return r;
 }
 
 // mul (FMA): a * b, [JMP17] Alg. 12 (DWTimesDW3), 9 flops of which 3 fma.
@@ -94,13 +100,39 @@ DD_HD dd mul_fma(dd a, dd b) {
     e += t;
     dd r;
     fast_two_sum(p, e, r.hi, r.lo);
-    return float64_special_cases(r, p);
+    return r;
 }
 
-// mul: the variant's DD multiplication.
+// mul_finite: the variant's DD multiplication algorithm, for finite inputs and result.
+template <class V>
+DD_HD dd mul_finite(dd a, dd b) {
+    return V::fma ? mul_fma(a, b) : mul_dekker(a, b);
+}
+
+// mul: the variant's DD multiplication with float64's special values.
 template <class V>
 DD_HD dd mul(dd a, dd b) {
-    return V::fma ? mul_fma(a, b) : mul_dekker(a, b);
+    return float64_special_cases(mul_finite<V>(a, b), a.hi * b.hi);
+}
+
+// mul_dekker_in_range: mul_dekker without the overflow guards of two_prod_dekker, for
+// |a.hi|, |b.hi| <= 2^996 and |a.hi * b.hi| <= 2^1000 (outside: inf or nan, never a finite
+// wrong value). The branch-free form keeps GEMM inner loops short and free of spills.
+DD_HD dd mul_dekker_in_range(dd a, dd b) {
+    double p = a.hi * b.hi;
+    double e = dekker_product_error(a.hi, b.hi, p);
+    e += a.hi * b.lo + a.lo * b.hi;
+    dd r;
+    fast_two_sum(p, e, r.hi, r.lo);
+    return r;
+}
+
+// madd: acc + a * b, the variant's DD product then DD sum (no fused form), without special-value
+// checks: the inner step of every GEMM. Error <= c_mul |a b| + c_add (|acc| + |a b|)(1 + c_mul).
+// The non-FMA product is mul_dekker_in_range: entries up to 2^996, products up to 2^1000.
+template <class V>
+DD_HD dd madd(dd acc, dd a, dd b) {
+    return add_finite<V>(acc, V::fma ? mul_fma(a, b) : mul_dekker_in_range(a, b));
 }
 
 // mul_by_double: y * t for a DD y and a double t, [JMP17] Alg. 7 (DWTimesFP1).

@@ -28,50 +28,64 @@ DD_HD void fast_two_sum(double a, double b, double& s, double& e) {
     e = b - (s - a);
 }
 
-// split: hi + lo == a exactly, hi and lo each fit in 26 bits. Any finite a (no spurious overflow:
-// above 2^996 the input is scaled by 2^-28 first, as in [QD]). Veltkamp's split [Dek] Sec. 5 with
-// C = 2^27 + 1; exact under underflow too [Bol]. For |a| > 2^1024 - 2^997 the nearest 26-bit hi
-// would be 2^1024 (overflow), so hi is the next 26-bit value below and lo takes 27 bits; a
-// product of such an |a| with a factor of another 27-bit lo overflows anyway.
-DD_HD void split(double a, double& hi, double& lo) {
+// veltkamp_split: hi + lo == a exactly, each in 26 bits, for |a| <= 2^996 (splitter * a must not
+// overflow). [Dek] Sec. 5 with C = 2^27 + 1; exact under underflow too [Bol]. 4 flops.
+DD_HD void veltkamp_split(double a, double& hi, double& lo) {
     const double splitter = 134217729.0;  // 2^27 + 1
+    double t = splitter * a;
+    hi = t - (t - a);
+    lo = a - hi;
+}
+
+// split: hi + lo == a exactly, hi and lo each fit in 26 bits, for any finite a: above 2^996 the
+// input is scaled by 2^-28 around veltkamp_split, as in [QD]. For |a| > 2^1024 - 2^997 the nearest
+// 26-bit hi would be 2^1024 (overflow), so hi is the next 26-bit value below and lo takes 27 bits;
+// a product of such an |a| with a factor of another 27-bit lo overflows anyway.
+DD_HD void split(double a, double& hi, double& lo) {
     if (fabs(a) > 0x1p996) {
-        double as = a * 0x1p-28;          // exact
-        double t = splitter * as;
-        hi = t - (t - as);
-        lo = as - hi;
-        if (fabs(hi) == 0x1p996) {        // hi * 2^28 would overflow: step hi down one 26-bit ulp
+        veltkamp_split(a * 0x1p-28, hi, lo);  // the scaling is exact
+        if (fabs(hi) == 0x1p996) {            // hi * 2^28 would overflow: one 26-bit ulp down
             double step = copysign(0x1p970, hi);
             hi -= step;
             lo += step;
         }
-        hi *= 0x1p28;                     // exact
+        hi *= 0x1p28;
         lo *= 0x1p28;
     } else {
-        double t = splitter * a;
-        hi = t - (t - a);
-        lo = a - hi;
+        veltkamp_split(a, hi, lo);
     }
 }
 
+// dekker_product_error: the exact error e = a*b - p of p = fl(a*b) from the two splits, for
+// |a|, |b| <= 2^996, |a*b| <= 2^1000 and no underflow. [Dek] Sec. 5 (mul12), 17 flops with the
+// splits; the branch-free core of two_prod_dekker, used as is in GEMM inner loops.
+DD_HD double dekker_product_error(double a, double b, double p) {
+    double ah, al, bh, bl;
+    veltkamp_split(a, ah, al);
+    veltkamp_split(b, bh, bl);
+    return (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+}
+
 // two_prod_dekker: p + e == a * b exactly, p = fl(a * b), without any FMA instruction.
-// Needs |a*b| >= 2^-968 or a*b == 0 (no underflow in e) and p finite. [Dek] Sec. 5 (mul12),
-// 17 flops. Products above 2^1000 are computed with the larger factor scaled by 2^-53, so the
-// partial products a_hi*b_hi cannot overflow when p itself does not.
+// Needs |a*b| >= 2^-968 or a*b == 0 (no underflow in e) and p finite. [Dek] Sec. 5 (mul12).
+// Products above 2^1000 are computed with the larger factor scaled by 2^-53, and factors above
+// 2^996 are split with scaling, so no partial product overflows when p itself does not.
 DD_HD void two_prod_dekker(double a, double b, double& p, double& e) {
     p = a * b;
-    double sa = a, sb = b, unscale = 1.0;
-    if (fabs(p) > 0x1p1000) {
-        if (fabs(a) >= fabs(b)) sa = a * 0x1p-53;  // exact: |a| > 2^500
-        else sb = b * 0x1p-53;
-        unscale = 0x1p53;
+    if (fabs(p) > 0x1p1000 || fabs(a) > 0x1p996 || fabs(b) > 0x1p996) {
+        double sa = a, sb = b, unscale = 1.0;
+        if (fabs(p) > 0x1p1000) {
+            if (fabs(a) >= fabs(b)) sa = a * 0x1p-53;  // exact: |a| > 2^500
+            else sb = b * 0x1p-53;
+            unscale = 0x1p53;
+        }
+        double ah, al, bh, bl;
+        split(sa, ah, al);
+        split(sb, bh, bl);
+        e = ((((ah * bh - sa * sb) + ah * bl) + al * bh) + al * bl) * unscale;
+    } else {
+        e = dekker_product_error(a, b, p);
     }
-    double ps = sa * sb;
-    double ah, al, bh, bl;
-    split(sa, ah, al);
-    split(sb, bh, bl);
-    e = (((ah * bh - ps) + ah * bl) + al * bh) + al * bl;
-    e *= unscale;
 }
 
 // two_prod_fma: p + e == a * b exactly, p = fl(a * b). Same preconditions as two_prod_dekker.

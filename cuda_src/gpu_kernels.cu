@@ -5,3 +5,4 @@
     for (ddblas::index_t i = blockIdx.x * (ddblas::index_t)blockDim.x + threadIdx.x; i < n; \
          i += (ddblas::index_t)blockDim.x * gridDim.x)
 #include "kernels.h"
+#include "gemm_gpu.h"

@@ -12,6 +12,7 @@
 // chunk results again in order, so the summation order is fixed and identical on CPU and GPU.
 #pragma once
 #include "dd.h"
+#include "gemm.h"
 
 namespace ddblas {
 namespace variants {
@@ -147,3 +148,38 @@ DDBLAS_EACH_VARIANT(DDBLAS_SUM_KERNEL, sum)
         }                                                                                     \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)
+
+// ---- GEMM (gemm.h) ----
+// naive: one C element per work item, the reference kernel of the optimization ladder.
+#define DDBLAS_GEMM_NAIVE_KERNEL(OP, V)                                                      \
+    DDBLAS_KERNEL ddblas_##OP##_##V(DDBLAS_GEMM_PARAMS) {                                    \
+        const ddblas::index_t n = M * N;                                                     \
+        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};            \
+        DDBLAS_FOR_EACH(t, n) {                                                              \
+            const ddblas::index_t i = t / N, j = t % N;                                      \
+            ddblas::dd acc = ddblas::gemm_dot<ddblas::variants::V>(                          \
+                K, a_hi + i * a_rs, a_lo + i * a_rs, a_cs, b_hi + j * b_cs, b_lo + j * b_cs, \
+                b_rs);                                                                       \
+            const ddblas::index_t off = i * c_rs + j * c_cs;                                 \
+            ddblas::dd r = ddblas::gemm_epilogue<ddblas::variants::V>(acc, alpha, beta, c_hi, \
+                                                                      c_lo, off, flags);     \
+            c_hi[off] = ddblas::canonical(r.hi);                                             \
+            c_lo[off] = ddblas::canonical(r.lo);                                             \
+        }                                                                                    \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_GEMM_NAIVE_KERNEL, gemm_naive)
+
+#if !defined(__CUDACC__)
+// cpu: the CPU twin, register-blocked 4 x 4 tiles of C (gemm_tile), OpenMP over tiles.
+#define DDBLAS_GEMM_CPU_KERNEL(OP, V)                                                        \
+    DDBLAS_KERNEL ddblas_##OP##_##V(DDBLAS_GEMM_PARAMS) {                                    \
+        const ddblas::index_t tiles_n = (N + 3) / 4, n = ((M + 3) / 4) * tiles_n;            \
+        DDBLAS_FOR_EACH(t, n) {                                                              \
+            ddblas::gemm_tile<ddblas::variants::V, 4, 4>(                                    \
+                M, N, K, (t / tiles_n) * 4, (t % tiles_n) * 4, a_hi, a_lo, a_rs, a_cs, b_hi, \
+                b_lo, b_rs, b_cs, ddblas::dd{alpha_hi, alpha_lo}, ddblas::dd{beta_hi, beta_lo}, \
+                c_hi, c_lo, c_rs, c_cs, flags);                                              \
+        }                                                                                    \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_GEMM_CPU_KERNEL, gemm_cpu)
+#endif

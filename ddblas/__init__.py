@@ -7,6 +7,7 @@ from . import eft
 from ._array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random,  # noqa: A004
                      zeros)
 from ._backend import gpu_available
+from ._gemm import matmul, rgemm
 from ._ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                    multiply, negative, not_equal, sqrt, subtract, sum)
 from ._options import Options, get_options, options
@@ -18,6 +19,6 @@ abs = absolute  # noqa: A001
 __all__ = [
     "DDArray", "Options", "abs", "absolute", "add", "array", "asarray", "divide", "dot", "eft",
     "equal", "eye", "from_mpmath", "full", "get_options", "gpu_available", "greater",
-    "greater_equal", "less", "less_equal", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "sqrt", "subtract", "sum", "zeros",
+    "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
+    "options", "random", "rgemm", "sqrt", "subtract", "sum", "zeros",
 ]

@@ -12,14 +12,24 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="multiply two random DD matrices and check them "
                                             "against mpmath (GPU if present, else CPU)")
-    demo.add_argument("--n", type=int, default=96, help="matrix size (default 96)")
+    demo.add_argument("--n", type=int, default=512, help="matrix size (default 512)")
     demo.add_argument("--device", choices=("cpu", "gpu"), default=None,
                       help="default: the GPU if one is available, else the CPU")
     demo.add_argument("--seed", type=int, default=0)
+    bench = commands.add_parser("bench", help="benchmarks")
+    bench.add_argument("what", choices=("rgemm",))
+    bench.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096, 8192])
+    bench.add_argument("--cpu-sizes", type=int, nargs="+", default=[256, 512])
+    bench.add_argument("--repeat", type=int, default=3)
+    bench.add_argument("--out", help="write every measurement as JSON to this file")
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
     args = parser.parse_args(argv)
+    if args.command == "bench":
+        from ._bench import run as bench_run
+        bench_run(sizes=args.sizes, cpu_sizes=args.cpu_sizes, repeat=args.repeat, out=args.out)
+        return 0
     if args.command == "check-kernels":
         from ._kernelcheck import main as check
         return check()
@@ -28,8 +38,8 @@ def main(argv=None) -> int:
         if args.n < 1:
             parser.error(f"--n must be at least 1, got {args.n}")
         worst = run(n=args.n, device=args.device, seed=args.seed)
-        # A DD dot product of length n is within about (c_mul + 3(n-1)) u^2 of |A||B|.
-        return 0 if worst <= 5 + 3.0001 * (args.n - 1) else 1
+        # rgemm's bound: (3 c_mul + n c_add) u^2 (|A||B|)_ij, c_mul <= 8.0001, c_add <= 3.0001.
+        return 0 if worst <= 3 * 8.0001 + 3.0001 * args.n else 1
     return 2
 
 

@@ -187,6 +187,8 @@ class DDArray:
     def __rmul__(self, other): return _ops.multiply(other, self)
     def __truediv__(self, other): return _ops.divide(self, other)
     def __rtruediv__(self, other): return _ops.divide(other, self)
+    def __matmul__(self, other): return _gemm.matmul(self, other)
+    def __rmatmul__(self, other): return _gemm.matmul(other, self)
     def __neg__(self): return _ops.negative(self)
     def __pos__(self): return self
     def __abs__(self): return _ops.absolute(self)
@@ -369,4 +371,4 @@ def random(shape, seed=None, device=None) -> DDArray:
     return DDArray(hi, lo)
 
 
-from . import _ops  # noqa: E402  (operators above call into it; it imports DDArray)
+from . import _gemm, _ops  # noqa: E402  (operators above call into them; they import DDArray)

@@ -88,9 +88,15 @@ class CpuBackend:
 
     def launch(self, kernel: str, work: int, *args) -> None:
         """Call kernel(*args), a kernel with `work` independent items: arrays are passed as
-        pointers to their data, ints as int64."""
+        pointers to their (first) element, floats as double, ints as int64."""
         if work == 0:
             return
-        fn = getattr(library(), kernel)
-        fn(*[ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_int64(a)
-             for a in args])
+        getattr(library(), kernel)(*map(_c_arg, args))
+
+
+def _c_arg(a):
+    if isinstance(a, np.ndarray):
+        return ctypes.c_void_p(a.ctypes.data)
+    if isinstance(a, float):
+        return ctypes.c_double(a)
+    return ctypes.c_int64(a)

@@ -84,7 +84,11 @@ class GpuBackend:
         """Launch kernel(*args) over `work` independent items (a grid-stride loop inside)."""
         if work == 0:
             return
-        fn = module().get_function(kernel)
         blocks = min(MAX_BLOCKS, (work + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK)
-        fn((blocks,), (THREADS_PER_BLOCK,),
-           tuple(np.int64(a) if isinstance(a, int) else a for a in args))
+        self.launch_grid(kernel, (blocks,), (THREADS_PER_BLOCK,), *args)
+
+    def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args) -> None:
+        """Launch kernel(*args) on an explicit grid: ints go as int64, floats as double."""
+        module().get_function(kernel)(grid, block, tuple(
+            np.int64(a) if isinstance(a, int) else np.float64(a) if isinstance(a, float) else a
+            for a in args))

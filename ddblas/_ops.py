@@ -225,6 +225,14 @@ _UFUNCS = {
 }
 
 
+def _matmul(a, b):
+    from ._gemm import matmul
+    return matmul(a, b)
+
+
+_UFUNCS[np.matmul] = _matmul
+
+
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError."""
     if ufunc is np.positive and method == "__call__" and len(inputs) == 1 and not kwargs:

@@ -1,0 +1,93 @@
+// gemm.h: what every DD GEMM kernel shares, on both backends: operand access through strides,
+// the per-element summation order and the epilogue.
+//
+// C = alpha * op(A) * op(B) + beta * C. Element (i, k) of op(A) is a[i * a_rs + k * a_cs] and
+// element (k, j) of op(B) is b[k * b_rs + j * b_cs]: transposes and views are just strides.
+// Every kernel (CPU or GPU, naive, tiled or register-blocked) computes each C element as
+//     acc = (0, 0);  for k = 0 .. K-1:  acc = madd(acc, op(A)[i, k], op(B)[k, j]);
+//     C[i, j] = gemm_epilogue(acc)
+// in increasing k with no split-K, so all kernels and both backends agree bit for bit.
+// Bound (docs/algorithms.md): |C - exact| <= (3 c_mul + K c_add)(1 + 2^-40) (|alpha| |op(A)||op(B)|
+// + |beta| |C0|) componentwise, with c_mul, c_add the variant's multiply and add bounds.
+#pragma once
+#include "dd.h"
+
+// The argument list of every GEMM kernel (CPU and GPU), and the call that forwards it.
+#define DDBLAS_GEMM_PARAMS                                                                       \
+    ddblas::index_t M, ddblas::index_t N, ddblas::index_t K, const double *a_hi,                 \
+        const double *a_lo, ddblas::index_t a_rs, ddblas::index_t a_cs, const double *b_hi,      \
+        const double *b_lo, ddblas::index_t b_rs, ddblas::index_t b_cs, double alpha_hi,         \
+        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,             \
+        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags
+#define DDBLAS_GEMM_ARGS                                                                         \
+    M, N, K, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, ddblas::dd{alpha_hi, alpha_lo},     \
+        ddblas::dd{beta_hi, beta_lo}, c_hi, c_lo, c_rs, c_cs, flags
+
+namespace ddblas {
+
+enum GemmFlags {
+    GEMM_ALPHA_ONE = 1,   // alpha == 1: C = acc (+ beta C0), no multiplication by alpha
+    GEMM_BETA_ZERO = 2,   // beta == 0: C0 is never read (a NaN in C does not leak)
+};
+
+// gemm_epilogue: alpha * acc + beta * C0 (C0 read only when beta != 0), float64 special values.
+template <class V>
+DD_HD dd gemm_epilogue(dd acc, dd alpha, dd beta, const double *c_hi, const double *c_lo,
+                       index_t off, index_t flags) {
+    dd r = (flags & GEMM_ALPHA_ONE) ? acc : mul<V>(alpha, acc);
+    if (!(flags & GEMM_BETA_ZERO)) {
+        dd c0 = {c_hi[off], c_lo[off]};
+        r = add<V>(r, mul<V>(beta, c0));
+    }
+    return r;
+}
+
+// gemm_dot: sum over k < K of a[k * a_step] * b[k * b_step] in the GEMM order (one C element).
+template <class V>
+DD_HD dd gemm_dot(index_t K, const double *a_hi, const double *a_lo, index_t a_step,
+                  const double *b_hi, const double *b_lo, index_t b_step) {
+    dd acc = {0.0, 0.0};
+    for (index_t k = 0; k < K; ++k) {
+        dd a = {a_hi[k * a_step], a_lo[k * a_step]};
+        dd b = {b_hi[k * b_step], b_lo[k * b_step]};
+        acc = madd<V>(acc, a, b);
+    }
+    return acc;
+}
+
+// gemm_tile: the TI x TJ block of C at (i0, j0), clipped to M x N, each element in the GEMM order;
+// the register-blocked loop of the CPU kernel (TI * TJ independent accumulators per k).
+template <class V, int TI, int TJ>
+DD_HD void gemm_tile(index_t M, index_t N, index_t K, index_t i0, index_t j0,
+                     const double *a_hi, const double *a_lo, index_t a_rs, index_t a_cs,
+                     const double *b_hi, const double *b_lo, index_t b_rs, index_t b_cs,
+                     dd alpha, dd beta, double *c_hi, double *c_lo, index_t c_rs, index_t c_cs,
+                     index_t flags) {
+    static_assert(TI > 0 && TJ > 0, "tile sizes must be positive");
+    dd acc[TI][TJ];
+    for (int i = 0; i < TI; ++i)
+        for (int j = 0; j < TJ; ++j) acc[i][j] = dd{0.0, 0.0};
+    const int ti = M - i0 < TI ? int(M - i0) : TI, tj = N - j0 < TJ ? int(N - j0) : TJ;
+    for (index_t k = 0; k < K; ++k) {
+        dd a[TI], b[TJ];
+        for (int i = 0; i < TI; ++i) {
+            index_t off = (i0 + (i < ti ? i : 0)) * a_rs + k * a_cs;
+            a[i] = dd{a_hi[off], a_lo[off]};
+        }
+        for (int j = 0; j < TJ; ++j) {
+            index_t off = k * b_rs + (j0 + (j < tj ? j : 0)) * b_cs;
+            b[j] = dd{b_hi[off], b_lo[off]};
+        }
+        for (int i = 0; i < TI; ++i)
+            for (int j = 0; j < TJ; ++j) acc[i][j] = madd<V>(acc[i][j], a[i], b[j]);
+    }
+    for (int i = 0; i < ti; ++i)
+        for (int j = 0; j < tj; ++j) {
+            index_t off = (i0 + i) * c_rs + (j0 + j) * c_cs;
+            dd r = gemm_epilogue<V>(acc[i][j], alpha, beta, c_hi, c_lo, off, flags);
+            c_hi[off] = canonical(r.hi);
+            c_lo[off] = canonical(r.lo);
+        }
+}
+
+}  // namespace ddblas

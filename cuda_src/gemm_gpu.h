@@ -1,0 +1,174 @@
+// gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the CPU and the naive kernel are in
+// kernels.h). One template covers two rungs of the classic optimization ladder:
+//   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
+//            memory, inner loop unrolled, one C element per thread;
+//   blocked: Nakasato's register blocking: each thread accumulates a TM x TN (= b x b) block of
+//            C in registers, and the next tiles of A and B are prefetched into registers while
+//            the current ones are used.
+// Every C element is summed over k in increasing order exactly as gemm_dot does (gemm.h).
+#pragma once
+#include "gemm.h"
+
+namespace ddblas {
+
+// The layout of a tile's source in global memory decides which index consecutive threads walk,
+// so that their loads are coalesced: A_K_CONTIG means a_cs == 1 (op(A) row-major), otherwise
+// consecutive threads walk i (a_rs == 1, or a general stride); B_N_CONTIG means b_cs == 1.
+template <int BM, int BN, int BK, int TM, int TN, int K_UNROLL, bool A_K_CONTIG, bool B_N_CONTIG,
+          bool PREFETCH, class V>
+__device__ __forceinline__ void gemm_shared(
+    index_t M, index_t N, index_t K, const double *__restrict__ a_hi,
+    const double *__restrict__ a_lo, index_t a_rs, index_t a_cs, const double *__restrict__ b_hi,
+    const double *__restrict__ b_lo, index_t b_rs, index_t b_cs, dd alpha, dd beta, double *c_hi,
+    double *c_lo, index_t c_rs, index_t c_cs, index_t flags) {
+    static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile TM x TN must divide BM x BN");
+    static_assert(K_UNROLL >= 1 && BK % K_UNROLL == 0, "K_UNROLL must divide BK");
+    constexpr int THREADS_N = BN / TN;
+    constexpr int THREADS = (BM / TM) * THREADS_N;
+    static_assert((BM * BK) % THREADS == 0 && (BK * BN) % THREADS == 0,
+                  "each thread must load the same number of A and B tile elements");
+    constexpr int A_LOADS = BM * BK / THREADS;
+    constexpr int B_LOADS = BK * BN / THREADS;
+    constexpr int PAD = 1;  // one double per row against shared-memory bank conflicts
+
+    __shared__ double as_hi[BK][BM + PAD], as_lo[BK][BM + PAD];
+    __shared__ double bs_hi[BK][BN + PAD], bs_lo[BK][BN + PAD];
+
+    const int tid = threadIdx.x;
+    const int tx = tid % THREADS_N, ty = tid / THREADS_N;
+    const index_t row0 = (index_t)blockIdx.y * BM, col0 = (index_t)blockIdx.x * BN;
+
+    // gmem -> registers: element l of the A tile is (m, k) = (l / BK, l % BK) or (l % BM, l / BM).
+    double ra_hi[A_LOADS], ra_lo[A_LOADS], rb_hi[B_LOADS], rb_lo[B_LOADS];
+    auto load_tiles = [&](index_t k0) {
+#pragma unroll
+        for (int r = 0; r < A_LOADS; ++r) {
+            const int l = tid + r * THREADS;
+            const int m = A_K_CONTIG ? l / BK : l % BM, k = A_K_CONTIG ? l % BK : l / BM;
+            const index_t gi = row0 + m, gk = k0 + k;
+            const bool in = gi < M && gk < K;  // never read past A (the last tile is partial)
+            const index_t off = in ? gi * a_rs + gk * a_cs : 0;
+            ra_hi[r] = in ? a_hi[off] : 0.0;
+            ra_lo[r] = in ? a_lo[off] : 0.0;
+        }
+#pragma unroll
+        for (int r = 0; r < B_LOADS; ++r) {
+            const int l = tid + r * THREADS;
+            const int k = B_N_CONTIG ? l / BN : l % BK, n = B_N_CONTIG ? l % BN : l / BK;
+            const index_t gk = k0 + k, gj = col0 + n;
+            const bool in = gk < K && gj < N;
+            const index_t off = in ? gk * b_rs + gj * b_cs : 0;
+            rb_hi[r] = in ? b_hi[off] : 0.0;
+            rb_lo[r] = in ? b_lo[off] : 0.0;
+        }
+    };
+    // registers -> smem, stored k-major so the inner loop reads rows of as/bs.
+    auto store_tiles = [&]() {
+#pragma unroll
+        for (int r = 0; r < A_LOADS; ++r) {
+            const int l = tid + r * THREADS;
+            const int m = A_K_CONTIG ? l / BK : l % BM, k = A_K_CONTIG ? l % BK : l / BM;
+            as_hi[k][m] = ra_hi[r];
+            as_lo[k][m] = ra_lo[r];
+        }
+#pragma unroll
+        for (int r = 0; r < B_LOADS; ++r) {
+            const int l = tid + r * THREADS;
+            const int k = B_N_CONTIG ? l / BN : l % BK, n = B_N_CONTIG ? l % BN : l / BK;
+            bs_hi[k][n] = rb_hi[r];
+            bs_lo[k][n] = rb_lo[r];
+        }
+    };
+
+    dd acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = dd{0.0, 0.0};
+
+    if (K > 0) load_tiles(0);
+    for (index_t k0 = 0; k0 < K; k0 += BK) {
+        if (!PREFETCH && k0 > 0) load_tiles(k0);
+        store_tiles();
+        __syncthreads();
+        if (PREFETCH && k0 + BK < K) load_tiles(k0 + BK);  // next tiles in flight during compute
+        const int kmax = K - k0 < BK ? int(K - k0) : BK;
+#pragma unroll K_UNROLL
+        for (int kk = 0; kk < BK; ++kk) {
+            if (kk < kmax) {  // the last tile is summed only over its valid k: same order as gemm_dot
+                dd a[TM], b[TN];
+#pragma unroll
+                for (int i = 0; i < TM; ++i) a[i] = dd{as_hi[kk][ty * TM + i], as_lo[kk][ty * TM + i]};
+#pragma unroll
+                for (int j = 0; j < TN; ++j) b[j] = dd{bs_hi[kk][tx * TN + j], bs_lo[kk][tx * TN + j]};
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = madd<V>(acc[i][j], a[i], b[j]);
+            }
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const index_t gi = row0 + ty * TM + i, gj = col0 + tx * TN + j;
+            if (gi < M && gj < N) {
+                const index_t off = gi * c_rs + gj * c_cs;
+                dd r = gemm_epilogue<V>(acc[i][j], alpha, beta, c_hi, c_lo, off, flags);
+                c_hi[off] = canonical(r.hi);
+                c_lo[off] = canonical(r.lo);
+            }
+        }
+}
+
+// The in-register ceiling: each thread runs ITERS rounds of CHAINS DD multiply-adds on values held
+// in registers (no memory traffic in the loop): acc[c] += acc[c+1] * y. Each product uses another
+// chain's value, so it is neither loop-invariant nor on its own chain's critical path (as in a
+// GEMM, where a*b does not depend on acc); y ~ 2^-30 keeps the values bounded. This is the speed
+// limit of any GEMM kernel built on madd<V>.
+template <int CHAINS, class V>
+__device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, double *out) {
+    const index_t t = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    dd acc[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) acc[c] = dd{seed[0] + (double)(t + c), seed[1]};
+    const dd y = {seed[2], seed[3]};
+    for (index_t it = 0; it < iters; ++it) {
+        dd prev[CHAINS];
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) prev[c] = acc[c];
+#pragma unroll
+        for (int c = 0; c < CHAINS; ++c) acc[c] = madd<V>(acc[c], prev[(c + 1) % CHAINS], y);
+    }
+    double s = 0.0;
+#pragma unroll
+    for (int c = 0; c < CHAINS; ++c) s += acc[c].hi + acc[c].lo;
+    out[t] = s;
+}
+
+}  // namespace ddblas
+
+// ---- the extern "C" GPU GEMM kernels: ddblas_gemm_<algorithm>_<layout>_<variant> ----
+// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". Every configuration has 256 threads.
+// CONFIG is "BM, BN, BK, TM, TN, K_UNROLL"; b4 keeps its k loop rolled to stay free of spills.
+#define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, A_K, B_N, LAYOUT, V)                   \
+    DDBLAS_KERNEL __launch_bounds__(256) ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS) { \
+        ddblas::gemm_shared<CONFIG, A_K, B_N, PREFETCH, ddblas::variants::V>(DDBLAS_GEMM_ARGS);  \
+    }
+#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG, PREFETCH, V)                                           \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, true, true, kn, V)           \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, true, false, kk, V)          \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, false, true, mn, V)          \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, false, false, mk, V)
+#define DDBLAS_UNPACK(...) __VA_ARGS__
+#define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
+    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, V)                                 \
+    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, V)                                      \
+    DDBLAS_GEMM_LAYOUTS(b4, (64, 64, 16, 4, 4, 1), true, V)                                      \
+    DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
+        ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_GEMM_ALGORITHMS, gemm)

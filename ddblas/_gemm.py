@@ -1,0 +1,157 @@
+"""rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
+
+Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
+naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every kernel sums
+each C element over k in increasing order, so all algorithms and both devices agree bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _backend
+from ._array import DDArray, asarray
+from ._ops import _operands, multiply
+from ._options import resolve
+
+ALGORITHMS = ("naive", "tiled", "blocked")
+BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
+DEFAULT_BLOCK = 2          # b = 2 (Nakasato) until measurements say otherwise
+_TILE = {"tiled": 16, 2: 32, 4: 64}  # BM = BN of each shared-memory kernel (gemm_gpu.h)
+_ALPHA_ONE, _BETA_ZERO = 1, 2         # GemmFlags of gemm.h
+
+
+def _trans(value, name: str) -> bool:
+    """True for a transposed operand: "T" or "C" (real data: the same), False for "N"."""
+    if not isinstance(value, str) or value.upper() not in ("N", "T", "C"):
+        raise ValueError(f"{name} must be 'N', 'T' or 'C', got {value!r}")
+    return value.upper() != "N"
+
+
+def _scalar(value, name: str) -> DDArray:
+    x = asarray(value, device="cpu") if not isinstance(value, DDArray) else value.to_device("cpu")
+    if x.size != 1:
+        raise ValueError(f"{name} must be a scalar, got an array of shape {x.shape}")
+    return x.reshape(())
+
+
+def _strided(x: DDArray):
+    """(hi, lo, row stride, column stride) in elements, without copying when hi and lo share a
+    layout; otherwise one contiguous copy of both."""
+    hi, lo = x.hi, x.lo
+    if hi.strides != lo.strides:
+        xp = x.xp
+        hi, lo = xp.ascontiguousarray(hi), xp.ascontiguousarray(lo)
+    return hi, lo, hi.strides[0] // 8, hi.strides[1] // 8
+
+
+def _shares_memory(x: DDArray, c: DDArray) -> bool:
+    may_share = x.xp.may_share_memory
+    return any(may_share(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
+
+
+def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
+          algorithm="blocked", block=None) -> DDArray:
+    """C = alpha * op(A) * op(B) + beta * C in double-double.
+
+    a, b: 2-D DDArrays (or anything ddblas.asarray accepts) on one device; op(X) is X for
+    transa/transb "N" and X.T for "T" ("C" is accepted as "T"). c: an M x N DDArray that is
+    overwritten and returned (BLAS semantics); when None a new array is returned and beta must be
+    0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
+    skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm
+    (GPU): "naive" (one thread per element), "tiled" (shared-memory tiles) or "blocked"
+    (register-blocked b x b per thread, block=2 or 4); on the CPU one register-blocked OpenMP
+    kernel serves them all. Every choice sums each element over k in increasing order, so the
+    results are identical bit for bit; strided and transposed views are read in place.
+
+    Error: |C - exact| <= (3 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
+    componentwise (docs/algorithms.md). Non-FMA products need entries up to 2^996 in magnitude
+    and products up to 2^1000 (beyond: inf or nan in C).
+    """
+    flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    block = DEFAULT_BLOCK if block is None else block
+    if block not in BLOCKS:
+        raise ValueError(f"block must be 2 or 4, got {block!r}")
+    opts = resolve(fma, add)
+    operands = _operands(a, b) if c is None else _operands(a, b, c)
+    a, b = operands[0], operands[1]
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 2:
+            raise ValueError(f"rgemm needs 2-D matrices, {name} has shape {x.shape}")
+    op_a, op_b = (a.T if flip_a else a), (b.T if flip_b else b)
+    (m, k), (k2, n) = op_a.shape, op_b.shape
+    if k != k2:
+        raise ValueError(f"rgemm: op(A) is {m}x{k} (a has shape {a.shape}, transa={transa!r}) "
+                         f"but op(B) is {k2}x{n} (b has shape {b.shape}, transb={transb!r})")
+    device = a.device
+    alpha_dd, beta_dd = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    beta_zero = float(beta_dd.hi) == 0 and float(beta_dd.lo) == 0
+    if c is None:
+        if not beta_zero:
+            raise ValueError("beta != 0 needs an input matrix c")
+        xp = a.xp
+        c = DDArray(xp.empty((m, n)), xp.empty((m, n)))
+    else:
+        c = operands[2]
+        if c.shape != (m, n):
+            raise ValueError(f"c has shape {c.shape}, but op(A) @ op(B) is {m}x{n}")
+        if device == "cpu" and not (c.hi.flags.writeable and c.lo.flags.writeable):
+            raise ValueError("c is read-only: rgemm overwrites c, pass a writable array")
+        if c.size and any(s == 0 for s, d in zip(c.hi.strides + c.lo.strides, c.shape * 2)
+                          if d > 1):
+            raise ValueError("c has overlapping elements (a zero stride): pass a real matrix")
+    if m == 0 or n == 0:
+        return c
+    alpha_zero = float(alpha_dd.hi) == 0 and float(alpha_dd.lo) == 0
+    if k == 0 or alpha_zero:  # no product: C = beta * C (zeros when beta = 0)
+        if beta_zero:
+            c.hi[...] = 0
+            c.lo[...] = 0
+        else:
+            c[...] = multiply(beta_dd.to_device(device), c, fma=opts.fma, add=opts.add)
+        return c
+    if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
+        op_a, op_b = op_a.copy(), op_b.copy()
+    a_hi, a_lo, a_rs, a_cs = _strided(op_a)
+    b_hi, b_lo, b_rs, b_cs = _strided(op_b)
+    c_hi, c_lo, c_rs, c_cs = c.hi, c.lo, c.hi.strides[0] // 8, c.hi.strides[1] // 8
+    if c.hi.strides != c.lo.strides:
+        raise ValueError("c's hi and lo arrays have different layouts: pass a DDArray whose "
+                         "parts are laid out alike (e.g. a copy())")
+    alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
+    flags = (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs,
+            float(alpha_dd.hi), float(alpha_dd.lo), float(beta_dd.hi), float(beta_dd.lo),
+            c_hi, c_lo, c_rs, c_cs, flags)
+    be = _backend.backend(device)
+    if device == "cpu":
+        be.launch("ddblas_gemm_cpu_" + opts.suffix, -(-m // 4) * -(-n // 4), *args)
+    elif algorithm == "naive":
+        be.launch("ddblas_gemm_naive_" + opts.suffix, m * n, *args)
+    else:
+        kind = "tiled" if algorithm == "tiled" else f"b{block}"
+        tile = _TILE["tiled" if algorithm == "tiled" else block]
+        layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
+        be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{opts.suffix}",
+                       (-(-n // tile), -(-m // tile)), (256,), *args)
+    return c
+
+
+def matmul(a, b, *, fma=None, add=None) -> DDArray:
+    """a @ b in DD through rgemm, with NumPy's rules for 1-D operands (a 1-D a is a row, a 1-D b
+    a column, and that dimension is dropped from the result). 2-D and 1-D operands only."""
+    a, b = _operands(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: operands must not be scalars (use *)")
+    if a.ndim > 2 or b.ndim > 2:
+        raise ValueError(f"matmul takes 1-D and 2-D operands, got shapes {a.shape} and {b.shape}")
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    if a2.shape[1] != b2.shape[0]:
+        raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align "
+                         f"({a2.shape[1]} != {b2.shape[0]})")
+    c = rgemm(a2, b2, fma=fma, add=add)
+    if a.ndim == 1 and b.ndim == 1:
+        return c.reshape(())
+    return c.reshape(-1) if a.ndim == 1 or b.ndim == 1 else c

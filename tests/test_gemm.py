@@ -1,0 +1,197 @@
+"""rgemm and matmul: error bound against exact rationals, BLAS semantics, views, errors; on the
+GPU, bitwise equality with the CPU for every variant, transpose, algorithm and the shape grid."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ddblas
+from conftest import requires_gpu
+from ddvalues import MUL, add_abs_constant, exact_values
+
+SHAPE_GRID = [1, 2, 15, 16, 17, 31, 33, 127, 129]
+TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
+
+
+def _matrix(rows, cols, seed, device, spread=20):
+    """Random DD entries in [-1, 1) times 2^e, e uniform in [-spread, spread]."""
+    rng = np.random.default_rng(seed)
+    x = ddblas.random((rows, cols), seed=seed, device=device) * 2 - 1
+    return x * ddblas.array(np.ldexp(1.0, rng.integers(-spread, spread + 1, (rows, cols))),
+                            device=device)
+
+
+def _exact(x):
+    return np.array(exact_values(x), dtype=object).reshape(x.shape)
+
+
+def _check_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
+    ea, eb = _exact(a), _exact(b)
+    ea = ea.T if transa != "N" else ea
+    eb = eb.T if transb != "N" else eb
+    al, be = Fraction(alpha), Fraction(beta)
+    ec0 = _exact(c0) if c0 is not None else np.zeros((ea.shape[0], eb.shape[1]), dtype=object)
+    k = ea.shape[1]
+    const = (3 * MUL[fma] + k * add_abs_constant(add)) * (1 + Fraction(1, 2 ** 40))
+    got = _exact(c)
+    for i in range(ea.shape[0]):
+        for j in range(eb.shape[1]):
+            exact = al * sum(ea[i, t] * eb[t, j] for t in range(k)) + be * ec0[i, j]
+            scale = abs(al) * sum(abs(ea[i, t] * eb[t, j]) for t in range(k)) + abs(be * ec0[i, j])
+            assert abs(got[i, j] - exact) <= const * scale, (i, j)
+
+
+@given(st.integers(0, 7), st.integers(0, 7), st.integers(0, 9), st.sampled_from(TRANS),
+       st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5"), (1, 1)]), st.integers(0, 10 ** 6))
+def test_rgemm_within_bound(variant, m, n, k, trans, scalars, seed):
+    transa, transb = trans
+    alpha, beta = scalars
+    a = _matrix(*((m, k) if transa == "N" else (k, m)), seed, "cpu")
+    b = _matrix(*((k, n) if transb == "N" else (n, k)), seed + 1, "cpu")
+    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
+    c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
+                     transa=transa, transb=transb, **variant)
+    assert c.shape == (m, n)
+    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+
+
+def test_cancellation_heavy_dot_products(variant):
+    """Rows of A are x, -x: a float64 GEMM returns 0 or noise, DD returns the small exact part."""
+    x = _matrix(1, 40, 5, "cpu", spread=30)
+    tiny = ddblas.array([[2.0 ** -80]])
+    a = ddblas.array(np.zeros((1, 81)))
+    a[:, :40] = x
+    a[:, 40:80] = -x
+    a[:, 80:] = tiny
+    b = ddblas.ones((81, 1))
+    c = ddblas.rgemm(a, b, **variant)
+    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+
+
+def test_blas_scalars_and_c_semantics(device):
+    a, b = _matrix(4, 3, 1, device), _matrix(3, 5, 2, device)
+    c = ddblas.full((4, 5), "nan", device=device)
+    out = ddblas.rgemm(a, b, c)  # beta = 0: the NaNs in C never leak
+    assert out is c and exact_values(c) == exact_values(a @ b)
+    c0 = _matrix(4, 5, 3, device)
+    c = c0.copy()
+    poisoned = a.copy()
+    poisoned[0, 0] = "nan"
+    ddblas.rgemm(poisoned, b, c, alpha=0, beta="0.5")  # alpha = 0 skips the product
+    assert exact_values(c) == exact_values(c0 * "0.5")
+    ddblas.rgemm(a, b, c, alpha=0, beta=0)
+    assert exact_values(c) == [0] * 20
+    assert ddblas.rgemm(ddblas.zeros((0, 3), device=device), b).shape == (0, 5)
+    empty_k = ddblas.rgemm(ddblas.zeros((4, 0), device=device), ddblas.zeros((0, 5), device=device))
+    assert exact_values(empty_k) == [0] * 20
+    c = c0.copy()
+    ddblas.rgemm(ddblas.zeros((4, 0), device=device), ddblas.zeros((0, 5), device=device), c,
+                 beta=2)
+    assert exact_values(c) == [2 * v for v in exact_values(c0)]
+    alpha = ddblas.array("0.1", device=device)
+    assert exact_values(ddblas.rgemm(a, b, alpha=alpha)) == \
+        exact_values(ddblas.rgemm(a, b, alpha="0.1"))
+
+
+def test_views_are_read_and_written_in_place(device):
+    big = _matrix(9, 12, 4, device)
+    a = big[1:7:2, ::3]           # strided view, 3 x 4
+    b = big[::2, 1:6].T[:4]       # transposed strided view, 4 x 5
+    ref = ddblas.rgemm(a.copy(), b.copy())
+    assert exact_values(ddblas.rgemm(a, b)) == exact_values(ref)
+    target = ddblas.zeros((6, 10), device=device)
+    ddblas.rgemm(a, b, target[::2, 5:])
+    assert exact_values(target[::2, 5:]) == exact_values(ref)
+    assert exact_values(target[1::2]) == [0] * 30
+    x = _matrix(4, 4, 6, device)
+    expected = exact_values(x @ x)
+    ddblas.rgemm(x, x, x)  # c aliases a and b: inputs are copied first
+    assert exact_values(x) == expected
+
+
+def test_matmul_and_operator(device):
+    a, b = _matrix(3, 4, 7, device), _matrix(4, 2, 8, device)
+    assert exact_values(a @ b) == exact_values(ddblas.rgemm(a, b))
+    assert exact_values(np.matmul(a, b)) == exact_values(ddblas.rgemm(a, b))
+    v = _matrix(4, 1, 9, device).reshape(4)
+    assert (a @ v).shape == (3,) and (v @ b).shape == (2,) and (v @ v).shape == ()
+    assert exact_values(a @ v) == exact_values(ddblas.rgemm(a, v.reshape(4, 1)))
+    if device == "cpu":
+        f = np.ones((2, 3))
+        assert exact_values(f @ a) == exact_values(ddblas.asarray(f) @ a)
+
+
+def test_errors_name_the_problem(device):
+    a, b = ddblas.ones((2, 3), device=device), ddblas.ones((4, 5), device=device)
+    with pytest.raises(ValueError, match=r"2x3.*\(2, 3\).*4x5"):
+        ddblas.rgemm(a, b)
+    with pytest.raises(ValueError, match="'X'"):
+        ddblas.rgemm(a, a, transa="X")
+    with pytest.raises(ValueError, match="transb"):
+        ddblas.rgemm(a, a, transb=1)
+    with pytest.raises(ValueError, match=r"\(2, 2\).*3x3"):
+        ddblas.rgemm(a, a, ddblas.ones((2, 2), device=device), transa="T")
+    with pytest.raises(ValueError, match="beta"):
+        ddblas.rgemm(a, a.T, beta=1)
+    with pytest.raises(ValueError, match="'fast'"):
+        ddblas.rgemm(a, a.T, algorithm="fast")
+    with pytest.raises(ValueError, match="block"):
+        ddblas.rgemm(a, a.T, block=3)
+    with pytest.raises(ValueError, match="2-D"):
+        ddblas.rgemm(ddblas.ones(3, device=device), a)
+    with pytest.raises(ValueError, match="scalar"):
+        ddblas.rgemm(a, a.T, alpha=[1, 2])
+    with pytest.raises(ValueError, match="align"):
+        a @ a
+
+
+def test_read_only_c_is_refused():
+    hi = np.zeros((2, 2))
+    hi.flags.writeable = False
+    c = ddblas.DDArray(hi, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="read-only"):
+        ddblas.rgemm(ddblas.ones((2, 2)), ddblas.ones((2, 2)), c)
+
+
+@requires_gpu
+@pytest.mark.gpu
+def test_mixed_devices_are_refused():
+    with pytest.raises(ValueError, match="to_device"):
+        ddblas.rgemm(ddblas.ones((2, 2)), ddblas.ones((2, 2), device="gpu"))
+
+
+# ---- GPU: bitwise equality with the CPU twin ----
+def _gpu_cases():
+    cases = []
+    for idx, m in enumerate(SHAPE_GRID):
+        n = SHAPE_GRID[(idx + 3) % len(SHAPE_GRID)]
+        k = SHAPE_GRID[(idx + 5) % len(SHAPE_GRID)]
+        cases.append((m, n, k))
+    return cases + [(1, 1, 1), (129, 129, 129), (64, 64, 300)]
+
+
+@requires_gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", _gpu_cases(), ids=lambda s: "x".join(map(str, s)))
+def test_gpu_equals_cpu_bitwise(shape):
+    m, n, k = shape
+    for t, (transa, transb) in enumerate(TRANS):
+        a = _matrix(*((m, k) if transa == "N" else (k, m)), 10 + t, "cpu")
+        b = _matrix(*((k, n) if transb == "N" else (n, k)), 20 + t, "cpu")
+        c0 = _matrix(m, n, 30 + t, "cpu")
+        ga, gb = a.to_device("gpu"), b.to_device("gpu")
+        for fma in (True, False):
+            for add in ("accurate", "sloppy"):
+                kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2)
+                ref = ddblas.rgemm(a, b, c0.copy(), **kw)
+                for algorithm, block in [("naive", 2), ("tiled", 2), ("blocked", 2), ("blocked", 4)]:
+                    got = ddblas.rgemm(ga, gb, c0.to_device("gpu"), algorithm=algorithm,
+                                       block=block, **kw)
+                    for part in ("hi", "lo"):
+                        assert np.array_equal(getattr(ref, part).view(np.int64),
+                                              getattr(got, part).get().view(np.int64)), \
+                            (algorithm, block, transa, transb, fma, add, part)
