@@ -7,7 +7,7 @@
 //     acc = (0, 0);  for k = 0 .. K-1:  acc = madd(acc, op(A)[i, k], op(B)[k, j]);
 //     C[i, j] = gemm_epilogue(acc)
 // in increasing k with no split-K, so all kernels and both backends agree bit for bit.
-// Bound (docs/algorithms.md): |C - exact| <= (3 c_mul + K c_add)(1 + 2^-40) (|alpha| |op(A)||op(B)|
+// Bound (docs/algorithms.md): |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40) (|alpha| |op(A)||op(B)|
 // + |beta| |C0|) componentwise, with c_mul, c_add the variant's multiply and add bounds.
 #pragma once
 #include "dd.h"
