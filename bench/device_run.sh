@@ -33,6 +33,6 @@ echo "racecheck rgemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|sanitiz
 fi
 if [ "$stage" = bench ]; then
 echo "== bench"
-timeout 150 python3 -m ddblas bench rgemm --sizes ${SIZES:-1024 4096 8192} --cpu-sizes 512 \
+timeout 280 python3 -m ddblas bench rgemm --sizes ${SIZES:-256 512 1024 2048 4096 8192} --cpu-sizes 512 \
     --out "$OUT/rgemm.json" 2>&1 | tee "$OUT/bench.txt"
 fi

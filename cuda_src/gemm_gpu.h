@@ -167,7 +167,7 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 #define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
     DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, V)                                 \
     DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, V)                                      \
-    DDBLAS_GEMM_LAYOUTS(b4, (64, 64, 16, 4, 4, 1), true, V)                                      \
+    DDBLAS_GEMM_LAYOUTS(b4, (64, 64, 16, 4, 4, 2), true, V)                                      \
     DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
         ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
     }
