@@ -15,7 +15,14 @@ from ._options import resolve
 
 ALGORITHMS = ("naive", "tiled", "blocked")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
-DEFAULT_BLOCK = 4          # measured faster than b = 2 in 6 of 8 variant x transpose cases at N = 8192
+
+def _default_block(m: int, n: int) -> int:
+    """b = 4 once C has at least two 64 x 64 tiles per multiprocessor, else b = 2: on the H100
+    (docs/performance.md) b = 4 is faster at N >= 4096 in 6 of 8 variant x transpose cases and
+    b = 2 below N = 1024, where b = 4 leaves multiprocessors idle."""
+    import cupy
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    return 4 if -(-m // 64) * -(-n // 64) >= 2 * sms else 2
 _TILE = {"tiled": 16, 2: 32, 4: 64}  # BM = BN of each shared-memory kernel (gemm_gpu.h)
 _ALPHA_ONE, _BETA_ZERO = 1, 2         # GemmFlags of gemm.h
 
@@ -59,8 +66,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
     skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm
     (GPU): "naive" (one thread per element), "tiled" (shared-memory tiles) or "blocked"
-    (register-blocked b x b per thread, block=2 or 4); on the CPU one register-blocked OpenMP
-    kernel serves them all. Every choice sums each element over k in increasing order, so the
+    (register-blocked b x b per thread, block=2 or 4; default by size); on the CPU one
+    register-blocked OpenMP kernel serves them all. Every choice sums each element over k in increasing order, so the
     results are identical bit for bit; strided and transposed views are read in place.
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
@@ -70,8 +77,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    block = DEFAULT_BLOCK if block is None else block
-    if block not in BLOCKS:
+    if block is not None and block not in BLOCKS:
         raise ValueError(f"block must be 2 or 4, got {block!r}")
     opts = resolve(fma, add)
     operands = _operands(a, b) if c is None else _operands(a, b, c)
@@ -130,6 +136,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     elif algorithm == "naive":
         be.launch("ddblas_gemm_naive_" + opts.suffix, m * n, *args)
     else:
+        block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"
         tile = _TILE["tiled" if algorithm == "tiled" else block]
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
