@@ -79,10 +79,19 @@ DD_HD dd sub(dd a, dd b) {
 
 // mul (no FMA): a * b, QD's operator* = [JMP17] Alg. 10 (DWTimesDW1) with Dekker's exact
 // two_prod, ~30 flops. Bound: (8 + 6u + 2u^2)/(1 - u)^2 * u^2 relative (docs/algorithms.md;
-// [JMP17]/[MR22] prove tighter constants).
+// [JMP17]/[MR22] prove tighter constants). GUARDED = false drops two_prod_dekker's overflow
+// guards (a branch per product that made register-blocked GEMM kernels spill): then valid for
+// |a.hi|, |b.hi| <= 2^996 and |a.hi * b.hi| <= 2^1000 (outside: inf or nan, never a finite
+// wrong value).
+template <bool GUARDED = true>
 DD_HD dd mul_dekker(dd a, dd b) {
     double p, e;
-    two_prod_dekker(a.hi, b.hi, p, e);
+    if (GUARDED) {
+        two_prod_dekker(a.hi, b.hi, p, e);
+    } else {
+        p = a.hi * b.hi;
+        e = dekker_product_error(a.hi, b.hi, p);
+    }
     e += a.hi * b.lo + a.lo * b.hi;
     dd r;
     fast_two_sum(p, e, r.hi, r.lo);
@@ -106,7 +115,7 @@ DD_HD dd mul_fma(dd a, dd b) {
 // mul_finite: the variant's DD multiplication algorithm, for finite inputs and result.
 template <class V>
 DD_HD dd mul_finite(dd a, dd b) {
-    return V::fma ? mul_fma(a, b) : mul_dekker(a, b);
+    return V::fma ? mul_fma(a, b) : mul_dekker<true>(a, b);
 }
 
 // mul: the variant's DD multiplication with float64's special values.
@@ -115,24 +124,12 @@ DD_HD dd mul(dd a, dd b) {
     return float64_special_cases(mul_finite<V>(a, b), a.hi * b.hi);
 }
 
-// mul_dekker_in_range: mul_dekker without the overflow guards of two_prod_dekker, for
-// |a.hi|, |b.hi| <= 2^996 and |a.hi * b.hi| <= 2^1000 (outside: inf or nan, never a finite
-// wrong value). The branch-free form keeps GEMM inner loops short and free of spills.
-DD_HD dd mul_dekker_in_range(dd a, dd b) {
-    double p = a.hi * b.hi;
-    double e = dekker_product_error(a.hi, b.hi, p);
-    e += a.hi * b.lo + a.lo * b.hi;
-    dd r;
-    fast_two_sum(p, e, r.hi, r.lo);
-    return r;
-}
-
 // madd: acc + a * b, the variant's DD product then DD sum (no fused form), without special-value
 // checks: the inner step of every GEMM. Error <= c_mul |a b| + c_add (|acc| + |a b|)(1 + c_mul).
-// The non-FMA product is mul_dekker_in_range: entries up to 2^996, products up to 2^1000.
+// The non-FMA product is mul_dekker<false>: entries up to 2^996, products up to 2^1000.
 template <class V>
 DD_HD dd madd(dd acc, dd a, dd b) {
-    return add_finite<V>(acc, V::fma ? mul_fma(a, b) : mul_dekker_in_range(a, b));
+    return add_finite<V>(acc, V::fma ? mul_fma(a, b) : mul_dekker<false>(a, b));
 }
 
 // mul_by_double: y * t for a DD y and a double t, [JMP17] Alg. 7 (DWTimesFP1).
