@@ -66,3 +66,24 @@ def move(x, device: str):
     if is_gpu_array(x):
         return x.get()
     return np.asarray(x)
+
+
+def broadcast_shape(*shapes) -> tuple:
+    """NumPy's broadcast shape, or a ValueError naming every operand shape."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together: shapes "
+                         + " and ".join(map(str, shapes))) from None
+
+
+def kernel_operand(x, shape: tuple):
+    """(data, step) for an elementwise kernel argument of the broadcast `shape`: a single value
+    with step 0, else a contiguous array of `shape` (copied once if x is strided or partially
+    broadcast) with step 1."""
+    xp = array_module(x)
+    if x.size == 1:
+        return xp.ascontiguousarray(x.reshape(1)), 0
+    if x.shape != shape:
+        x = xp.broadcast_to(x, shape)
+    return xp.ascontiguousarray(x), 1

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _backend
 from ._array import DDArray, _is_array, asarray
-from ._backend import device_of_array
+from ._backend import broadcast_shape, device_of_array, kernel_operand
 from ._options import resolve
 
 # Elements per chunk of the fixed-order reductions (sum, dot); part of the summation order, so
@@ -36,28 +36,15 @@ def _operands(*xs) -> list[DDArray]:
     return [asarray(x, device=device) for x in xs]
 
 
-def _broadcast_shape(*xs: DDArray) -> tuple:
-    try:
-        return np.broadcast_shapes(*(x.shape for x in xs))
-    except ValueError:
-        shapes = " and ".join(str(x.shape) for x in xs)
-        raise ValueError(f"operands could not be broadcast together: shapes {shapes}") from None
-
-
 def _contiguous_parts(x: DDArray, shape: tuple):
-    """(hi, lo, step) for a kernel: a single value with step 0, else contiguous data of `shape`."""
-    xp = x.xp
-    if x.size == 1:
-        return xp.ascontiguousarray(x.hi.reshape(1)), xp.ascontiguousarray(x.lo.reshape(1)), 0
-    if x.shape != shape:
-        return (xp.ascontiguousarray(xp.broadcast_to(x.hi, shape)),
-                xp.ascontiguousarray(xp.broadcast_to(x.lo, shape)), 1)
-    return xp.ascontiguousarray(x.hi), xp.ascontiguousarray(x.lo), 1
+    """(hi, lo, step) for a kernel: see _backend.kernel_operand."""
+    (hi, step), (lo, _) = kernel_operand(x.hi, shape), kernel_operand(x.lo, shape)
+    return hi, lo, step
 
 
 def _binary(kernel: str, a, b, dtype=np.float64):
     a, b = _operands(a, b)
-    shape = _broadcast_shape(a, b)
+    shape = broadcast_shape(a.shape, b.shape)
     be = _backend.backend(a.device)
     n = int(np.prod(shape, dtype=np.int64))
     ah, al, astep = _contiguous_parts(a, shape)

@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 from . import _backend
-from ._backend import device_of_array, is_gpu_array
+from ._backend import broadcast_shape, device_of_array, is_gpu_array, kernel_operand
 
 __all__ = ["two_sum", "fast_two_sum", "split", "two_prod"]
 
@@ -45,27 +45,14 @@ def _float64_inputs(*xs):
     device = devices.pop() if devices else "cpu"
     be = _backend.backend(device)
     arrays = [_backend.move(x, device) for x in arrays]
-    try:
-        shape = np.broadcast_shapes(*(x.shape for x in arrays))
-    except ValueError:
-        raise ValueError("inputs could not be broadcast together: shapes "
-                         + " and ".join(str(x.shape) for x in arrays)) from None
-    return arrays, shape, be
-
-
-def _steps(x, shape, xp):
-    if x.size == 1:
-        return xp.ascontiguousarray(x.reshape(1)), 0
-    if x.shape != shape:
-        x = xp.broadcast_to(x, shape)
-    return xp.ascontiguousarray(x), 1
+    return arrays, broadcast_shape(*(x.shape for x in arrays)), be
 
 
 def _pair_kernel(kernel, a, b):
     (a, b), shape, be = _float64_inputs(a, b)
     xp = be.xp
     n = int(np.prod(shape, dtype=np.int64))
-    (ad, astep), (bd, bstep) = _steps(a, shape, xp), _steps(b, shape, xp)
+    (ad, astep), (bd, bstep) = kernel_operand(a, shape), kernel_operand(b, shape)
     x = xp.empty(shape, dtype=np.float64)
     y = xp.empty(shape, dtype=np.float64)
     be.launch(kernel, n, n, ad, astep, bd, bstep, x, y)
