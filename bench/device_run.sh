@@ -4,6 +4,9 @@
 #                                    of the elementwise GPU tests and the rgemm shape grid,
 #                                    racecheck of the rgemm grid)
 #   bash bench/device_run.sh bench   the rgemm benchmark (SIZES overrides the sizes)
+#   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
+#   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
+#                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
@@ -35,4 +38,26 @@ if [ "$stage" = bench ]; then
 echo "== bench"
 timeout 280 python3 -m ddblas bench rgemm --sizes ${SIZES:-256 512 1024 2048 4096 8192} --cpu-sizes 512 \
     --out "$OUT/rgemm.json" 2>&1 | tee "$OUT/bench.txt"
+fi
+if [ "$stage" = profile ]; then
+echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"
+nvcc --fmad=false -std=c++17 -arch=sm_90 -cubin cuda_src/gpu_kernels.cu -o "$OUT/kernels.cubin"
+for v in fma_sloppy fma_accurate; do
+    cuobjdump -sass -fun ddblas_gemm_b4_kn_$v "$OUT/kernels.cubin" > "$OUT/sass_b4_$v.txt"
+    echo "$v:" $(grep -oE '^\s+/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]\s+)?[A-Z0-9.]+' "$OUT/sass_b4_$v.txt" | awk '{print $NF}' \
+        | sed -E 's/\..*//' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s=%s ", $2, $1}')
+done
+rm -f "$OUT/kernels.cubin"
+echo "== ncu"
+timeout 240 ncu --kernel-name regex:ddblas_gemm_b4 --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+    --section SchedulerStats --section Occupancy --section LaunchStats \
+    --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_pipe_fp64.sum,smsp__inst_executed.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active \
+    python3 bench/profile_gemm.py --n 4096 --variants ${VARIANTS:-fma/sloppy} > "$OUT/ncu.txt" 2>&1
+echo "ncu exit $?"
+grep -E "GFLOP/s|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Registers Per|bank_conflicts|pipe_fp64|inst_executed.sum|No Eligible|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -40
+fi
+if [ "$stage" = sweep ]; then
+echo "== tile sweep"
+timeout 400 python3 bench/tile_sweep.py --out "$OUT/tile_sweep.json" 2>&1 | tee "$OUT/tile_sweep.txt"
 fi

@@ -124,12 +124,39 @@ DD_HD dd mul(dd a, dd b) {
     return float64_special_cases(mul_finite<V>(a, b), a.hi * b.hi);
 }
 
-// madd: acc + a * b, the variant's DD product then DD sum (no fused form), without special-value
-// checks: the inner step of every GEMM. Error <= c_mul |a b| + c_add (|acc| + |a b|)(1 + c_mul).
-// The non-FMA product is mul_dekker<false>: entries up to 2^996, products up to 2^1000.
+// madd_sloppy: acc + a * b as one fused DD multiply-add (docs/algorithms.md, "Fused sloppy
+// multiply-add"): the exact product a.hi*b.hi = p + e, its tail e + a.hi*b.lo + a.lo*b.hi (a.lo*b.lo
+// dropped) added to acc.lo, then QD's sloppy_add of (acc.hi, p) with that tail and one final
+// Fast2Sum. 15 flops with FMA (mul_fma + add_sloppy: 20); no FMA: the same with Dekker's product.
+// Bound: |err| <= c_acc |acc| + c_prod |a b| with c_acc = (3+u)/(1-u) u^2 (= add_sloppy's) and
+// c_prod = (13+16u+9u^2+2u^3)/(1-u)^2 u^2 (FMA) or (15+23u+18u^2+7u^3+u^4)/(1-u)^2 u^2 (no FMA).
+// Unguarded like mul_dekker<false>: without FMA, entries up to 2^996 and products up to 2^1000.
+template <bool FMA>
+DD_HD dd madd_sloppy(dd acc, dd a, dd b) {
+    double p, e;
+    if (FMA) {
+        two_prod_fma(a.hi, b.hi, p, e);
+    } else {
+        p = a.hi * b.hi;
+        e = dekker_product_error(a.hi, b.hi, p);
+    }
+    const double tail = FMA ? fma(a.lo, b.hi, fma(a.hi, b.lo, e)) : (e + a.hi * b.lo) + a.lo * b.hi;
+    const double q = acc.lo + tail;
+    double s, f;
+    two_sum(acc.hi, p, s, f);
+    dd r;
+    fast_two_sum(s, f + q, r.hi, r.lo);
+    return r;
+}
+
+// madd: acc + a * b, the inner step of every GEMM, without special-value checks. Accurate
+// variants: the variant's DD product then add_accurate, error <= c_mul |a b| + c_add (|acc| +
+// |a b|)(1 + c_mul); sloppy variants: the fused madd_sloppy. Without FMA the product is
+// unguarded (mul_dekker<false>, madd_sloppy<false>): entries up to 2^996, products up to 2^1000.
 template <class V>
 DD_HD dd madd(dd acc, dd a, dd b) {
-    return add_finite<V>(acc, V::fma ? mul_fma(a, b) : mul_dekker<false>(a, b));
+    if (!V::accurate) return madd_sloppy<V::fma>(acc, a, b);
+    return add_accurate(acc, V::fma ? mul_fma(a, b) : mul_dekker<false>(a, b));
 }
 
 // mul_by_double: y * t for a DD y and a double t, [JMP17] Alg. 7 (DWTimesFP1).

@@ -7,8 +7,9 @@
 //     acc = (0, 0);  for k = 0 .. K-1:  acc = madd(acc, op(A)[i, k], op(B)[k, j]);
 //     C[i, j] = gemm_epilogue(acc)
 // in increasing k with no split-K, so all kernels and both backends agree bit for bit.
-// Bound (docs/algorithms.md): |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40) (|alpha| |op(A)||op(B)|
-// + |beta| |C0|) componentwise, with c_mul, c_add the variant's multiply and add bounds.
+// Bound (docs/algorithms.md): |C - exact| <= (c_mul + c_add + c_first + (K-1) c_acc)(1 + 2^-40)
+// (|alpha| |op(A)||op(B)| + |beta| |C0|) componentwise, with c_mul, c_add the variant's multiply
+// and add bounds and c_first, c_acc those of its madd (dd.h).
 #pragma once
 #include "dd.h"
 

@@ -2,9 +2,11 @@
 // kernels.h). One template covers two rungs of the classic optimization ladder:
 //   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
 //            memory, inner loop unrolled, one C element per thread;
-//   blocked: Nakasato's register blocking: each thread accumulates a TM x TN (= b x b) block of
+//   blocked: Nakasato's register blocking: each thread accumulates TM x TN (= b x b) elements of
 //            C in registers, and the next tiles of A and B are prefetched into registers while
-//            the current ones are used.
+//            the current ones are used. A thread's elements are strided (rows ty + i * BM / TM,
+//            columns tx + j * BN / TN), so a warp's shared-memory reads of B are consecutive
+//            doubles (no bank conflicts) and its stores to C are coalesced.
 // Every C element is summed over k in increasing order exactly as gemm_dot does (gemm.h).
 #pragma once
 #include "gemm.h"
@@ -23,14 +25,16 @@ __device__ __forceinline__ void gemm_shared(
     double *c_lo, index_t c_rs, index_t c_cs, index_t flags) {
     static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile TM x TN must divide BM x BN");
     static_assert(K_UNROLL >= 1 && BK % K_UNROLL == 0, "K_UNROLL must divide BK");
-    constexpr int THREADS_N = BN / TN;
-    constexpr int THREADS = (BM / TM) * THREADS_N;
+    constexpr int THREADS_M = BM / TM, THREADS_N = BN / TN;
+    constexpr int THREADS = THREADS_M * THREADS_N;
     static_assert((BM * BK) % THREADS == 0 && (BK * BN) % THREADS == 0,
                   "each thread must load the same number of A and B tile elements");
     constexpr int A_LOADS = BM * BK / THREADS;
     constexpr int B_LOADS = BK * BN / THREADS;
     constexpr int PAD = 1;  // one double per row against shared-memory bank conflicts
 
+    // hi and lo parts in separate tiles: 64-bit accesses (128-bit DD accesses measured 6% slower
+    // on the H100 at N = 4096, docs/performance.md).
     __shared__ double as_hi[BK][BM + PAD], as_lo[BK][BM + PAD];
     __shared__ double bs_hi[BK][BN + PAD], bs_lo[BK][BN + PAD];
 
@@ -98,9 +102,15 @@ __device__ __forceinline__ void gemm_shared(
             if (kk < kmax) {  // the last tile is summed only over its valid k: same order as gemm_dot
                 dd a[TM], b[TN];
 #pragma unroll
-                for (int i = 0; i < TM; ++i) a[i] = dd{as_hi[kk][ty * TM + i], as_lo[kk][ty * TM + i]};
+                for (int i = 0; i < TM; ++i) {
+                    const int m = ty + i * THREADS_M;
+                    a[i] = dd{as_hi[kk][m], as_lo[kk][m]};
+                }
 #pragma unroll
-                for (int j = 0; j < TN; ++j) b[j] = dd{bs_hi[kk][tx * TN + j], bs_lo[kk][tx * TN + j]};
+                for (int j = 0; j < TN; ++j) {
+                    const int n = tx + j * THREADS_N;
+                    b[j] = dd{bs_hi[kk][n], bs_lo[kk][n]};
+                }
 #pragma unroll
                 for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -114,7 +124,7 @@ __device__ __forceinline__ void gemm_shared(
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const index_t gi = row0 + ty * TM + i, gj = col0 + tx * TN + j;
+            const index_t gi = row0 + ty + i * THREADS_M, gj = col0 + tx + j * THREADS_N;
             if (gi < M && gj < N) {
                 const index_t off = gi * c_rs + gj * c_cs;
                 dd r = gemm_epilogue<V>(acc[i][j], alpha, beta, c_hi, c_lo, off, flags);

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _backend
 from ._array import DDArray, random
-from ._gemm import rgemm
+from ._gemm import _default_block, rgemm
 
 VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
 
@@ -106,13 +106,14 @@ def run(sizes=(1024, 2048, 4096, 8192), ladder_sizes=(1024, 2048), cpu_sizes=(25
         # Transfer-inclusive, from host arrays, with the default kernel and variant.
         for n in sizes:
             ha, hb = random((n, n), seed=1), random((n, n), seed=2)
-            kernel = next(r for r in rows if r["n"] == n and r["algorithm"] == "blocked b=2"
+            default = f"blocked b={_default_block(n, n)}"
+            kernel = next(r for r in rows if r["n"] == n and r["algorithm"] == default
                           and r["variant"] == "fma/accurate" and r["trans"] == "NN")
             t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu"))
                            .to_device("cpu"), 1)
             model = 48 * n * n / (summary["pcie_gbs"] * 1e9) + kernel["seconds"]
             rows.append(dict(device="gpu+transfers", n=n, variant="fma/accurate",
-                             algorithm="blocked b=2", trans="NN", seconds=t,
+                             algorithm=default, trans="NN", seconds=t,
                              gflops=2 * n ** 3 / t / 1e9, model_seconds=model))
         rate = max(r["gflops"] for r in rows if r["device"] == "gpu") * 1e9
         summary["balance_n"] = 24 * rate / (summary["pcie_gbs"] * 1e9)

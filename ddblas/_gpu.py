@@ -37,18 +37,20 @@ def _arch() -> str:
     return str(max(usable) if usable else cc)
 
 
-def compile_cubin(arch: str) -> bytes:
-    """Compile gpu_kernels.cu (with the cuda_src headers in memory) to a cubin for sm_<arch>."""
+def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels.cu") -> bytes:
+    """Compile gpu_kernels.cu, or another translation unit `source` that includes the cuda_src
+    headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options."""
     from cupy_backends.cuda.libs import nvrtc
     files = _build.source_files()
     headers = [n for n in files if n.endswith(".h")]
-    prog = nvrtc.createProgram(files["gpu_kernels.cu"], "gpu_kernels.cu",
+    source = files["gpu_kernels.cu"] if source is None else source
+    prog = nvrtc.createProgram(source, name,
                                [files[n].encode() for n in headers], [n.encode() for n in headers])
     try:
         try:
             nvrtc.compileProgram(prog, NVRTC_OPTIONS + (f"-arch=sm_{arch}",))
         except nvrtc.NVRTCError as exc:
-            raise RuntimeError("ddblas: NVRTC failed to compile cuda_src/gpu_kernels.cu:\n"
+            raise RuntimeError(f"ddblas: NVRTC failed to compile {name}:\n"
                                + nvrtc.getProgramLog(prog)) from exc
         return nvrtc.getCUBIN(prog)
     finally:

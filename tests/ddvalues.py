@@ -5,6 +5,7 @@ u = 2^-53. The bounds are those documented in docs/algorithms.md and cuda_src/dd
 - sloppy add    (3+u)/(1-u) u^2 (|a|+|b|) absolute  [docs/algorithms.md, Sec. "sloppy add"]
 - mul, FMA      5u^2 relative                       [JMP17, Alg. 12; MR22 prove 4u^2]
 - mul, no FMA   (8+6u+2u^2)/(1-u)^2 u^2 relative    [docs/algorithms.md; JMP17 Alg. 10]
+- fused sloppy madd (GEMM)  c_acc |acc| + c_prod |ab|  [docs/algorithms.md, "Fused sloppy ..."]
 - div           15u^2 + 56u^3 relative              [JMP17, Alg. 17]
 - sqrt          6u^2 relative                        [docs/algorithms.md, Sec. "sqrt"]
 """
@@ -22,6 +23,9 @@ U = Fraction(1, 2 ** 53)
 ACCURATE_ADD = 3 * U ** 2 / (1 - 4 * U)
 SLOPPY_ADD = (3 + U) / (1 - U) * U ** 2
 MUL = {True: 5 * U ** 2, False: (8 + 6 * U + 2 * U ** 2) / (1 - U) ** 2 * U ** 2}
+MADD_SLOPPY_ACC = SLOPPY_ADD
+MADD_SLOPPY_PROD = {True: (13 + 16 * U + 9 * U ** 2 + 2 * U ** 3) / (1 - U) ** 2 * U ** 2,
+                    False: (15 + 23 * U + 18 * U ** 2 + 7 * U ** 3 + U ** 4) / (1 - U) ** 2 * U ** 2}
 DIV = 15 * U ** 2 + 56 * U ** 3
 SQRT = 6 * U ** 2
 
@@ -29,6 +33,17 @@ SQRT = 6 * U ** 2
 def add_abs_constant(add: str) -> Fraction:
     """c with |computed - (a+b)| <= c (|a| + |b|) for this add kind (relative bounds imply it)."""
     return ACCURATE_ADD if add == "accurate" else SLOPPY_ADD
+
+
+def gemm_constant(fma: bool, add: str, k: int) -> Fraction:
+    """c with |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) for rgemm (docs/algorithms.md):
+    (c_mul + c_add + c_first + (K-1) c_acc)(1 + 2^-40), c_first/c_acc those of the variant's madd."""
+    c_add = add_abs_constant(add)
+    if add == "accurate":
+        c_first, c_acc = MUL[fma], c_add
+    else:
+        c_first, c_acc = MADD_SLOPPY_PROD[fma], MADD_SLOPPY_ACC
+    return (MUL[fma] + c_add + c_first + max(k - 1, 0) * c_acc) * (1 + Fraction(1, 2 ** 40))
 
 
 def dd_value(min_exp: int = -400, max_exp: int = 400, allow_zero: bool = True):

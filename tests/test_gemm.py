@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import ddblas
 from conftest import requires_gpu
-from ddvalues import MUL, add_abs_constant, exact_values
+from ddblas._convert import dd_from_fraction
+from ddvalues import dd_value, exact_values, gemm_constant
 
 SHAPE_GRID = [1, 2, 15, 16, 17, 31, 33, 127, 129]
 TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
@@ -36,7 +37,7 @@ def _check_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
     al, be = Fraction(alpha), Fraction(beta)
     ec0 = _exact(c0) if c0 is not None else np.zeros((ea.shape[0], eb.shape[1]), dtype=object)
     k = ea.shape[1]
-    const = (2 * MUL[fma] + k * add_abs_constant(add)) * (1 + Fraction(1, 2 ** 40))
+    const = gemm_constant(fma, add, k)
     got = _exact(c)
     for i in range(ea.shape[0]):
         for j in range(eb.shape[1]):
@@ -57,6 +58,20 @@ def test_rgemm_within_bound(variant, m, n, k, trans, scalars, seed):
                      transa=transa, transb=transb, **variant)
     assert c.shape == (m, n)
     _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+
+
+@given(dd_value(-60, 60, allow_zero=False), dd_value(-60, 60, allow_zero=False),
+       dd_value(-60, 60, allow_zero=False), st.integers(-130, -1), st.sampled_from([1, -1]))
+def test_madd_step_that_cancels_within_bound(variant, x0, y0, y1, shift, sign):
+    """K = 2 with x1*y1 = -x0*y0 (1 + sign 2^shift): the second multiply-add cancels the first
+    down to its tails, the case where the fused sloppy madd's last Fast2Sum has |lo| > |hi| inputs."""
+    exact = [Fraction(x0[0]) + Fraction(x0[1]), Fraction(y0[0]) + Fraction(y0[1]),
+             Fraction(y1[0]) + Fraction(y1[1])]
+    x1 = dd_from_fraction(-exact[0] * exact[1] / exact[2] * (1 + sign * Fraction(2) ** shift))
+    a = ddblas.DDArray(np.array([[x0[0], x1[0]]]), np.array([[x0[1], x1[1]]]))
+    b = ddblas.DDArray(np.array([[y0[0]], [y1[0]]]), np.array([[y0[1]], [y1[1]]]))
+    c = ddblas.rgemm(a, b, **variant)
+    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_cancellation_heavy_dot_products(variant):

@@ -1,0 +1,27 @@
+"""One rgemm call per arithmetic variant on the GPU, for Nsight Compute and the SASS census:
+    ncu --kernel-name regex:ddblas_gemm_b ... python bench/profile_gemm.py [--n 4096] [--block 4]
+Prints the kernel time of each call (a warm-up call precedes it)."""
+import argparse
+
+import cupy
+
+import ddblas
+
+parser = argparse.ArgumentParser(description=__doc__)
+parser.add_argument("--n", type=int, default=4096)
+parser.add_argument("--block", type=int, default=4)
+parser.add_argument("--variants", nargs="+", default=["fma/sloppy", "fma/accurate"])
+args = parser.parse_args()
+a = ddblas.random((args.n, args.n), seed=1, device="gpu")
+b = ddblas.random((args.n, args.n), seed=2, device="gpu")
+for name in args.variants:
+    fma, add = name.split("/")
+    options = dict(fma=fma == "fma", add=add, block=args.block)
+    ddblas.rgemm(a, b, **options)
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    ddblas.rgemm(a, b, **options)
+    stop.record()
+    stop.synchronize()
+    seconds = cupy.cuda.get_elapsed_time(start, stop) / 1e3
+    print(f"{name} b={args.block} n={args.n}: {2 * args.n ** 3 / seconds / 1e9:.0f} GFLOP/s")

@@ -1,0 +1,120 @@
+"""Tile-size sweep of the shared-memory GEMM template (cuda_src/gemm_gpu.h) on the GPU.
+
+    python bench/tile_sweep.py [--sizes 4096 8192] [--variants fma/sloppy ...] [--out FILE]
+
+Instantiates gemm_shared<BM, BN, BK, TM, TN, K_UNROLL> for each configuration below (NN layout,
+register prefetch), compiled by NVRTC with the package's options; checks each one bitwise
+against the shipped rgemm on a ragged shape; then times them (CUDA events, one warm-up, median
+of 3) and prints DD GFLOP/s. Used to choose the b=4 configuration (docs/performance.md)."""
+import argparse
+import json
+import os
+import statistics
+import tempfile
+
+import cupy
+import numpy as np
+
+import ddblas
+from ddblas import _gpu
+
+# BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__)
+CONFIGS = [
+    (64, 64, 16, 4, 4, 2, 1),
+    (64, 64, 16, 4, 4, 1, 1),
+    (64, 32, 16, 4, 4, 2, 2),
+    (32, 64, 16, 4, 4, 2, 2),
+    (64, 32, 16, 4, 2, 2, 2),
+    (64, 64, 16, 4, 2, 2, 1),
+    (64, 64, 16, 2, 4, 2, 1),
+    (32, 32, 16, 2, 2, 4, 3),
+]
+VARIANTS = {"fma/accurate": "true, true", "fma/sloppy": "true, false",
+            "nofma/accurate": "false, true", "nofma/sloppy": "false, false"}
+
+
+def threads(cfg):
+    bm, bn, _, tm, tn, _, _ = cfg
+    return (bm // tm) * (bn // tn)
+
+
+def kernel_name(i, variant):
+    return f"sweep_{i}_{variant.replace('/', '_')}"
+
+
+def source(variants):
+    lines = ['#define DDBLAS_EACH_VARIANT(M, OP)', '#define DDBLAS_KERNEL extern "C" __global__ void',
+             '#include "gemm_gpu.h"']
+    for i, cfg in enumerate(CONFIGS):
+        tile = ", ".join(map(str, cfg[:6]))
+        for v in variants:
+            lines.append(
+                f'extern "C" __global__ void __launch_bounds__({threads(cfg)}, {cfg[6]}) '
+                f'{kernel_name(i, v)}(DDBLAS_GEMM_PARAMS) {{ ddblas::gemm_shared<{tile}, true, '
+                f'true, true, ddblas::Variant<{VARIANTS[v]}>>(DDBLAS_GEMM_ARGS); }}')
+    return "\n".join(lines) + "\n"
+
+
+def launch(fn, cfg, a, b, c):
+    m, k = a.shape
+    n = b.shape[1]
+    args = (np.int64(m), np.int64(n), np.int64(k), a.hi, a.lo, np.int64(k), np.int64(1), b.hi,
+            b.lo, np.int64(n), np.int64(1), np.float64(1), np.float64(0), np.float64(0),
+            np.float64(0), c.hi, c.lo, np.int64(n), np.int64(1), np.int64(3))
+    fn((-(-n // cfg[1]), -(-m // cfg[0])), (threads(cfg),), args)
+
+
+def median_seconds(fn, repeat=3):
+    fn()
+    times = []
+    for _ in range(repeat):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    arch = "".join(map(str, cupy.cuda.Device().compute_capability))
+    path = os.path.join(tempfile.mkdtemp(), "tile_sweep.cubin")  # RawModule loads it lazily
+    with open(path, "wb") as f:
+        f.write(_gpu.compile_cubin(arch, source(args.variants), "tile_sweep.cu"))
+    module = cupy.RawModule(path=path)
+    rows = []
+    a, b = (ddblas.random(s, seed=i, device="gpu") for i, s in enumerate([(200, 131), (131, 77)]))
+    for v in args.variants:
+        fma, add = v.split("/")
+        ref = ddblas.rgemm(a, b, fma=fma == "fma", add=add)
+        for i, cfg in enumerate(CONFIGS):
+            c = ddblas.zeros((200, 77), device="gpu")
+            launch(module.get_function(kernel_name(i, v)), cfg, a, b, c)
+            assert bool((c.hi == ref.hi).all() and (c.lo == ref.lo).all()), (cfg, v)
+    print("all configurations equal rgemm bit for bit")
+    for n in args.sizes:
+        a, b = ddblas.random((n, n), seed=1, device="gpu"), ddblas.random((n, n), seed=2, device="gpu")
+        c = ddblas.zeros((n, n), device="gpu")
+        for v in args.variants:
+            for i, cfg in enumerate(CONFIGS):
+                fn = module.get_function(kernel_name(i, v))
+                t = median_seconds(lambda: launch(fn, cfg, a, b, c))
+                rows.append(dict(n=n, variant=v, config=cfg, threads=threads(cfg),
+                                 registers=fn.num_regs, gflops=2 * n ** 3 / t / 1e9))
+                r = rows[-1]
+                print(f"{n:5d} {v:15} BMxBNxBK={cfg[0]}x{cfg[1]}x{cfg[2]} TMxTN={cfg[3]}x{cfg[4]} "
+                      f"unroll={cfg[5]} minblocks={cfg[6]} threads={r['threads']:3d} "
+                      f"regs={r['registers']:3d} {r['gflops']:8.1f} GFLOP/s", flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
