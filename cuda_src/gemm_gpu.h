@@ -42,26 +42,38 @@ __device__ __forceinline__ void gemm_shared(
     const int tx = tid % THREADS_N, ty = tid / THREADS_N;
     const index_t row0 = (index_t)blockIdx.y * BM, col0 = (index_t)blockIdx.x * BN;
 
-    // gmem -> registers: element l of the A tile is (m, k) = (l / BK, l % BK) or (l % BM, l / BM).
+    // gmem -> registers. Element l = tid + r * THREADS of the A tile is (m, k) = (l / BK, l % BK)
+    // or (l % BM, l / BM) (B alike); as THREADS is a multiple of BM, BN and BK, a thread's
+    // elements share one k (or m) and step by A_STEP in the other index: per tile, one offset and
+    // a bound check per element.
+    static_assert(THREADS % BM == 0 && THREADS % BN == 0 && THREADS % BK == 0,
+                  "THREADS must be a multiple of BM, BN and BK");
+    constexpr int A_STEP = A_K_CONTIG ? THREADS / BK : THREADS / BM;
+    constexpr int B_STEP = B_N_CONTIG ? THREADS / BN : THREADS / BK;
+    const index_t a_i = row0 + (A_K_CONTIG ? tid / BK : tid % BM);
+    const int a_k = A_K_CONTIG ? tid % BK : tid / BM;
+    const index_t a_off = a_i * a_rs + a_k * a_cs, a_step = A_STEP * (A_K_CONTIG ? a_rs : a_cs);
+    const int b_k = B_N_CONTIG ? tid / BN : tid % BK;
+    const index_t b_j = col0 + (B_N_CONTIG ? tid % BN : tid / BK);
+    const index_t b_off = b_k * b_rs + b_j * b_cs, b_step = B_STEP * (B_N_CONTIG ? b_rs : b_cs);
     double ra_hi[A_LOADS], ra_lo[A_LOADS], rb_hi[B_LOADS], rb_lo[B_LOADS];
     auto load_tiles = [&](index_t k0) {
+        const index_t a_tile = a_off + k0 * a_cs, b_tile = b_off + k0 * b_rs;
 #pragma unroll
         for (int r = 0; r < A_LOADS; ++r) {
-            const int l = tid + r * THREADS;
-            const int m = A_K_CONTIG ? l / BK : l % BM, k = A_K_CONTIG ? l % BK : l / BM;
-            const index_t gi = row0 + m, gk = k0 + k;
-            const bool in = gi < M && gk < K;  // never read past A (the last tile is partial)
-            const index_t off = in ? gi * a_rs + gk * a_cs : 0;
+            const index_t i = a_i + (A_K_CONTIG ? r * A_STEP : 0);
+            const index_t k = k0 + a_k + (A_K_CONTIG ? 0 : r * A_STEP);
+            const bool in = i < M && k < K;  // never read past A (the last tile is partial)
+            const index_t off = a_tile + r * a_step;
             ra_hi[r] = in ? a_hi[off] : 0.0;
             ra_lo[r] = in ? a_lo[off] : 0.0;
         }
 #pragma unroll
         for (int r = 0; r < B_LOADS; ++r) {
-            const int l = tid + r * THREADS;
-            const int k = B_N_CONTIG ? l / BN : l % BK, n = B_N_CONTIG ? l % BN : l / BK;
-            const index_t gk = k0 + k, gj = col0 + n;
-            const bool in = gk < K && gj < N;
-            const index_t off = in ? gk * b_rs + gj * b_cs : 0;
+            const index_t k = k0 + b_k + (B_N_CONTIG ? r * B_STEP : 0);
+            const index_t j = b_j + (B_N_CONTIG ? 0 : r * B_STEP);
+            const bool in = k < K && j < N;
+            const index_t off = b_tile + r * b_step;
             rb_hi[r] = in ? b_hi[off] : 0.0;
             rb_lo[r] = in ? b_lo[off] : 0.0;
         }
