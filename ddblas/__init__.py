@@ -14,10 +14,12 @@ from ._options import Options, get_options, options
 
 __version__ = "0.1.0"
 
+from . import accuracy  # noqa: E402  (uses the array type and options above)
+
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "DDArray", "Options", "abs", "absolute", "add", "array", "asarray", "divide", "dot", "eft",
+    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "divide", "dot", "eft",
     "equal", "eye", "from_mpmath", "full", "get_options", "gpu_available", "greater",
     "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
     "options", "random", "rgemm", "sqrt", "subtract", "sum", "zeros",

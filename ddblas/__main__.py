@@ -1,4 +1,5 @@
-"""Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]` and
+"""Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
+`python -m ddblas bench rgemm ...`, `python -m ddblas accuracy [--quick] [--out-dir DIR]` and
 `python -m ddblas check-kernels`."""
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def main(argv=None) -> int:
     bench.add_argument("--cpu-sizes", type=int, nargs="+", default=[256, 512])
     bench.add_argument("--repeat", type=int, default=3)
     bench.add_argument("--out", help="write every measurement as JSON to this file")
+    acc = commands.add_parser("accuracy", help="measure DD errors exactly against the proven "
+                                               "bounds; write DIR/accuracy.md and plots")
+    acc.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
+    acc.add_argument("--out-dir", default="docs", help="where accuracy.md and the PNGs go "
+                                                       "(default: docs)")
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
@@ -30,6 +36,10 @@ def main(argv=None) -> int:
         from ._bench import run as bench_run
         bench_run(sizes=args.sizes, cpu_sizes=args.cpu_sizes, repeat=args.repeat, out=args.out)
         return 0
+    if args.command == "accuracy":
+        from ._accuracy_report import run as accuracy_run
+        command = "python -m ddblas accuracy" + (" --quick" if args.quick else "")
+        return accuracy_run(quick=args.quick, out_dir=args.out_dir, command=command)
     if args.command == "check-kernels":
         from ._kernelcheck import main as check
         return check()

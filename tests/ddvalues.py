@@ -1,6 +1,5 @@
-"""Test helpers: hypothesis strategies for DD values, exact values, and the proven bounds.
-
-u = 2^-53. The bounds are those documented in docs/algorithms.md and cuda_src/dd.h:
+"""Test helpers: hypothesis strategies for DD values, exact values, and the proven bounds (taken
+from ddblas.accuracy, which documents them for users). u = 2^-53. The bounds (docs/algorithms.md):
 - accurate add  3u^2/(1-4u) relative                [JMP17, Alg. 6]
 - sloppy add    (3+u)/(1-u) u^2 (|a|+|b|) absolute  [docs/algorithms.md, Sec. "sloppy add"]
 - mul, FMA      5u^2 relative                       [JMP17, Alg. 12; MR22 prove 4u^2]
@@ -18,16 +17,15 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddblas._convert import dd_from_fraction
+from ddblas.accuracy import bound_constant
+from ddblas._options import Options
 
 U = Fraction(1, 2 ** 53)
-ACCURATE_ADD = 3 * U ** 2 / (1 - 4 * U)
-SLOPPY_ADD = (3 + U) / (1 - U) * U ** 2
-MUL = {True: 5 * U ** 2, False: (8 + 6 * U + 2 * U ** 2) / (1 - U) ** 2 * U ** 2}
-MADD_SLOPPY_ACC = SLOPPY_ADD
-MADD_SLOPPY_PROD = {True: (13 + 16 * U + 9 * U ** 2 + 2 * U ** 3) / (1 - U) ** 2 * U ** 2,
-                    False: (15 + 23 * U + 18 * U ** 2 + 7 * U ** 3 + U ** 4) / (1 - U) ** 2 * U ** 2}
-DIV = 15 * U ** 2 + 56 * U ** 3
-SQRT = 6 * U ** 2
+ACCURATE_ADD = bound_constant("add", "fma/accurate")
+SLOPPY_ADD = bound_constant("add", "fma/sloppy")
+MUL = {fma: bound_constant("mul", Options(fma=fma)) for fma in (True, False)}
+DIV = bound_constant("div")
+SQRT = bound_constant("sqrt")
 
 
 def add_abs_constant(add: str) -> Fraction:
@@ -36,14 +34,8 @@ def add_abs_constant(add: str) -> Fraction:
 
 
 def gemm_constant(fma: bool, add: str, k: int) -> Fraction:
-    """c with |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) for rgemm (docs/algorithms.md):
-    (c_mul + c_add + c_first + (K-1) c_acc)(1 + 2^-40), c_first/c_acc those of the variant's madd."""
-    c_add = add_abs_constant(add)
-    if add == "accurate":
-        c_first, c_acc = MUL[fma], c_add
-    else:
-        c_first, c_acc = MADD_SLOPPY_PROD[fma], MADD_SLOPPY_ACC
-    return (MUL[fma] + c_add + c_first + max(k - 1, 0) * c_acc) * (1 + Fraction(1, 2 ** 40))
+    """c with |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) for rgemm."""
+    return bound_constant("gemm", Options(fma=fma, add=add), k)
 
 
 def dd_value(min_exp: int = -400, max_exp: int = 400, allow_zero: bool = True):

@@ -1,0 +1,348 @@
+"""`python -m ddblas accuracy [--quick] [--out-dir DIR]`: measure DD errors exactly against the
+documented bounds and write DIR/accuracy.md with three PNG plots:
+
+1. elementwise add, sub, mul, div, sqrt: max and median error per variant, and the bound;
+2. rgemm componentwise error against K for the four variants and float64, with the bounds;
+3. dot products: relative error against the condition number (2 ... 1e40) for float64 and the
+   DD variants, with the u*cond and u^2*cond lines.
+Every case runs on the CPU and, when present, on the GPU (results must agree bit for bit; GPU
+points are drawn over the CPU ones). Returns 1 (and prints the worst case) if any error exceeds
+its bound or the devices disagree, else 0.
+"""
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import platform
+from fractions import Fraction
+
+import numpy as np
+
+from . import __version__, accuracy
+from ._array import DDArray
+from ._backend import gpu_available
+from ._gemm import rgemm
+from ._ops import add, divide, dot, multiply, sqrt, subtract
+from ._options import Options
+
+VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
+            Options(False, "sloppy")]
+COLORS = {"fma/accurate": "tab:blue", "fma/sloppy": "tab:orange", "nofma/accurate": "tab:green",
+          "nofma/sloppy": "tab:red", "float64": "black"}
+OPS = ["add", "sub", "mul", "div", "sqrt"]
+U2 = float(accuracy.U2)
+
+
+def _name(v: Options) -> str:
+    return f"{'fma' if v.fma else 'nofma'}/{v.add}"
+
+
+def _same(x: DDArray, y: DDArray) -> bool:
+    x, y = x.to_device("cpu"), y.to_device("cpu")
+    return bool(np.array_equal(x.hi, y.hi, equal_nan=True) and np.array_equal(x.lo, y.lo,
+                                                                            equal_nan=True))
+
+
+class _Checks:
+    """Collects every measurement's verdict; the worst violation decides the exit code."""
+
+    def __init__(self):
+        self.failures = []
+
+    def bound(self, what: str, measured: float, limit: float):
+        if not measured <= limit:
+            self.failures.append(f"{what}: error {measured:.4g} u^2 exceeds the bound {limit:.4g}")
+
+    def devices(self, what: str, cpu: DDArray, gpu: DDArray):
+        if not _same(cpu, gpu):
+            self.failures.append(f"{what}: CPU and GPU results differ")
+
+
+def _elementwise(n, devices, checks, progress):
+    a = accuracy.random_dd(n, exponents=(-20, 20), seed=11)
+    b = accuracy.random_dd(n, exponents=(-20, 20), seed=12)
+    ea, eb = accuracy._exact_values(a), accuracy._exact_values(b)
+    positive = abs(a)
+    with_mpmath = _sqrt_references(accuracy._exact_values(positive))
+    exact = {"add": [x + y for x, y in zip(ea, eb)], "sub": [x - y for x, y in zip(ea, eb)],
+             "mul": [x * y for x, y in zip(ea, eb)], "div": [x / y for x, y in zip(ea, eb)],
+             "sqrt": with_mpmath}
+    scale = {"add": [abs(x) + abs(y) for x, y in zip(ea, eb)]}
+    scale["sub"] = scale["add"]
+    compute = {"add": lambda v, x, y: add(x, y, fma=v.fma, add=v.add),
+               "sub": lambda v, x, y: subtract(x, y, fma=v.fma, add=v.add),
+               "mul": lambda v, x, y: multiply(x, y, fma=v.fma, add=v.add),
+               "div": lambda v, x, y: divide(x, y, fma=v.fma, add=v.add),
+               "sqrt": lambda v, x, y: sqrt(abs(x), fma=v.fma, add=v.add)}
+    rows = []
+    for op in OPS:
+        for v in VARIANTS:
+            results = {d: compute[op](v, a.to_device(d), b.to_device(d)) for d in devices}
+            if "gpu" in results:
+                checks.devices(f"{op} {_name(v)}", results["cpu"], results["gpu"])
+            sloppy_add = op in ("add", "sub") and v.add == "sloppy"
+            denominators = scale[op] if sloppy_add else [abs(w) for w in exact[op]]
+            limit = accuracy.bound(op, v)
+            row = dict(op=op, variant=_name(v), bound=limit,
+                       measure="\\|a\\|+\\|b\\|" if sloppy_add else "relative")
+            for device, result in results.items():
+                errors = np.array([accuracy._ratio_u2(abs(g - w), d) for g, w, d in zip(
+                    accuracy._exact_values(result), exact[op], denominators)])
+                checks.bound(f"{op} {_name(v)} ({device})", float(errors.max()), limit)
+                row[device] = float(errors.max())
+                row[device + "_median"] = float(np.median(errors))
+            rows.append(row)
+            progress.update()
+    return rows
+
+
+def _sqrt_references(values):
+    """sqrt of each exact value from mpmath at 320 bits, as exact Fractions (their own error,
+    2^-320 relative, is far below u^2)."""
+    import mpmath
+    with mpmath.workprec(320):
+        return [accuracy._fraction(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
+                for q in values]
+
+
+def _gemm(ks, m, devices, checks, progress):
+    rows = []
+    for k in ks:
+        a = accuracy.random_dd((m, k), exponents=(-5, 5), seed=k)
+        b = accuracy.random_dd((k, m), exponents=(-5, 5), seed=k + 1)
+        for v in VARIANTS:
+            results = {d: rgemm(a.to_device(d), b.to_device(d), fma=v.fma, add=v.add)
+                       for d in devices}
+            if "gpu" in results:
+                checks.devices(f"rgemm K={k} {_name(v)}", results["cpu"], results["gpu"])
+            row = dict(k=k, variant=_name(v), bound=accuracy.bound("gemm", v, k=k))
+            for device, result in results.items():
+                row[device] = accuracy.gemm_error(result, a, b).max
+                checks.bound(f"rgemm K={k} {_name(v)} ({device})", row[device], row["bound"])
+            rows.append(row)
+            progress.update()
+        hi_a, hi_b = np.asarray(a.hi), np.asarray(b.hi)
+        rows.append(dict(k=k, variant="float64", cpu=accuracy.gemm_error(hi_a @ hi_b, hi_a, hi_b).max,
+                         bound=k / (1 - k * 2.0 ** -53) * 2.0 ** 53))  # gamma_K / u^2
+        progress.update()
+    return rows
+
+
+def _dot(conds, n, devices, checks, progress):
+    rows = []
+    for i, cond in enumerate(conds):
+        x, y = accuracy.ill_conditioned_dot(n, cond, dd=False, seed=100 + i)
+        actual = accuracy.dot_condition(x, y)
+        ex, ey = accuracy._exact_values(x), accuracy._exact_values(y)
+        exact = sum(p * q for p, q in zip(ex, ey))
+        magnitude = sum(abs(p * q) for p, q in zip(ex, ey))
+        f64 = Fraction(float(np.dot(np.asarray(x.hi), np.asarray(y.hi))))
+        rows.append(dict(cond=actual, variant="float64", cpu=float(abs(f64 - exact) / abs(exact))))
+        for v in VARIANTS:
+            results = {d: dot(x.to_device(d), y.to_device(d), fma=v.fma, add=v.add)
+                       for d in devices}
+            if "gpu" in results:
+                checks.devices(f"dot cond={actual:.3g} {_name(v)}", results["cpu"], results["gpu"])
+            row = dict(cond=actual, variant=_name(v))
+            for device, result in results.items():
+                got = accuracy._exact_values(result)[0]
+                checks.bound(f"dot cond={actual:.3g} {_name(v)} ({device}; error / sum|x y|)",
+                             accuracy._ratio_u2(abs(got - exact), magnitude),
+                             accuracy.bound("dot", v, k=n))
+                row[device] = float(abs(got - exact) / abs(exact))
+            rows.append(row)
+            progress.update()
+    return rows
+
+
+def _figure(size):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=size)
+    return fig, ax
+
+
+def _save(fig, ax, path, xlabel, ylabel, title):
+    import matplotlib.pyplot as plt
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _plot_elementwise(rows, path):
+    fig, ax = _figure((9, 4.5))
+    width = 0.2
+    for j, v in enumerate(VARIANTS):
+        name = _name(v)
+        mine = [r for r in rows if r["variant"] == name]
+        xs = np.arange(len(OPS)) + (j - 1.5) * width
+        ax.bar(xs, [max(r["cpu"], 1e-3) for r in mine], width, color=COLORS[name], label=name)
+        ax.plot(xs, [max(r["cpu_median"], 1e-3) for r in mine], "w.", markersize=6)
+        if "gpu" in mine[0]:
+            ax.plot(xs, [max(r["gpu"], 1e-3) for r in mine], "kx", markersize=6,
+                    label="GPU max" if j == 0 else None)
+        ax.hlines([r["bound"] for r in mine], xs - width / 2, xs + width / 2, colors="black")
+    ax.set_xticks(np.arange(len(OPS)), OPS)
+    ax.set_yscale("log")
+    _save(fig, ax, path, "", "error / u²  (bar: CPU max, dot: median, line: bound)",
+          "Elementwise DD operations (sloppy add/sub: error relative to |a|+|b|)")
+
+
+def _series(ax, rows, x_key, floor):
+    """One line per variant (CPU), the GPU's values as crosses, and dashed bounds if any."""
+    for name, color in COLORS.items():
+        mine = sorted((r for r in rows if r["variant"] == name), key=lambda r: r[x_key])
+        xs = [r[x_key] for r in mine]
+        ax.loglog(xs, [max(r["cpu"], floor) for r in mine], "o-", color=color, label=name,
+                  markersize=4)
+        if "gpu" in mine[0]:
+            ax.loglog(xs, [max(r["gpu"], floor) for r in mine], "x", color="black", markersize=7,
+                      label="GPU" if name == "fma/accurate" else None)
+        if "bound" in mine[0]:
+            ax.loglog(xs, [r["bound"] for r in mine], "--", color=color, linewidth=0.8)
+
+
+def _plot_gemm(rows, path):
+    fig, ax = _figure((7, 4.5))
+    _series(ax, rows, "k", 1e-3)
+    _save(fig, ax, path, "K", "max |C − C_exact| / (|A||B|)  in u²",
+          "rgemm componentwise error (dashed: proven bounds)")
+
+
+def _plot_dot(rows, path):
+    fig, ax = _figure((7, 4.5))
+    _series(ax, rows, "cond", 1e-40)
+    conds = np.logspace(0, 41, 50)
+    ax.loglog(conds, np.minimum(2.0 ** -53 * conds, 1e3), "k:", label="u·cond")
+    ax.loglog(conds, np.minimum(U2 * conds, 1e3), "k--", label="u²·cond")
+    ax.set_ylim(1e-40, 1e3)
+    _save(fig, ax, path, "condition number 2 Σ|x_i y_i| / |Σ x_i y_i|",
+          "relative error of the dot product",
+          "Dot products (Ogita–Rump–Oishi generator, float64 inputs)")
+
+
+def _device_line(devices) -> str:
+    line = f"CPU: {platform.processor() or platform.machine()} ({os.cpu_count()} cores)"
+    if "gpu" in devices:
+        import cupy
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        line += f"; GPU: {props['name'].decode()} (CuPy {cupy.__version__})"
+    return line
+
+
+def _variant_table(rows, key, title, cell) -> list:
+    """A markdown table: one row per value of `key`, one column per variant (CPU figures)."""
+    lines = [f"| {title} | " + " | ".join(COLORS) + " |", "|---|" + "---|" * len(COLORS)]
+    for x in sorted({r[key] for r in rows}):
+        cells = [cell(next(r for r in rows if r[key] == x and r["variant"] == n)) for n in COLORS]
+        lines.append(f"| {x:.3g} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _markdown(element_rows, gemm_rows, dot_rows, sizes, devices, command, checks) -> str:
+    import mpmath
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [
+        "# Accuracy of ddblas",
+        "",
+        f"Generated by `{command}` on {now}: ddblas {__version__}, NumPy {np.__version__}, "
+        f"mpmath {mpmath.__version__}; {_device_line(devices)}. Devices measured: "
+        f"{', '.join(devices)}" + (" (every result bitwise equal on both)." if len(devices) > 1
+                                   else "."),
+        "Errors are exact (rational arithmetic; sqrt against mpmath at 320 bits), in units of "
+        "u² = 2^-106; bounds from `ddblas.accuracy.bound` (derivations in "
+        "[algorithms.md](algorithms.md)). Verdict: " +
+        ("**every error within its bound**." if not checks.failures else
+         f"**{len(checks.failures)} violations**: " + "; ".join(checks.failures[:5])),
+        "",
+        "## Elementwise operations",
+        "",
+        "Random DD operands with all 106 bits set, exponents in [-20, 20], mixed signs "
+        f"(n = {sizes['elementwise']} per case); sqrt of |a|. "
+        "Relative error, except the sloppy add/sub whose bound is relative to |a| + |b|.",
+        "",
+        "![elementwise](accuracy-elementwise.png)",
+        "",
+        "| op | variant | max | median | bound | measured against |",
+        "|---|---|---|---|---|---|",
+    ]
+    out += [f"| {r['op']} | {r['variant']} | {r['cpu']:.3g} | {r['cpu_median']:.3g} | "
+            f"{r['bound']:.4g} | {r['measure']} |" for r in element_rows]
+    out += ["", "## rgemm against K", "",
+            f"C = A·B with A {sizes['gemm_m']}×K, B K×{sizes['gemm_m']}, random DD entries "
+            "(exponents in [-5, 5]); "
+            "componentwise error |C − C_exact| / (|A||B|), max over C. float64: NumPy's GEMM of "
+            "the hi parts against their own exact product, bound γ_K = Ku/(1 − Ku).", "",
+            "![gemm](accuracy-gemm.png)", "",
+            ]
+    out += _variant_table(gemm_rows, "k", "K", lambda r: f"{r['cpu']:.3g} (≤ {r['bound']:.3g})")
+    out += ["", "## Dot products against the condition number", "",
+            f"x, y of length {sizes['dot_n']} from `accuracy.ill_conditioned_dot(..., dd=False)` "
+            "(float64 entries, so float64 and DD compute the same exact dot product); relative "
+            "error. float64 loses all digits near cond = 1/u ≈ 1e16, DD near 1/u² ≈ 1e32.", "",
+            "![dot](accuracy-dot.png)", ""]
+    out += _variant_table(dot_rows, "cond", "cond", lambda r: f"{r['cpu']:.2g}")
+    out += ["", _OWN_STUDY]
+    return "\n".join(out) + "\n"
+
+
+_OWN_STUDY = """## Your own accuracy study
+
+```python
+import mpmath, ddblas
+from ddblas import accuracy
+
+a = accuracy.hilbert(12)                                   # or your DDArray, ddblas.array(...)
+b = accuracy.random_dd((12, 5), exponents=(-10, 10), seed=1)
+for variant in ["fma/accurate", "fma/sloppy", "nofma/accurate", "nofma/sloppy"]:
+    fma, add = variant.split("/")
+    c = ddblas.rgemm(a, b, fma=fma == "fma", add=add)
+    err = accuracy.gemm_error(c, a, b)                     # exact, in units of u^2
+    print(variant, err, "bound", accuracy.bound("gemm", variant, k=a.shape[1]))
+
+x = accuracy.random_dd(1000, seed=2)                       # elementwise: pass exact references
+with mpmath.workprec(256):
+    ref = [mpmath.sqrt(abs(v)) for v in x.to_mpmath()]
+print(accuracy.error(ddblas.sqrt(abs(x)), ref))
+```
+
+`accuracy.ill_conditioned_dot(n, cond)` and `accuracy.ill_conditioned_matrix(n, cond)` generate
+inputs of a chosen condition number (`dot_condition`, `matrix_condition` measure it exactly);
+`accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals."""
+
+def run(quick: bool = False, out_dir: str = "docs", command: str = "python -m ddblas accuracy") -> int:
+    try:
+        import matplotlib
+        from tqdm import tqdm
+    except ImportError as exc:
+        raise SystemExit(f"python -m ddblas accuracy needs matplotlib and tqdm ({exc}): "
+                         "pip install 'ddblas[accuracy]'") from None
+    matplotlib.use("Agg")
+    devices = ["cpu", "gpu"] if gpu_available() else ["cpu"]
+    sizes = dict(zip(("elementwise", "gemm_m", "dot_n"), (2000, 4, 20) if quick else (20000, 8, 50)))
+    ks = [16, 64, 256] if quick else [16, 64, 256, 1024, 4096, 8192]
+    conds = [2.0] + [10.0 ** e for e in ((10, 20, 30, 40) if quick else range(2, 41, 2))]
+    checks = _Checks()
+    total = len(OPS) * len(VARIANTS) + len(ks) * (len(VARIANTS) + 1) + len(conds) * len(VARIANTS)
+    with tqdm(total=total, desc="accuracy", unit="case") as progress:
+        element_rows = _elementwise(sizes["elementwise"], devices, checks, progress)
+        gemm_rows = _gemm(ks, sizes["gemm_m"], devices, checks, progress)
+        dot_rows = _dot(conds, sizes["dot_n"], devices, checks, progress)
+    os.makedirs(out_dir, exist_ok=True)
+    _plot_elementwise(element_rows, os.path.join(out_dir, "accuracy-elementwise.png"))
+    _plot_gemm(gemm_rows, os.path.join(out_dir, "accuracy-gemm.png"))
+    _plot_dot(dot_rows, os.path.join(out_dir, "accuracy-dot.png"))
+    with open(os.path.join(out_dir, "accuracy.md"), "w") as f:
+        f.write(_markdown(element_rows, gemm_rows, dot_rows, sizes, devices, command, checks))
+    print(f"wrote {os.path.join(out_dir, 'accuracy.md')} and 3 plots")
+    if checks.failures:
+        print(f"{len(checks.failures)} violations; the first: {checks.failures[0]}")
+        return 1
+    worst = max(r["cpu"] / r["bound"] for r in element_rows + [g for g in gemm_rows
+                                                                if g["variant"] != "float64"])
+    print(f"every error within its bound (worst error/bound ratio {worst:.3f})")
+    return 0

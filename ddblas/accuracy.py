@@ -1,0 +1,427 @@
+"""ddblas.accuracy: exact errors of DD results, the proven bounds, and test inputs.
+
+    from ddblas import accuracy
+    err = accuracy.error(ddblas.sqrt(x), [mpmath.sqrt(v) for v in x.to_mpmath()])
+    print(err)                                    # relative error per element, in units of u^2
+    g = accuracy.gemm_error(a @ b, a, b)          # componentwise GEMM error, in units of u^2
+    g.max <= accuracy.bound("gemm", "fma/accurate", k=a.shape[1])
+
+Errors are exact: results and references are taken at their exact values (DD, float64 and mpmath
+numbers are dyadic rationals; decimal strings and Fractions are rationals) and the error is
+computed in rational arithmetic, GEMM and dot references with Python integers. For operations
+whose exact result is irrational (sqrt) pass a reference from mpmath at 256 bits or more: its own
+error (2^-256 relative) is far below u^2. u = 2^-53; every error and bound is in units of
+u^2 = 2^-106.
+
+Bounds (docs/algorithms.md derives each): `bound(op, variant, k)` returns c, in units of u^2, with
+    add, sub (accurate)    |err| <= c |exact|                      relative
+    add, sub (sloppy)      |err| <= c (|a| + |b|)
+    mul, div, sqrt         |err| <= c |exact|                      relative
+    sum                    |err| <= c sum |a_i|                    k = number of terms
+    dot                    |err| <= c sum |x_i y_i|                k = length
+    gemm                   |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|)   k = K
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+
+from ._array import DDArray, asarray, random
+from ._convert import _mpf_to_fraction, dd_from_fraction
+from ._options import Options, get_options
+
+U = Fraction(1, 2 ** 53)
+U2 = U ** 2
+_GROWTH = 1 + Fraction(1, 2 ** 40)  # partial sums' growth by their own errors (n < 2^60)
+
+__all__ = ["ErrorReport", "U2", "bound", "dot_condition", "error", "gemm_error", "hilbert",
+           "ill_conditioned_dot", "ill_conditioned_matrix", "matrix_condition", "random_dd",
+           "vandermonde"]
+
+
+# ---- the documented bounds ----
+
+def _add_constant(accurate: bool) -> Fraction:
+    # [JMP17] Alg. 6 (relative) / docs/algorithms.md "Sloppy addition" (relative to |a| + |b|)
+    return 3 * U2 / (1 - 4 * U) if accurate else (3 + U) / (1 - U) * U2
+
+
+def _mul_constant(fma: bool) -> Fraction:
+    # [JMP17] Alg. 12 / docs/algorithms.md "Multiplication without FMA"
+    return 5 * U2 if fma else (8 + 6 * U + 2 * U ** 2) / (1 - U) ** 2 * U2
+
+
+def _madd_sloppy_product_constant(fma: bool) -> Fraction:
+    # docs/algorithms.md "Fused sloppy multiply-add": c_prod (c_acc is the sloppy add's constant)
+    if fma:
+        return (13 + 16 * U + 9 * U ** 2 + 2 * U ** 3) / (1 - U) ** 2 * U2
+    return (15 + 23 * U + 18 * U ** 2 + 7 * U ** 3 + U ** 4) / (1 - U) ** 2 * U2
+
+
+def _variant(variant) -> Options:
+    if variant is None:
+        return get_options()
+    if isinstance(variant, Options):
+        return variant
+    if isinstance(variant, str) and variant.count("/") == 1:
+        fma, add = variant.split("/")
+        if fma in ("fma", "nofma"):
+            return Options(fma=fma == "fma", add=add)
+    raise ValueError(f"variant must be None, an Options or 'fma|nofma/accurate|sloppy', "
+                     f"got {variant!r}")
+
+
+def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
+    """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
+    opts = _variant(variant)
+    c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
+    needs_k = op in ("sum", "dot", "gemm")
+    if needs_k and (not isinstance(k, numbers.Integral) or k < 0):
+        raise ValueError(f"bound({op!r}) needs k, a non-negative integer (got {k!r})")
+    if not needs_k and k is not None:
+        raise ValueError(f"bound({op!r}) takes no k")
+    if op in ("add", "sub"):
+        return c_add
+    if op == "mul":
+        return c_mul
+    if op == "div":
+        return 15 * U2 + 56 * U ** 3  # [JMP17] Alg. 17
+    if op == "sqrt":
+        return 6 * U2  # docs/algorithms.md "Square root"
+    if op == "sum":
+        return max(k - 1, 0) * c_add * _GROWTH
+    if op == "dot":
+        return (c_mul + max(k - 1, 0) * c_add) * _GROWTH
+    if op == "gemm":
+        if opts.add == "accurate":
+            c_first, c_acc = c_mul, c_add
+        else:
+            c_first, c_acc = _madd_sloppy_product_constant(opts.fma), c_add
+        return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * _GROWTH
+    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm")
+
+
+def bound(op: str, variant=None, k: int | None = None) -> float:
+    """The proven bound of `op` for `variant` ('fma/accurate', 'nofma/sloppy', ..., an Options, or
+    None for the active options), in units of u^2, rounded up; see the module docstring for what
+    each bound is relative to. k: the number of terms (sum, dot) or K (gemm)."""
+    return _round_up(bound_constant(op, variant, k) / U2)
+
+
+def _round_up(q: Fraction) -> float:
+    x = float(q)
+    return x if Fraction(x) >= q else math.nextafter(x, math.inf)
+
+
+# ---- exact errors ----
+
+@dataclass(frozen=True)
+class ErrorReport:
+    """Errors per element in units of u^2 (`values`, a float64 NumPy array shaped like the
+    result; inf where the reference is zero and the result is not), and their summary."""
+    values: np.ndarray
+    kind: str  # "relative" or "componentwise"
+
+    @property
+    def max(self) -> float:
+        return float(np.max(self.values)) if self.values.size else 0.0
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.values)) if self.values.size else 0.0
+
+    @property
+    def argmax(self) -> tuple:
+        """Index of the worst element."""
+        return tuple(int(i) for i in np.unravel_index(int(np.argmax(self.values)),
+                                                      self.values.shape))
+
+    def within(self, bound_u2: float) -> bool:
+        """Whether every element's error is at most `bound_u2` (units of u^2)."""
+        return bool(np.all(self.values <= bound_u2))
+
+    def __str__(self) -> str:
+        if not self.values.size:
+            return f"{self.kind} error: no elements"
+        return (f"{self.kind} error / u^2: max {self.max:.4g} at {self.argmax}, median "
+                f"{self.median:.4g} over {self.values.size} elements")
+
+
+def _fraction(v):
+    """The exact value of one number as a Fraction (None for inf and nan): floats, ints,
+    Fractions, mpmath numbers (dyadic), decimal strings and Decimals exactly."""
+    import mpmath
+    if isinstance(v, (Fraction, numbers.Integral)):
+        return Fraction(v)
+    if isinstance(v, (float, np.floating)):
+        return Fraction(float(v)) if math.isfinite(v) else None
+    if isinstance(v, mpmath.mpf):
+        return _mpf_to_fraction(v) if mpmath.isfinite(v) else None
+    if isinstance(v, (str, Decimal)):
+        try:
+            return Fraction(v)
+        except (ValueError, ArithmeticError):
+            return None if str(v).strip().lower().lstrip("+-") in ("inf", "infinity", "nan") \
+                else _fraction(mpmath.mpf(str(v)))
+    raise TypeError(f"cannot take {type(v).__name__} value {v!r} as an exact number")
+
+
+def _exact_values(x) -> list:
+    """The elements of x, row-major, as exact Fractions (None where not finite): x a DDArray, a
+    NumPy/CuPy array, or a nested list of numbers, Fractions, mpmath values or decimal strings."""
+    if isinstance(x, DDArray):
+        c = x.to_device("cpu")
+        return [Fraction(float(h)) + Fraction(float(l)) if math.isfinite(h) else None
+                for h, l in zip(np.asarray(c.hi).ravel(), np.asarray(c.lo).ravel())]
+    if hasattr(x, "get") and hasattr(x, "dtype"):  # a CuPy array
+        x = x.get()
+    arr = x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
+    return [_fraction(v) for v in arr.ravel()]
+
+
+def _shape(x):
+    return x.shape if hasattr(x, "shape") else np.asarray(x, dtype=object).shape
+
+
+def _same_float(a, b) -> bool:
+    fa, fb = float(a), float(b)
+    return fa == fb or (math.isnan(fa) and math.isnan(fb))
+
+
+def _ratio_u2(num: Fraction, den: Fraction) -> float:
+    """num / den in units of u^2 (0 for 0/0, inf for x/0)."""
+    if den == 0:
+        return 0.0 if num == 0 else math.inf
+    return float(num / den / U2)
+
+
+def error(result, reference) -> ErrorReport:
+    """Relative error |result - reference| / |reference| per element, in units of u^2, exact.
+
+    result: a DDArray (or anything `ddblas.asarray` takes); reference: the exact values, same
+    shape: a DDArray, floats, ints, Fractions, decimal strings, or mpmath numbers (e.g. computed
+    with mpmath at 256 bits or more), each taken exactly as given. Where the reference is 0 the
+    error is 0 if the result is 0, else inf; a non-finite result or reference gives 0 where both
+    are the same float (inf == inf), else inf."""
+    result = asarray(result)
+    if _shape(reference) != result.shape:
+        raise ValueError(f"result has shape {result.shape} but reference has shape "
+                         f"{_shape(reference)}")
+    got, want = _exact_values(result), _exact_values(reference)
+    raw = np.asarray(result.to_device("cpu").hi).ravel()
+    ref_raw = np.asarray(reference.to_device("cpu").hi if isinstance(reference, DDArray)
+                         else np.asarray(reference, dtype=object)).ravel()
+    values = np.empty(len(got))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g is None or w is None:
+            values[i] = 0.0 if g is None and w is None and _same_float(raw[i], ref_raw[i]) \
+                else math.inf
+        else:
+            values[i] = _ratio_u2(abs(g - w), abs(w))
+    return ErrorReport(values.reshape(result.shape), "relative")
+
+
+def _integer_matrix(x: DDArray) -> tuple[np.ndarray, int]:
+    """(m, e) with x = m * 2^e exactly: m an object array of Python ints (finite entries)."""
+    vals = _exact_values(x)
+    if not all(isinstance(v, Fraction) for v in vals):
+        raise ValueError("gemm_error needs finite matrices")
+    e = min((-(v.denominator.bit_length() - 1) for v in vals if v), default=0)
+    ints = [v.numerator * (2 ** -e // v.denominator) for v in vals]
+    return np.array(ints + [None], dtype=object)[:-1].reshape(x.shape), e
+
+
+def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str = "N", *,
+               rows=None, cols=None) -> ErrorReport:
+    """Componentwise GEMM error |C - C_exact| / (|alpha| |op(A)||op(B)| + |beta| |C0|) in units of
+    u^2, C_exact = alpha op(A) op(B) + beta C0 computed exactly. c, a, b, c0: DDArrays or float
+    arrays (float64 results of other libraries too); alpha, beta: DD scalars. rows, cols: index
+    sequences to check only those rows and columns of C (for large matrices)."""
+    from ._gemm import _trans
+    arrays = [asarray(x).to_device("cpu") for x in (c, a, b)]
+    c, a, b = arrays
+    a = a.T if _trans(transa, "transa") else a
+    b = b.T if _trans(transb, "transb") else b
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
+        raise ValueError(f"shapes do not match: C {c.shape}, op(A) {a.shape}, op(B) {b.shape}")
+    rows = range(c.shape[0]) if rows is None else list(rows)
+    cols = range(c.shape[1]) if cols is None else list(cols)
+    a, b, c = a[list(rows)], b[:, list(cols)], c[list(rows)][:, list(cols)]
+    al, be = (_exact_values(asarray(s))[0] for s in (alpha, beta))
+    if be != 0 and c0 is None:
+        raise ValueError("beta != 0 needs c0, the C that rgemm was given")
+    ma, ea = _integer_matrix(a)
+    mb, eb = _integer_matrix(b)
+    product, magnitude = ma.dot(mb), np.abs(ma).dot(np.abs(mb))
+    scale = Fraction(2) ** (ea + eb)
+    got = _exact_values(c)
+    c0_vals = _exact_values(asarray(c0).to_device("cpu")[list(rows)][:, list(cols)]) \
+        if c0 is not None and be != 0 else [Fraction(0)] * len(got)
+    values = np.empty(len(got))
+    for n, (p, m, g, z) in enumerate(zip(product.ravel(), magnitude.ravel(), got, c0_vals)):
+        exact = al * p * scale + be * z
+        den = abs(al) * m * scale + abs(be * z)
+        values[n] = (0.0 if g == exact else math.inf) if den == 0 else \
+            float(abs(g - exact) / den / U2)
+    return ErrorReport(values.reshape(c.shape), "componentwise")
+
+
+# ---- inputs ----
+
+def random_dd(shape, *, exponents=(-30, 30), seed=None, device=None) -> DDArray:
+    """Random DD values with all 106 bits random, uniform sign, times 2^e for e uniform in the
+    closed range `exponents` (per element)."""
+    lo_exp, hi_exp = exponents
+    if lo_exp > hi_exp:
+        raise ValueError(f"exponents must be (low, high) with low <= high, got {exponents!r}")
+    rng = np.random.default_rng(seed)
+    x = random(shape, seed=rng.integers(2 ** 62), device="cpu") * 2 - 1
+    scale = np.ldexp(1.0, rng.integers(lo_exp, hi_exp + 1, size=x.shape))
+    return (x * DDArray(scale)).to_device(device or "cpu")
+
+
+def _dd_array(values, shape, device) -> DDArray:
+    pairs = [dd_from_fraction(v) for v in values]
+    hi = np.array([p[0] for p in pairs], dtype=np.float64).reshape(shape)
+    lo = np.array([p[1] for p in pairs], dtype=np.float64).reshape(shape)
+    return DDArray(hi, lo).to_device(device or "cpu")
+
+
+def dot_condition(x, y) -> float:
+    """cond(x . y) = 2 sum |x_i y_i| / |sum x_i y_i| of two vectors, exactly (inf if the dot
+    product is zero) [Ogita, Rump, Oishi 2005]."""
+    xs, ys = _exact_values(asarray(x)), _exact_values(asarray(y))
+    if len(xs) != len(ys):
+        raise ValueError(f"x has {len(xs)} elements but y has {len(ys)}")
+    dot = sum(p * q for p, q in zip(xs, ys))
+    return math.inf if dot == 0 else float(2 * sum(abs(p * q) for p, q in zip(xs, ys)) / abs(dot))
+
+
+def ill_conditioned_dot(n: int, cond: float, *, dd: bool = True, seed=None, device=None,
+                        tries: int = 50) -> tuple[DDArray, DDArray]:
+    """Vectors x, y of length n >= 6 whose dot product has condition number within a factor 10
+    of `cond` (>= 2, the condition number of a dot product of same-sign terms), for cond >= 1000 by Ogita, Rump and Oishi's GenDot ("Accurate sum and dot
+    product", SIAM J. Sci. Comput. 26(6), 2005, Alg. 6.1): the first half gets random exponents
+    up to log2(cond)/2, the second half decreasing exponents, each y_i chosen so that the exact
+    partial dot product nearly cancels; then a random permutation. Below 1000 (where GenDot
+    overshoots) the products get random magnitudes, half of them negative, those scaled so that
+    the negative sum is P (cond - 2)/(cond + 2) for the positive sum P. Partial sums are exact (fractions), and each
+    y_i is rounded to DD (dd=True, 106 random bits per entry) or float64 (dd=False). A draw whose
+    exact condition number misses the factor 10 is redrawn (at most `tries` times)."""
+    if not isinstance(n, numbers.Integral) or n < 6:
+        raise ValueError(f"n must be an integer >= 6, got {n!r}")
+    if not cond >= 2 or not math.isfinite(cond):
+        raise ValueError(f"cond must be a finite number >= 2, got {cond!r}")
+    rng = np.random.default_rng(seed)
+    bits = 106 if dd else 53
+    rounding = dd_from_fraction if dd else (lambda q: (float(q), 0.0))
+
+    def uniform():  # 2 rand - 1 in [-1, 1) with `bits` random bits
+        m = int(rng.integers(0, 2 ** 53))
+        if dd:
+            m = (m << 53) | int(rng.integers(0, 2 ** 53))
+        return Fraction(m, 2 ** (bits - 1)) - 1
+
+    def rounded(q):
+        h, l = rounding(q)
+        return Fraction(h) + Fraction(l)
+
+    b = math.log2(cond)
+    half = n // 2
+    for _ in range(tries):
+        if cond < 1000:
+            x = [rounded(abs(uniform())) + 1 for _ in range(n)]
+            y = [rounded(abs(uniform())) + 1 for _ in range(n)]
+            positive = sum(p * q for p, q in zip(x[:half], y[:half]))
+            negative = sum(p * q for p, q in zip(x[half:], y[half:]))
+            t = positive * Fraction(cond - 2) / Fraction(cond + 2) / negative
+            y[half:] = [-rounded(q * t) for q in y[half:]]
+            order = rng.permutation(n)
+            xv, yv = _dd_array([x[i] for i in order], (n,), device), \
+                _dd_array([y[i] for i in order], (n,), device)
+            if cond / 10 <= dot_condition(xv, yv) <= cond * 10:
+                return xv, yv
+            continue
+        e = [int(round(v)) for v in rng.uniform(0, b / 2, half)]
+        e[0], e[-1] = int(round(b / 2)) + 1, 0
+        x = [rounded(uniform() * Fraction(2) ** k) for k in e]
+        y = [rounded(uniform() * Fraction(2) ** k) for k in e]
+        dot = sum(p * q for p, q in zip(x, y))
+        for k in np.round(np.linspace(b / 2, 0, n - half)).astype(int):
+            xi = rounded(uniform() * Fraction(2) ** int(k))
+            if xi == 0:
+                xi = Fraction(2) ** int(k)
+            yi = rounded((uniform() * Fraction(2) ** int(k) - dot) / xi)
+            x.append(xi)
+            y.append(yi)
+            dot += xi * yi
+        order = rng.permutation(n)
+        xv, yv = _dd_array([x[i] for i in order], (n,), device), \
+            _dd_array([y[i] for i in order], (n,), device)
+        if cond / 10 <= dot_condition(xv, yv) <= cond * 10:
+            return xv, yv
+    raise RuntimeError(f"no draw within a factor 10 of cond = {cond:g} in {tries} tries")
+
+
+def matrix_condition(a, *, prec: int = 256) -> float:
+    """The 2-norm condition number sigma_max / sigma_min of a square matrix, from mpmath's SVD
+    at `prec` bits (inf if singular)."""
+    import mpmath
+    a = asarray(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"matrix_condition needs a square matrix, got shape {a.shape}")
+    vals = _exact_values(a)
+    with mpmath.workprec(prec):
+        m = mpmath.matrix(a.shape[0], a.shape[1])
+        for n, v in enumerate(vals):
+            m[n // a.shape[1], n % a.shape[1]] = mpmath.mpf(v.numerator) / v.denominator
+        s = mpmath.svd_r(m, compute_uv=False)
+        smin = min(s)
+        return math.inf if smin == 0 else float(max(s) / smin)
+
+
+def ill_conditioned_matrix(n: int, cond: float, *, seed=None, device=None) -> DDArray:
+    """An n x n DD matrix with 2-norm condition number `cond` (1 <= cond <= 1e30): Q1 diag(s) Q2
+    with Q1, Q2 the orthogonal factors of random Gaussian matrices and s geometric from 1 to
+    1/cond, computed with mpmath at 2 * 106 + log2(cond) bits and rounded to DD. Rounding the
+    entries moves the smallest singular value by about u^2 |A|, so cond is capped at 1e30."""
+    import mpmath
+    if not isinstance(n, numbers.Integral) or n < 2:
+        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    if not 1 <= cond <= 1e30:
+        raise ValueError(f"cond must be in [1, 1e30] for a DD matrix, got {cond!r}")
+    rng = np.random.default_rng(seed)
+    prec = 212 + int(math.log2(cond)) + 32
+    with mpmath.workprec(prec):
+        def orthogonal():
+            q, _ = mpmath.qr(mpmath.matrix(rng.standard_normal((n, n)).tolist()))
+            return q
+        s = mpmath.diag([mpmath.mpf(cond) ** (-mpmath.mpf(i) / (n - 1)) for i in range(n)])
+        m = orthogonal() * s * orthogonal().T
+        values = [_mpf_to_fraction(m[i, j]) for i in range(n) for j in range(n)]
+    return _dd_array(values, (n, n), device)
+
+
+def hilbert(n: int, *, device=None) -> DDArray:
+    """The n x n Hilbert matrix H[i, j] = 1 / (i + j + 1), each entry the DD nearest the exact
+    rational."""
+    if not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    return _dd_array([Fraction(1, i + j + 1) for i in range(n) for j in range(n)], (n, n), device)
+
+
+def vandermonde(x, n: int | None = None, *, device=None) -> DDArray:
+    """V[i, j] = x_i ** j (j < n, default n = len(x)), computed exactly from the exact values of
+    x (numbers, Fractions, decimal strings, a DDArray) and rounded to DD once."""
+    xs = _exact_values(x if isinstance(x, DDArray) else np.asarray(list(x), dtype=object))
+    if any(v is None for v in xs):
+        raise ValueError("vandermonde needs finite x")
+    n = len(xs) if n is None else n
+    if not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    return _dd_array([v ** j for v in xs for j in range(n)], (len(xs), n), device)

@@ -1,0 +1,173 @@
+"""ddblas.accuracy: exact errors of known cases, the bounds, the input generators (checked with
+mpmath), and the report's verdict."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+import ddblas
+from ddblas import accuracy
+from ddblas._options import Options
+
+U2 = Fraction(1, 2 ** 106)
+
+
+def test_error_of_one_ulp_of_lo(device):
+    ref = ddblas.DDArray(np.array([1.0, -3.0]), np.array([2.0 ** -60, 2.0 ** -54]))
+    off = ddblas.DDArray(np.array([1.0, -3.0]),
+                         np.array([2.0 ** -60 + 2.0 ** -112, 2.0 ** -54 - 2.0 ** -106]))
+    err = accuracy.error(off.to_device(device), ref)
+    expected = [Fraction(2) ** -112 / (1 + Fraction(2) ** -60),
+                Fraction(2) ** -106 / (3 - Fraction(2) ** -54)]
+    assert err.values.tolist() == [float(e / U2) for e in expected]
+    assert err.kind == "relative" and err.argmax == (1,) and err.max == float(expected[1] / U2)
+    assert accuracy.error(ref, ref).max == 0.0
+
+
+def test_error_references_of_every_kind():
+    x = ddblas.array(["0.1", "2", "0"])
+    exact = accuracy.error(x, [Fraction(1, 10), 2, 0])
+    assert exact.values[1:].tolist() == [0.0, 0.0]
+    # the DD nearest 0.1 errs by less than u^2 / 2 relative (ulp(lo)/2 <= 2^-107 |0.1| ...)
+    assert 0 < exact.values[0] <= 0.5
+    with mpmath.workprec(300):
+        as_mpmath = accuracy.error(x, [mpmath.mpf(1) / 10, mpmath.mpf(2), mpmath.mpf(0)])
+    assert abs(as_mpmath.values[0] - exact.values[0]) < 1e-60
+    assert accuracy.error(x, ["0.1", "2", "0"]).values.tolist() == exact.values.tolist()
+
+
+def test_error_special_cases():
+    got = ddblas.array([0.0, 1.0, math.inf, math.nan, 1.0])
+    err = accuracy.error(got, [0, 0, math.inf, math.nan, math.inf])
+    assert err.values.tolist() == [0.0, math.inf, 0.0, 0.0, math.inf]
+    with pytest.raises(ValueError, match=r"shape \(5,\).*shape \(2,\)"):
+        accuracy.error(got, [1, 2])
+    with pytest.raises(TypeError, match="exact number"):
+        accuracy.error(ddblas.array([1.0]), [object()])
+
+
+def test_gemm_error_of_known_cases(device):
+    a = ddblas.array([[1.0, 2.0], [3.0, -4.0]], device=device)
+    b = ddblas.array([[0.5], [2.0 ** -70]], device=device)
+    c = a @ b  # exact: the products and sums are representable
+    assert accuracy.gemm_error(c, a, b).values.tolist() == [[0.0], [0.0]]
+    c.lo[0, 0] += 2.0 ** -100  # one unit of 2^-100 in C[0, 0]
+    scale = Fraction(1, 2) + 2 * Fraction(2) ** -70
+    assert accuracy.gemm_error(c, a, b).values[0, 0] == float(Fraction(2) ** -100 / scale / U2)
+    # alpha, beta, C0 and transposes
+    c0 = ddblas.array([[1.0], [1.0]], device=device)
+    c = ddblas.rgemm(a.T.copy(), b, c0.copy(), alpha=2, beta="0.5", transa="T")
+    err = accuracy.gemm_error(c, a.T.copy(), b, alpha=2, beta="0.5", c0=c0, transa="T")
+    assert err.kind == "componentwise" and err.max <= 1.0
+    assert accuracy.gemm_error(c, a.T.copy(), b, alpha=2, beta="0.5", c0=c0, transa="T",
+                               rows=[1]).values.shape == (1, 1)
+    with pytest.raises(ValueError, match="beta != 0 needs c0"):
+        accuracy.gemm_error(c, a, b, beta=1)
+    with pytest.raises(ValueError, match="shapes do not match"):
+        accuracy.gemm_error(c, a, a)
+
+
+def test_gemm_error_of_float64_results():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 50)), rng.standard_normal((50, 2))
+    err = accuracy.gemm_error(a @ b, a, b)
+    assert 0 < err.max <= 50 * 2.0 ** 53 * 1.01  # gamma_K in units of u^2
+
+
+def test_bounds_are_the_documented_ones():
+    assert accuracy.bound("mul", "fma/accurate") == 5.0
+    assert 8 < accuracy.bound("mul", "nofma/sloppy") < 8.000001
+    assert 3 < accuracy.bound("add", "fma/accurate") < 3.000001
+    assert accuracy.bound("sub", "nofma/sloppy") == accuracy.bound("add", "fma/sloppy")
+    assert 15 < accuracy.bound("div") < 15.000001 and accuracy.bound("sqrt") == 6.0
+    assert 3 * 9 < accuracy.bound("sum", "fma/accurate", k=10) < 3 * 9 * 1.000001
+    assert 5 + 27 < accuracy.bound("dot", "fma/accurate", k=10) < 32.0001
+    # gemm: (c_mul + c_add + c_first + (K-1) c_acc): 10 + 3K accurate, 18 + 3K fma/sloppy
+    assert 10 + 3 * 100 < accuracy.bound("gemm", "fma/accurate", k=100) < 310.001
+    assert 18 + 3 * 100 < accuracy.bound("gemm", "fma/sloppy", k=100) < 318.001
+    assert 23 + 3 * 100 < accuracy.bound("gemm", "nofma/sloppy", k=100) < 323.001
+    with ddblas.options(fma=False):
+        assert accuracy.bound("mul") == accuracy.bound("mul", Options(fma=False))
+    # float rounding goes up: the float bound is never below the exact constant
+    exact = accuracy.bound_constant("gemm", "nofma/accurate", k=77) / U2
+    assert Fraction(accuracy.bound("gemm", "nofma/accurate", k=77)) >= exact
+
+
+@pytest.mark.parametrize("args, message", [
+    (("gemm", "fma/accurate"), "needs k"), (("mul", None, 3), "takes no k"),
+    (("pow",), "unknown operation 'pow'"), (("mul", "fma"), "variant must be"),
+    (("sum", None, -1), "needs k")])
+def test_bound_errors(args, message):
+    with pytest.raises(ValueError, match=message):
+        accuracy.bound(*args)
+
+
+def _mpmath_dot_condition(x, y):
+    with mpmath.workprec(2000):
+        xs, ys = x.to_mpmath(), y.to_mpmath()
+        return 2 * mpmath.fsum(abs(p * q) for p, q in zip(xs, ys)) / \
+            abs(mpmath.fsum(p * q for p, q in zip(xs, ys)))
+
+
+@pytest.mark.parametrize("cond", [2, 50, 1e3, 1e8, 1e16, 1e24, 1e32, 1e40])
+@pytest.mark.parametrize("dd", [True, False])
+def test_ill_conditioned_dot_hits_the_condition_number(cond, dd):
+    x, y = accuracy.ill_conditioned_dot(24, cond, dd=dd, seed=int(math.log10(cond)))
+    measured = _mpmath_dot_condition(x, y)
+    assert cond / 10 <= measured <= cond * 10
+    assert abs(measured - accuracy.dot_condition(x, y)) <= 1e-12 * measured
+    assert dd or not np.asarray(x.lo).any()
+
+
+def test_ill_conditioned_dot_rejects_bad_input():
+    with pytest.raises(ValueError, match="n must be an integer >= 6"):
+        accuracy.ill_conditioned_dot(4, 1e10)
+    with pytest.raises(ValueError, match="cond must be a finite number >= 2"):
+        accuracy.ill_conditioned_dot(10, 1)
+
+
+@pytest.mark.parametrize("cond", [10.0, 1e8, 1e20, 1e28])
+def test_ill_conditioned_matrix_hits_the_condition_number(cond):
+    a = accuracy.ill_conditioned_matrix(6, cond, seed=1)
+    with mpmath.workprec(400):
+        s = mpmath.svd_r(mpmath.matrix(a.to_mpmath().tolist()), compute_uv=False)
+        measured = max(s) / min(s)
+    assert cond / 10 <= measured <= cond * 10
+    with pytest.raises(ValueError, match="1e30"):
+        accuracy.ill_conditioned_matrix(4, 1e31)
+
+
+def test_hilbert_and_vandermonde_are_the_nearest_dd():
+    h = accuracy.hilbert(5, device="cpu")
+    err = accuracy.error(h, [[Fraction(1, i + j + 1) for j in range(5)] for i in range(5)])
+    assert err.max <= 0.5 * (1 + 2.0 ** -50)  # rounding to nearest DD: <= 2^-107 relative
+    v = accuracy.vandermonde(["0.5", 3, Fraction(1, 3)], 4)
+    assert v.shape == (3, 4)
+    assert accuracy.error(v[:2], [[1, 0.5, 0.25, 0.125], [1, 3, 9, 27]]).max == 0.0
+    err = accuracy.error(v[2], [Fraction(1, 3) ** j for j in range(4)])
+    assert err.max <= 0.5 * (1 + 2.0 ** -50)
+
+
+def test_random_dd_has_full_precision_and_the_exponent_range():
+    x = accuracy.random_dd(2000, exponents=(-8, 8), seed=3)
+    hi, lo = np.asarray(x.hi), np.asarray(x.lo)
+    assert np.all(np.abs(hi) < 2.0 ** 8) and np.all(np.abs(hi) >= 2.0 ** -9 * 2.0 ** -10)
+    assert (lo != 0).mean() > 0.99 and (hi < 0).mean() > 0.4
+    assert np.array_equal(hi, np.asarray(accuracy.random_dd(2000, exponents=(-8, 8), seed=3).hi))
+    with pytest.raises(ValueError, match="low <= high"):
+        accuracy.random_dd(3, exponents=(2, 1))
+
+
+def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
+    from ddblas import _accuracy_report
+    monkeypatch.setattr(_accuracy_report.accuracy, "bound",
+                        lambda op, variant=None, k=None: 1e-3 if op == "mul" else 1e9)
+    assert _accuracy_report.run(quick=True, out_dir=str(tmp_path)) == 1
+    out = capsys.readouterr().out
+    assert "violations; the first: mul fma/accurate (cpu): error" in out
+    text = (tmp_path / "accuracy.md").read_text()
+    assert "violations" in text and (tmp_path / "accuracy-gemm.png").stat().st_size > 1000
