@@ -47,10 +47,9 @@ def main(argv=None) -> int:
         from ._demo import run
         if args.n < 1:
             parser.error(f"--n must be at least 1, got {args.n}")
+        from .accuracy import bound
         worst = run(n=args.n, device=args.device, seed=args.seed)
-        # rgemm's bound: (2 c_mul + n c_add) (|A||B|)_ij with c_mul <= 8.0001 u^2 and
-        # c_add <= 3.0001 u^2 (docs/algorithms.md).
-        return 0 if worst <= 2 * 8.0001 + 3.0001 * args.n else 1
+        return 0 if worst <= bound("gemm", k=args.n) else 1  # the active variant's proven bound
     return 2
 
 

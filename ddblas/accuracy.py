@@ -243,15 +243,15 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     arrays (float64 results of other libraries too); alpha, beta: DD scalars. rows, cols: index
     sequences to check only those rows and columns of C (for large matrices)."""
     from ._gemm import _trans
-    arrays = [asarray(x).to_device("cpu") for x in (c, a, b)]
-    c, a, b = arrays
+    c, a, b = (asarray(x) for x in (c, a, b))
     a = a.T if _trans(transa, "transa") else a
     b = b.T if _trans(transb, "transb") else b
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
         raise ValueError(f"shapes do not match: C {c.shape}, op(A) {a.shape}, op(B) {b.shape}")
-    rows = range(c.shape[0]) if rows is None else list(rows)
-    cols = range(c.shape[1]) if cols is None else list(cols)
-    a, b, c = a[list(rows)], b[:, list(cols)], c[list(rows)][:, list(cols)]
+    rows = list(range(c.shape[0]) if rows is None else rows)
+    cols = list(range(c.shape[1]) if cols is None else cols)
+    # only the checked rows of op(A) and columns of op(B) leave the device
+    a, b, c = (x.to_device("cpu") for x in (a[rows], b[:, cols], c[rows][:, cols]))
     al, be = (_exact_values(asarray(s))[0] for s in (alpha, beta))
     if be != 0 and c0 is None:
         raise ValueError("beta != 0 needs c0, the C that rgemm was given")
@@ -260,7 +260,7 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     product, magnitude = ma.dot(mb), np.abs(ma).dot(np.abs(mb))
     scale = Fraction(2) ** (ea + eb)
     got = _exact_values(c)
-    c0_vals = _exact_values(asarray(c0).to_device("cpu")[list(rows)][:, list(cols)]) \
+    c0_vals = _exact_values(asarray(c0)[rows][:, cols]) \
         if c0 is not None and be != 0 else [Fraction(0)] * len(got)
     values = np.empty(len(got))
     for n, (p, m, g, z) in enumerate(zip(product.ravel(), magnitude.ravel(), got, c0_vals)):
