@@ -209,6 +209,8 @@ def error(result, reference) -> ErrorReport:
     error is 0 if the result is 0, else inf; a non-finite result or reference gives 0 where both
     are the same float (inf == inf), else inf."""
     result = asarray(result)
+    if hasattr(reference, "get") and not isinstance(reference, DDArray):  # a CuPy array
+        reference = reference.get()
     if _shape(reference) != result.shape:
         raise ValueError(f"result has shape {result.shape} but reference has shape "
                          f"{_shape(reference)}")
@@ -241,7 +243,8 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     """Componentwise GEMM error |C - C_exact| / (|alpha| |op(A)||op(B)| + |beta| |C0|) in units of
     u^2, C_exact = alpha op(A) op(B) + beta C0 computed exactly. c, a, b, c0: DDArrays or float
     arrays (float64 results of other libraries too); alpha, beta: DD scalars. rows, cols: index
-    sequences to check only those rows and columns of C (for large matrices)."""
+    sequences to check only those rows and columns of C (for large matrices). A non-finite entry
+    of C gives inf; A, B and C0 must be finite."""
     from ._gemm import _trans
     c, a, b = (asarray(x) for x in (c, a, b))
     a = a.T if _trans(transa, "transa") else a
@@ -266,8 +269,7 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     for n, (p, m, g, z) in enumerate(zip(product.ravel(), magnitude.ravel(), got, c0_vals)):
         exact = al * p * scale + be * z
         den = abs(al) * m * scale + abs(be * z)
-        values[n] = (0.0 if g == exact else math.inf) if den == 0 else \
-            float(abs(g - exact) / den / U2)
+        values[n] = math.inf if g is None else _ratio_u2(abs(g - exact), den)
     return ErrorReport(values.reshape(c.shape), "componentwise")
 
 

@@ -28,6 +28,14 @@ def test_error_of_one_ulp_of_lo(device):
     assert accuracy.error(ref, ref).max == 0.0
 
 
+def test_error_against_a_float_array_on_the_device(device):
+    x = accuracy.random_dd(50, seed=4, device=device)
+    err = accuracy.error(x, x.hi)  # the float64 part alone errs by |lo| / |hi|
+    hi, lo = np.asarray(x.to_device("cpu").hi), np.asarray(x.to_device("cpu").lo)
+    assert err.values.tolist() == [float(abs(Fraction(float(l))) / abs(Fraction(float(h))) / U2)
+                                   for h, l in zip(hi, lo)]
+
+
 def test_error_references_of_every_kind():
     x = ddblas.array(["0.1", "2", "0"])
     exact = accuracy.error(x, [Fraction(1, 10), 2, 0])
@@ -65,6 +73,11 @@ def test_gemm_error_of_known_cases(device):
     assert err.kind == "componentwise" and err.max <= 1.0
     assert accuracy.gemm_error(c, a.T.copy(), b, alpha=2, beta="0.5", c0=c0, transa="T",
                                rows=[1]).values.shape == (1, 1)
+    c.hi[1, 0] = math.nan
+    assert accuracy.gemm_error(c, a.T.copy(), b, alpha=2, beta="0.5", c0=c0,
+                               transa="T").values[1, 0] == math.inf
+    with pytest.raises(ValueError, match="needs finite matrices"):
+        accuracy.gemm_error(c, c0, ddblas.full((1, 1), "inf"))
     with pytest.raises(ValueError, match="beta != 0 needs c0"):
         accuracy.gemm_error(c, a, b, beta=1)
     with pytest.raises(ValueError, match="shapes do not match"):
