@@ -3,15 +3,47 @@
 //   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
 //            memory, inner loop unrolled, one C element per thread;
 //   blocked: Nakasato's register blocking: each thread accumulates TM x TN (= b x b) elements of
-//            C in registers, and the next tiles of A and B are prefetched into registers while
-//            the current ones are used. A thread's elements are strided (rows ty + i * BM / TM,
-//            columns tx + j * BN / TN), so a warp's shared-memory reads of B are consecutive
-//            doubles (no bank conflicts) and its stores to C are coalesced.
+//            C in registers, and the next tiles of A and B are prefetched (copied into a second
+//            shared-memory stage) while the current ones are used. A thread's elements are
+//            strided (rows ty + i * BM / TM, columns tx + j * BN / TN), so a warp's shared-memory
+//            reads of B are consecutive doubles (no bank conflicts) and its stores to C coalesce.
+// Tiles move global -> shared with cp.async (sm_80+; no staging registers, so more blocks fit
+// per SM), or with plain loads and stores on older GPUs.
 // Every C element is summed over k in increasing order exactly as gemm_dot does (gemm.h).
 #pragma once
 #include "gemm.h"
 
 namespace ddblas {
+
+// copy_to_shared: *smem = in ? *gmem : 0, asynchronously on sm_80+ (cp.async with a zero-byte
+// source when !in: nothing is read, the destination is zero-filled); gmem must be a valid
+// address either way. commit_copies() closes a group of copies; wait_copies<P>() waits until at
+// most P groups are pending. A __syncthreads() after the wait publishes the tile to the block.
+__device__ __forceinline__ void copy_to_shared(double *smem, const double *gmem, bool in) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(gmem),
+                 "r"(in ? 8 : 0) : "memory");
+#else
+    *smem = in ? *gmem : 0.0;
+#endif
+}
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// gemm_threads: the block size of a configuration (one thread per TM x TN thread tile).
+__host__ __device__ constexpr int gemm_threads(int BM, int BN, int, int TM, int TN, int) {
+    return (BM / TM) * (BN / TN);
+}
 
 // The layout of a tile's source in global memory decides which index consecutive threads walk,
 // so that their loads are coalesced: A_K_CONTIG means a_cs == 1 (op(A) row-major), otherwise
@@ -32,68 +64,50 @@ __device__ __forceinline__ void gemm_shared(
     constexpr int A_LOADS = BM * BK / THREADS;
     constexpr int B_LOADS = BK * BN / THREADS;
     constexpr int PAD = 1;  // one double per row against shared-memory bank conflicts
+    constexpr int STAGES = PREFETCH ? 2 : 1;
 
     // hi and lo parts in separate tiles: 64-bit accesses (128-bit DD accesses measured 6% slower
     // on the H100 at N = 4096, docs/performance.md).
-    __shared__ double as_hi[BK][BM + PAD], as_lo[BK][BM + PAD];
-    __shared__ double bs_hi[BK][BN + PAD], bs_lo[BK][BN + PAD];
+    __shared__ double as_hi[STAGES][BK][BM + PAD], as_lo[STAGES][BK][BM + PAD];
+    __shared__ double bs_hi[STAGES][BK][BN + PAD], bs_lo[STAGES][BK][BN + PAD];
 
     const int tid = threadIdx.x;
     const int tx = tid % THREADS_N, ty = tid / THREADS_N;
     const index_t row0 = (index_t)blockIdx.y * BM, col0 = (index_t)blockIdx.x * BN;
 
-    // gmem -> registers. Element l = tid + r * THREADS of the A tile is (m, k) = (l / BK, l % BK)
-    // or (l % BM, l / BM) (B alike); as THREADS is a multiple of BM, BN and BK, a thread's
-    // elements share one k (or m) and step by A_STEP in the other index: per tile, one offset and
-    // a bound check per element.
+    // gmem -> smem. Element l = tid + r * THREADS of the A tile is (m, k) = (l / BK, l % BK) or
+    // (l % BM, l / BM) (B alike); as THREADS is a multiple of BM, BN and BK, a thread's elements
+    // share one k (or m) and step by A_STEP in the other index: per tile, one offset and a bound
+    // check per element. Tiles are stored k-major so the inner loop reads rows of as/bs.
     static_assert(THREADS % BM == 0 && THREADS % BN == 0 && THREADS % BK == 0,
                   "THREADS must be a multiple of BM, BN and BK");
     constexpr int A_STEP = A_K_CONTIG ? THREADS / BK : THREADS / BM;
     constexpr int B_STEP = B_N_CONTIG ? THREADS / BN : THREADS / BK;
-    const index_t a_i = row0 + (A_K_CONTIG ? tid / BK : tid % BM);
-    const int a_k = A_K_CONTIG ? tid % BK : tid / BM;
+    const int a_m = A_K_CONTIG ? tid / BK : tid % BM, a_k = A_K_CONTIG ? tid % BK : tid / BM;
+    const index_t a_i = row0 + a_m;
     const index_t a_off = a_i * a_rs + a_k * a_cs, a_step = A_STEP * (A_K_CONTIG ? a_rs : a_cs);
-    const int b_k = B_N_CONTIG ? tid / BN : tid % BK;
-    const index_t b_j = col0 + (B_N_CONTIG ? tid % BN : tid / BK);
+    const int b_k = B_N_CONTIG ? tid / BN : tid % BK, b_n = B_N_CONTIG ? tid % BN : tid / BK;
+    const index_t b_j = col0 + b_n;
     const index_t b_off = b_k * b_rs + b_j * b_cs, b_step = B_STEP * (B_N_CONTIG ? b_rs : b_cs);
-    double ra_hi[A_LOADS], ra_lo[A_LOADS], rb_hi[B_LOADS], rb_lo[B_LOADS];
-    auto load_tiles = [&](index_t k0) {
+    auto load_tiles = [&](index_t k0, int stage) {
         const index_t a_tile = a_off + k0 * a_cs, b_tile = b_off + k0 * b_rs;
 #pragma unroll
         for (int r = 0; r < A_LOADS; ++r) {
-            const index_t i = a_i + (A_K_CONTIG ? r * A_STEP : 0);
-            const index_t k = k0 + a_k + (A_K_CONTIG ? 0 : r * A_STEP);
-            const bool in = i < M && k < K;  // never read past A (the last tile is partial)
-            const index_t off = a_tile + r * a_step;
-            ra_hi[r] = in ? a_hi[off] : 0.0;
-            ra_lo[r] = in ? a_lo[off] : 0.0;
+            const int m = a_m + (A_K_CONTIG ? r * A_STEP : 0), k = a_k + (A_K_CONTIG ? 0 : r * A_STEP);
+            const bool in = row0 + m < M && k0 + k < K;  // never read past A (partial last tile)
+            const index_t off = in ? a_tile + r * a_step : 0;
+            copy_to_shared(&as_hi[stage][k][m], a_hi + off, in);
+            copy_to_shared(&as_lo[stage][k][m], a_lo + off, in);
         }
 #pragma unroll
         for (int r = 0; r < B_LOADS; ++r) {
-            const index_t k = k0 + b_k + (B_N_CONTIG ? r * B_STEP : 0);
-            const index_t j = b_j + (B_N_CONTIG ? 0 : r * B_STEP);
-            const bool in = k < K && j < N;
-            const index_t off = b_tile + r * b_step;
-            rb_hi[r] = in ? b_hi[off] : 0.0;
-            rb_lo[r] = in ? b_lo[off] : 0.0;
+            const int k = b_k + (B_N_CONTIG ? r * B_STEP : 0), n = b_n + (B_N_CONTIG ? 0 : r * B_STEP);
+            const bool in = k0 + k < K && col0 + n < N;
+            const index_t off = in ? b_tile + r * b_step : 0;
+            copy_to_shared(&bs_hi[stage][k][n], b_hi + off, in);
+            copy_to_shared(&bs_lo[stage][k][n], b_lo + off, in);
         }
-    };
-    // registers -> smem, stored k-major so the inner loop reads rows of as/bs.
-    auto store_tiles = [&]() {
-#pragma unroll
-        for (int r = 0; r < A_LOADS; ++r) {
-            const int l = tid + r * THREADS;
-            const int m = A_K_CONTIG ? l / BK : l % BM, k = A_K_CONTIG ? l % BK : l / BM;
-            as_hi[k][m] = ra_hi[r];
-            as_lo[k][m] = ra_lo[r];
-        }
-#pragma unroll
-        for (int r = 0; r < B_LOADS; ++r) {
-            const int l = tid + r * THREADS;
-            const int k = B_N_CONTIG ? l / BN : l % BK, n = B_N_CONTIG ? l % BN : l / BK;
-            bs_hi[k][n] = rb_hi[r];
-            bs_lo[k][n] = rb_lo[r];
-        }
+        commit_copies();
     };
 
     dd acc[TM][TN];
@@ -102,12 +116,17 @@ __device__ __forceinline__ void gemm_shared(
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = dd{0.0, 0.0};
 
-    if (K > 0) load_tiles(0);
-    for (index_t k0 = 0; k0 < K; k0 += BK) {
-        if (!PREFETCH && k0 > 0) load_tiles(k0);
-        store_tiles();
+    if (K > 0) load_tiles(0, 0);
+    for (index_t k0 = 0, tile = 0; k0 < K; k0 += BK, ++tile) {
+        const int stage = PREFETCH ? int(tile & 1) : 0;
+        const bool more = k0 + BK < K;
+        if (PREFETCH && more) {
+            load_tiles(k0 + BK, stage ^ 1);  // the next tiles in flight during this compute
+            wait_copies<1>();                // this tile's copies are done
+        } else {
+            wait_copies<0>();
+        }
         __syncthreads();
-        if (PREFETCH && k0 + BK < K) load_tiles(k0 + BK);  // next tiles in flight during compute
         const int kmax = K - k0 < BK ? int(K - k0) : BK;
 #pragma unroll K_UNROLL
         for (int kk = 0; kk < BK; ++kk) {
@@ -116,12 +135,12 @@ __device__ __forceinline__ void gemm_shared(
 #pragma unroll
                 for (int i = 0; i < TM; ++i) {
                     const int m = ty + i * THREADS_M;
-                    a[i] = dd{as_hi[kk][m], as_lo[kk][m]};
+                    a[i] = dd{as_hi[stage][kk][m], as_lo[stage][kk][m]};
                 }
 #pragma unroll
                 for (int j = 0; j < TN; ++j) {
                     const int n = tx + j * THREADS_N;
-                    b[j] = dd{bs_hi[kk][n], bs_lo[kk][n]};
+                    b[j] = dd{bs_hi[stage][kk][n], bs_lo[stage][kk][n]};
                 }
 #pragma unroll
                 for (int i = 0; i < TM; ++i)
@@ -129,7 +148,8 @@ __device__ __forceinline__ void gemm_shared(
                     for (int j = 0; j < TN; ++j) acc[i][j] = madd<V>(acc[i][j], a[i], b[j]);
             }
         }
-        __syncthreads();
+        __syncthreads();  // every thread is done with this stage before it is refilled
+        if (!PREFETCH && more) load_tiles(k0 + BK, 0);
     }
 
 #pragma unroll
@@ -174,12 +194,13 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 }  // namespace ddblas
 
 // ---- the extern "C" GPU GEMM kernels: ddblas_gemm_<algorithm>_<layout>_<variant> ----
-// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". Every configuration has 256 threads.
-// CONFIG is "BM, BN, BK, TM, TN, K_UNROLL"; MIN_BLOCKS the resident blocks per SM promised to
-// ptxas (__launch_bounds__; 0: none). b4 fits one block per SM (its registers); naming that 1
-// let ptxas schedule its FMA kernels 2-4% faster on the H100 (bench/tile_sweep.py).
+// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". CONFIG is "BM, BN, BK, TM, TN,
+// K_UNROLL" (the block has gemm_threads(CONFIG) threads; ddblas/_gemm.py launches the same);
+// MIN_BLOCKS the resident blocks per SM promised to ptxas (__launch_bounds__; 0: none).
+// b4 is 64 x 32 x 8 with 128 threads, 3 blocks (12 warps) per SM: chosen on the H100 over the
+// 64 x 64 x 16 256-thread block (1 block per SM) and others (bench/tile_sweep.py).
 #define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, A_K, B_N, LAYOUT, V)       \
-    DDBLAS_KERNEL __launch_bounds__(256, MIN_BLOCKS)                                             \
+    DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(CONFIG), MIN_BLOCKS)                   \
         ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS) {                                \
         ddblas::gemm_shared<CONFIG, A_K, B_N, PREFETCH, ddblas::variants::V>(DDBLAS_GEMM_ARGS);  \
     }
@@ -192,7 +213,7 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 #define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
     DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, 0, V)                              \
     DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, 0, V)                                   \
-    DDBLAS_GEMM_LAYOUTS(b4, (64, 64, 16, 4, 4, 2), true, 1, V)                                   \
+    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), true, 3, V)                                    \
     DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
         ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
     }

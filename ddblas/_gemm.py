@@ -17,13 +17,16 @@ ALGORITHMS = ("naive", "tiled", "blocked")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 
 def _default_block(m: int, n: int) -> int:
-    """b = 4 once C has at least two 64 x 64 tiles per multiprocessor, else b = 2: on the H100
-    (docs/performance.md) b = 4 is faster at N >= 4096 in 6 of 8 variant x transpose cases and
-    b = 2 below N = 1024, where b = 4 leaves multiprocessors idle."""
+    """b = 4 once C has a full wave of its 64 x 32 tiles (3 blocks per multiprocessor), else b = 2
+    (32 x 32 tiles): b = 4 leaves multiprocessors idle on small C (docs/performance.md)."""
     import cupy
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    return 4 if -(-m // 64) * -(-n // 64) >= 2 * sms else 2
-_TILE = {"tiled": 16, 2: 32, 4: 64}  # BM = BN of each shared-memory kernel (gemm_gpu.h)
+    bm, bn, _ = _GEOMETRY[4]
+    return 4 if -(-m // bm) * -(-n // bn) >= 3 * sms else 2
+
+
+# (BM, BN, threads) of each shared-memory kernel, as instantiated in cuda_src/gemm_gpu.h
+_GEOMETRY = {"tiled": (16, 16, 256), 2: (32, 32, 256), 4: (64, 32, 128)}
 _ALPHA_ONE, _BETA_ZERO = 1, 2         # GemmFlags of gemm.h
 
 
@@ -138,10 +141,10 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     else:
         block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"
-        tile = _TILE["tiled" if algorithm == "tiled" else block]
+        bm, bn, threads = _GEOMETRY["tiled" if algorithm == "tiled" else block]
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{opts.suffix}",
-                       (-(-n // tile), -(-m // tile)), (256,), *args)
+                       (-(-n // bn), -(-m // bm)), (threads,), *args)
     return c
 
 
