@@ -18,25 +18,27 @@ namespace ddblas {
 // copy_to_shared: *smem = in ? *gmem : 0, asynchronously on sm_80+ (cp.async with a zero-byte
 // source when !in: nothing is read, the destination is zero-filled); gmem must be a valid
 // address either way. commit_copies() closes a group of copies; wait_copies<P>() waits until at
-// most P groups are pending. A __syncthreads() after the wait publishes the tile to the block.
+// most P groups are pending. The __syncthreads() that follows every wait publishes the tile to
+// the block and keeps the compiler from moving reads of the stage above it, so the asm needs no
+// memory clobber (nothing reads a stage while its copies are in flight).
 __device__ __forceinline__ void copy_to_shared(double *smem, const double *gmem, bool in) {
 #if __CUDA_ARCH__ >= 800
     const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(gmem),
-                 "r"(in ? 8 : 0) : "memory");
+                 "r"(in ? 8 : 0));
 #else
     *smem = in ? *gmem : 0.0;
 #endif
 }
 __device__ __forceinline__ void commit_copies() {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    asm volatile("cp.async.commit_group;\n" ::);
 #endif
 }
 template <int PENDING>
 __device__ __forceinline__ void wait_copies() {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 #endif
 }
 
@@ -117,8 +119,8 @@ __device__ __forceinline__ void gemm_shared(
         for (int j = 0; j < TN; ++j) acc[i][j] = dd{0.0, 0.0};
 
     if (K > 0) load_tiles(0, 0);
-    for (index_t k0 = 0, tile = 0; k0 < K; k0 += BK, ++tile) {
-        const int stage = PREFETCH ? int(tile & 1) : 0;
+    int stage = 0;
+    for (index_t k0 = 0; k0 < K; k0 += BK, stage ^= int(PREFETCH)) {
         const bool more = k0 + BK < K;
         if (PREFETCH && more) {
             load_tiles(k0 + BK, stage ^ 1);  // the next tiles in flight during this compute
