@@ -3,9 +3,8 @@
 Prints the kernel time of each call (a warm-up call precedes it)."""
 import argparse
 
-import cupy
-
 import ddblas
+from ddblas._bench import _time_gpu
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--n", type=int, default=4096)
@@ -17,11 +16,5 @@ b = ddblas.random((args.n, args.n), seed=2, device="gpu")
 for name in args.variants:
     fma, add = name.split("/")
     options = dict(fma=fma == "fma", add=add, block=args.block)
-    ddblas.rgemm(a, b, **options)
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    ddblas.rgemm(a, b, **options)
-    stop.record()
-    stop.synchronize()
-    seconds = cupy.cuda.get_elapsed_time(start, stop) / 1e3
+    seconds = _time_gpu(lambda: ddblas.rgemm(a, b, **options), 1)  # a warm-up, then one call
     print(f"{name} b={args.block} n={args.n}: {2 * args.n ** 3 / seconds / 1e9:.0f} GFLOP/s")

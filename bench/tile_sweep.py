@@ -9,7 +9,6 @@ of 3) and prints DD GFLOP/s. Used to choose the b=4 configuration (docs/performa
 import argparse
 import json
 import os
-import statistics
 import tempfile
 
 import cupy
@@ -17,6 +16,7 @@ import numpy as np
 
 import ddblas
 from ddblas import _gpu
+from ddblas._bench import _time_gpu
 
 # BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__). Two stages
 # of BM x BK + BK x BN DD tiles must fit the 48 KB of static shared memory (64 x 64 x 16: no).
@@ -63,19 +63,6 @@ def launch(fn, cfg, a, b, c):
     fn((-(-n // cfg[1]), -(-m // cfg[0])), (threads(cfg),), args)
 
 
-def median_seconds(fn, repeat=3):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-    return statistics.median(times)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
@@ -103,7 +90,7 @@ def main():
         for v in args.variants:
             for i, cfg in enumerate(CONFIGS):
                 fn = module.get_function(kernel_name(i, v))
-                t = median_seconds(lambda: launch(fn, cfg, a, b, c))
+                t = _time_gpu(lambda: launch(fn, cfg, a, b, c), 3)
                 rows.append(dict(n=n, variant=v, config=cfg, threads=threads(cfg),
                                  registers=fn.num_regs, gflops=2 * n ** 3 / t / 1e9))
                 r = rows[-1]

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._array import DDArray, asarray, random
-from ._convert import _mpf_to_fraction, dd_from_fraction
+from ._convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
 from ._options import Options, get_options
 
 U = Fraction(1, 2 ** 53)
@@ -176,7 +176,7 @@ def _exact_values(x) -> list:
     NumPy/CuPy array, or a nested list of numbers, Fractions, mpmath values or decimal strings."""
     if isinstance(x, DDArray):
         c = x.to_device("cpu")
-        return [Fraction(float(h)) + Fraction(float(l)) if math.isfinite(h) else None
+        return [dd_to_fraction(float(h), float(l)) if math.isfinite(h) else None
                 for h, l in zip(np.asarray(c.hi).ravel(), np.asarray(c.lo).ravel())]
     if hasattr(x, "get") and hasattr(x, "dtype"):  # a CuPy array
         x = x.get()
@@ -377,12 +377,8 @@ def matrix_condition(a, *, prec: int = 256) -> float:
     a = asarray(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"matrix_condition needs a square matrix, got shape {a.shape}")
-    vals = _exact_values(a)
     with mpmath.workprec(prec):
-        m = mpmath.matrix(a.shape[0], a.shape[1])
-        for n, v in enumerate(vals):
-            m[n // a.shape[1], n % a.shape[1]] = mpmath.mpf(v.numerator) / v.denominator
-        s = mpmath.svd_r(m, compute_uv=False)
+        s = mpmath.svd_r(a.to_mpmath(), compute_uv=False)
         smin = min(s)
         return math.inf if smin == 0 else float(max(s) / smin)
 

@@ -150,6 +150,7 @@ def test_ill_conditioned_matrix_hits_the_condition_number(cond):
         s = mpmath.svd_r(mpmath.matrix(a.to_mpmath().tolist()), compute_uv=False)
         measured = max(s) / min(s)
     assert cond / 10 <= measured <= cond * 10
+    assert abs(accuracy.matrix_condition(a) - float(measured)) <= 1e-12 * float(measured)
     with pytest.raises(ValueError, match="1e30"):
         accuracy.ill_conditioned_matrix(4, 1e31)
 
