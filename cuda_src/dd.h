@@ -149,14 +149,21 @@ DD_HD dd madd_sloppy(dd acc, dd a, dd b) {
     return r;
 }
 
+// mul_unguarded: the variant's DD product as GEMM inner loops use it: mul_fma, or
+// mul_dekker<false> (no overflow guards: entries up to 2^996, products up to 2^1000).
+template <class V>
+DD_HD dd mul_unguarded(dd a, dd b) {
+    return V::fma ? mul_fma(a, b) : mul_dekker<false>(a, b);
+}
+
 // madd: acc + a * b, the inner step of every GEMM, without special-value checks. Accurate
 // variants: the variant's DD product then add_accurate, error <= c_mul |a b| + c_add (|acc| +
 // |a b|)(1 + c_mul); sloppy variants: the fused madd_sloppy. Without FMA the product is
-// unguarded (mul_dekker<false>, madd_sloppy<false>): entries up to 2^996, products up to 2^1000.
+// unguarded (mul_unguarded, madd_sloppy<false>): entries up to 2^996, products up to 2^1000.
 template <class V>
 DD_HD dd madd(dd acc, dd a, dd b) {
     if (!V::accurate) return madd_sloppy<V::fma>(acc, a, b);
-    return add_accurate(acc, V::fma ? mul_fma(a, b) : mul_dekker<false>(a, b));
+    return add_accurate(acc, mul_unguarded<V>(a, b));
 }
 
 // mul_by_double: y * t for a DD y and a double t, [JMP17] Alg. 7 (DWTimesFP1).

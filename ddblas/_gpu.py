@@ -57,11 +57,9 @@ def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels
         nvrtc.destroyProgram(prog)
 
 
-@functools.lru_cache(maxsize=None)
-def module():
-    """The compiled GPU kernels (a cupy.RawModule), built on first use and cached on disk."""
+def cubin_path():
+    """The cached cubin of gpu_kernels.cu for this device, compiled first if missing."""
     require()
-    import cupy
     from cupy_backends.cuda.libs import nvrtc
     arch = _arch()
     version = ".".join(map(str, nvrtc.getVersion()))
@@ -69,7 +67,14 @@ def module():
     path = _build.cache_dir() / f"ddblas_gpu_{key}.cubin"
     if not path.exists():
         _build.write_atomically(path, compile_cubin(arch))
-    return cupy.RawModule(path=str(path))
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def module():
+    """The compiled GPU kernels (a cupy.RawModule), built on first use and cached on disk."""
+    import cupy
+    return cupy.RawModule(path=str(cubin_path()))
 
 
 class GpuBackend:

@@ -57,19 +57,26 @@ def host_assembly() -> str:
             return f.read()
 
 
+def _nvcc(arch: str, *args: str) -> subprocess.CompletedProcess:
+    """nvcc on gpu_kernels.cu for one architecture with the GPU backend's contraction rule."""
+    src = _build.source_dir() / "gpu_kernels.cu"
+    return subprocess.run([shutil.which("nvcc"), "--fmad=false", "-std=c++17", f"-arch={arch}",
+                           str(src), *args], check=True, capture_output=True, text=True)
+
+
+def nvcc_ptx(arch: str) -> str:
+    """The PTX of gpu_kernels.cu for one architecture; raises on errors."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _nvcc(arch, "-ptx", "-o", f"{tmp}/k.ptx")
+        with open(f"{tmp}/k.ptx") as f:
+            return f.read()
+
+
 def nvcc_compile(arch: str) -> tuple[str, str]:
     """(PTX, ptxas -v report) of gpu_kernels.cu for one architecture; raises on errors."""
-    nvcc = shutil.which("nvcc")
-    src = _build.source_dir() / "gpu_kernels.cu"
-    common = [nvcc, "--fmad=false", "-std=c++17", f"-arch={arch}"]
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(common + ["-ptx", str(src), "-o", f"{tmp}/k.ptx"], check=True,
-                       capture_output=True, text=True)
-        report = subprocess.run(common + ["-cubin", "-Xptxas", "-v", str(src), "-o",
-                                          f"{tmp}/k.cubin"], check=True, capture_output=True,
-                                text=True).stderr
-        with open(f"{tmp}/k.ptx") as f:
-            return f.read(), report
+        report = _nvcc(arch, "-cubin", "-Xptxas", "-v", "-o", f"{tmp}/k.cubin").stderr
+    return nvcc_ptx(arch), report
 
 
 def spills(report: str) -> list[str]:
