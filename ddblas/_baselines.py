@@ -145,7 +145,7 @@ class Baseline:
 class Flint(Baseline):
     name, module, package = "python-flint arb_mat", "flint", "python-flint"
     note = "Arb ball arithmetic at prec 106 (midpoint scored); all cores"
-    max_n = 1024
+    max_n = 1024  # 4.4 s on 2 cores
 
     @contextlib.contextmanager
     def _context(self):
@@ -193,7 +193,7 @@ class Flint(Baseline):
 class Xprec(Baseline):
     name, module, package = "xprec ddouble", "xprec", "xprec"
     note = "double-double NumPy dtype, naive triple loop (OpenMP)"
-    max_n = 1024
+    max_n = 512  # N = 1024 took 27 s on 2 cores
 
     def prepare(self, a, b):
         ddouble = self._library().ddouble
@@ -223,7 +223,7 @@ class Xprec(Baseline):
 class QuadDType(Baseline):
     name, module, package = "numpy-quaddtype binary128", "numpy_quaddtype", "numpy-quaddtype"
     note = "IEEE binary128 (SLEEF), QuadBLAS matmul"
-    max_n = 512
+    max_n = 512  # 6-8 s on 2 cores
 
     def _dtype(self):
         return self._library().QuadPrecDType(backend="sleef")
@@ -267,7 +267,7 @@ def _binary128(raw: bytes):
 class Mpmath(Baseline):
     name, module, package = "mpmath", "mpmath", "mpmath"
     note = "mpmath.matrix product at prec 106 (small N only)"
-    max_n = 128
+    max_n = 128  # 2-3 s on 2 cores
 
     def prepare(self, a, b):
         return a.to_mpmath(), b.to_mpmath()  # exact mpf values
@@ -294,7 +294,7 @@ class Mpmath(Baseline):
 class Gmpy2(Baseline):
     name, module, package = "gmpy2 mpfr", "gmpy2", "gmpy2"
     note = "MPFR at prec 106 in NumPy object arrays (small N only)"
-    max_n = 256
+    max_n = 256  # 5 s on 2 cores
 
     @contextlib.contextmanager
     def _context(self):
