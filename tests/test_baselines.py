@@ -22,7 +22,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import ddblas
 from ddblas import _baselines, accuracy
 
 from conftest import requires_gpu
