@@ -228,6 +228,14 @@ def error(result, reference) -> ErrorReport:
     return ErrorReport(values.reshape(result.shape), "relative")
 
 
+def _exact_array(x):
+    """x as a DDArray where that holds it exactly (a DDArray, a NumPy/CuPy number array), else as
+    a NumPy object array of its values as given (Fractions, mpmath numbers: never rounded)."""
+    if isinstance(x, DDArray) or getattr(getattr(x, "dtype", None), "kind", "O") in "biuf":
+        return asarray(x)
+    return np.asarray(x, dtype=object)
+
+
 def _integer_matrix(x: DDArray) -> tuple[np.ndarray, int]:
     """(m, e) with x = m * 2^e exactly: m an object array of Python ints (finite entries)."""
     vals = _exact_values(x)
@@ -242,11 +250,12 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
                rows=None, cols=None) -> ErrorReport:
     """Componentwise GEMM error |C - C_exact| / (|alpha| |op(A)||op(B)| + |beta| |C0|) in units of
     u^2, C_exact = alpha op(A) op(B) + beta C0 computed exactly. c, a, b, c0: DDArrays or float
-    arrays (float64 results of other libraries too); alpha, beta: DD scalars. rows, cols: index
-    sequences to check only those rows and columns of C (for large matrices). A non-finite entry
-    of C gives inf; A, B and C0 must be finite."""
+    arrays (float64 results of other libraries too); c may also be a nested list or object array
+    of exact values of any precision (Fractions, mpmath numbers), taken as they are; alpha, beta:
+    DD scalars. rows, cols: index sequences to check only those rows and columns of C (for large
+    matrices). A non-finite entry of C gives inf; A, B and C0 must be finite."""
     from ._gemm import _trans
-    c, a, b = (asarray(x) for x in (c, a, b))
+    c, a, b = _exact_array(c), asarray(a), asarray(b)
     a = a.T if _trans(transa, "transa") else a
     b = b.T if _trans(transb, "transb") else b
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
@@ -254,7 +263,7 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     rows = list(range(c.shape[0]) if rows is None else rows)
     cols = list(range(c.shape[1]) if cols is None else cols)
     # only the checked rows of op(A) and columns of op(B) leave the device
-    a, b, c = (x.to_device("cpu") for x in (a[rows], b[:, cols], c[rows][:, cols]))
+    a, b, c = a[rows].to_device("cpu"), b[:, cols].to_device("cpu"), c[rows][:, cols]
     al, be = (_exact_values(asarray(s))[0] for s in (alpha, beta))
     if be != 0 and c0 is None:
         raise ValueError("beta != 0 needs c0, the C that rgemm was given")

@@ -84,6 +84,20 @@ def test_gemm_error_of_known_cases(device):
         accuracy.gemm_error(c, a, a)
 
 
+def test_gemm_error_of_exact_results_beyond_dd():
+    """A C given as Fractions (another library's binary128 or MPFR result) is scored as it is,
+    not rounded to DD first."""
+    a = ddblas.array([[1.0, 2.0 ** -60]])
+    b = ddblas.array([[1.0 + 2.0 ** -52], [1.0]])
+    exact = (1 + Fraction(2) ** -52) + Fraction(2) ** -60  # C = AB, exactly a DD
+    off = exact + Fraction(2) ** -120  # 2^-14 u^2 away: lost if rounded to DD
+    scale = 1 + Fraction(2) ** -52 + Fraction(2) ** -60  # |A||B|
+    assert accuracy.gemm_error([[exact]], a, b).values.tolist() == [[0.0]]
+    err = accuracy.gemm_error(np.array([[off]], dtype=object), a, b)
+    assert err.values[0, 0] == float(Fraction(2) ** -120 / scale / U2)
+    assert accuracy.gemm_error([["inf"]], a, b).values[0, 0] == math.inf
+
+
 def test_gemm_error_of_float64_results():
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((3, 50)), rng.standard_normal((50, 2))
