@@ -87,6 +87,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if info is not None and not isinstance(info, dict):
+        raise TypeError(f"info must be a dict (filled with what rgemm did), got {type(info).__name__}")
     if block is not None and block not in BLOCKS:
         raise ValueError(f"block must be 2 or 4, got {block!r}")
     opts = resolve(fma, add)

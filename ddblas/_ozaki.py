@@ -74,17 +74,23 @@ def budget(variant, k: int) -> Fraction:
 
 
 def slices_needed(m_min: float, k: int, beta: int, variant) -> int | None:
-    """The fewest S >= 2 whose error terms fit the budget (docs/ozaki.md, Theorem):
-        K (S+1) 2^(-beta S) + c_add (1+2^-40) (S-2) 2K 2^-beta <= B * m_min (1 - (K+2) u)
-    for m_min the smallest nonzero scaled bound-GEMM entry; None beyond MAX_SLICES."""
+    """The fewest S >= 2 for which, with M the exact scaled (|op(A)||op(B)|)_ij of any entry,
+    M >= L = m_min (1 - (K+2) u) (m_min: the smallest nonzero entry of the bound GEMM),
+        K (S+1) 2^(-beta S) + c_add (1+2^-40) (S-2) min(M, 2K 2^-beta) <= B M
+    (docs/ozaki.md, Theorem); None beyond MAX_SLICES. The left side minus the right is piecewise
+    linear in M, so it is checked at M = L and at the kink M = 2K 2^-beta."""
     from .accuracy import bound_constant
     if not math.isfinite(m_min):     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
-    c_add = bound_constant("add", variant)
-    room = budget(variant, k) * Fraction(m_min) * (1 - (k + 2) * _U)
-    unit = Fraction(1, 2 ** beta)
+    c_add = bound_constant("add", variant) * _GROWTH
+    room = budget(variant, k)
+    low = Fraction(m_min) * (1 - (k + 2) * _U)
+    kink = Fraction(2 * k, 2 ** beta)
     for s in range(2, MAX_SLICES + 1):
-        if k * (s + 1) * unit ** s + c_add * _GROWTH * (s - 2) * 2 * k * unit <= room:
+        def fits(m):
+            return k * (s + 1) * Fraction(1, 2 ** (beta * s)) + c_add * (s - 2) * min(m, kink) \
+                <= room * m
+        if fits(low) and (kink <= low or fits(kink)):
             return s
     return None
 
