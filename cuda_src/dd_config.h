@@ -17,7 +17,6 @@ using std::fabs;
 using std::fma;
 using std::isfinite;
 using std::isnan;
-using std::ldexp;
 using std::signbit;
 using std::sqrt;
 using std::trunc;

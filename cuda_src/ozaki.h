@@ -16,11 +16,32 @@
 
 namespace ddblas {
 
+// pow2: 2^k exactly, for -1022 <= k <= 1023 (normal powers), built from its bits.
+DD_HD double pow2(int k) {
+    const long long bits = (long long)(k + 1023) << 52;
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(bits);
+#else
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+#endif
+}
+
+// scale2: x * 2^k by two multiplications with normal powers of two (|k| <= 2044; beyond, the
+// exponent is clamped: only used where x is then 0). Exact whenever x * 2^k is a float64 (the
+// two factors have one sign, so the intermediate lies between x and the result); identical on
+// both backends, unlike a library ldexp, also where the result underflows.
+DD_HD double scale2(double x, index_t k) {
+    const int kk = k > 2044 ? 2044 : (k < -2044 ? -2044 : int(k));
+    return x * pow2(kk / 2) * pow2(kk - kk / 2);
+}
+
 // ozaki_digit: trunc(r / 2^p), rounded toward zero, of the exact DD value r = hi + lo
-// (normalized, |r| < 2^(p + 52)). ldexp is exact unless |r.hi| / 2^p < 2^-1022, where the digit
-// is 0 anyway; when r.hi / 2^p is an integer, a tail of the opposite sign takes one off.
-DD_HD double ozaki_digit(dd r, int p) {
-    const double x = ldexp(r.hi, -p);
+// (normalized, |r| < 2^(p + 52)). The scaling is exact unless |r.hi| / 2^p < 2^-1022, where the
+// digit is 0 anyway; when r.hi / 2^p is an integer, a tail of the opposite sign takes one off.
+DD_HD double ozaki_digit(dd r, index_t p) {
+    const double x = scale2(r.hi, -p);
     double d = trunc(x);
     if (d == x && d != 0.0 && r.lo != 0.0 && signbit(r.lo) != signbit(r.hi))
         d -= copysign(1.0, r.hi);
@@ -31,9 +52,9 @@ DD_HD double ozaki_digit(dd r, int p) {
 // |r| < 2^(p + beta), beta <= 26: |d| < 2^beta, and afterwards r has its old sign (or is 0) and
 // |r| < 2^p. Exact: d 2^p is a float64, r.hi - d 2^p is representable (docs/ozaki.md) and
 // two_sum renormalizes exactly.
-DD_HD double ozaki_slice_step(dd& r, int p) {
+DD_HD double ozaki_slice_step(dd& r, index_t p) {
     const double d = ozaki_digit(r, p);
-    const double h = r.hi - ldexp(d, p);
+    const double h = r.hi - scale2(d, p);
     two_sum(h, r.lo, r.hi, r.lo);
     return d;
 }
@@ -58,7 +79,7 @@ DD_HD dd ozaki_group(const double *p, index_t count, index_t plane, double scale
 
 // ozaki_scale: x * 2^e for a DD x, exact unless the result underflows; on overflow (inf, 0).
 DD_HD dd ozaki_scale(dd x, index_t e) {
-    dd r = {ldexp(x.hi, int(e)), ldexp(x.lo, int(e))};
+    dd r = {scale2(x.hi, e), scale2(x.lo, e)};
     if (!isfinite(r.hi)) r.lo = 0.0;
     return r;
 }
@@ -80,7 +101,7 @@ DDBLAS_KERNEL ddblas_ozaki_slice(ddblas::index_t R, ddblas::index_t C, ddblas::i
         ddblas::dd r = {x_hi[off], x_lo[off]};
         const ddblas::index_t e = exps[i * e_rs + j * e_cs];
         for (ddblas::index_t t = 0; t < slices; ++t)
-            out[t * n + w] = ddblas::ozaki_slice_step(r, int(e - beta * (t + 1)));
+            out[t * n + w] = ddblas::ozaki_slice_step(r, e - beta * (t + 1));
     }
 }
 
