@@ -1,8 +1,10 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
 Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
-naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every kernel sums
-each C element over k in increasing order, so all algorithms and both devices agree bit for bit.
+naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every classic
+kernel sums each C element over k in increasing order, so all of them and both devices agree bit
+for bit. algorithm="ozaki-fp64" (ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact
+float64 slice products instead: a different result within the same bound, equal on both devices.
 """
 from __future__ import annotations
 
@@ -81,8 +83,9 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     no product is formed (an empty C, K = 0 or alpha = 0).
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
-    componentwise (docs/algorithms.md). Non-FMA products need entries up to 2^996 in magnitude
-    and products up to 2^1000 (beyond: inf or nan in C).
+    componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
+    products need entries up to 2^996 in magnitude and products up to 2^1000 (beyond: inf or nan
+    in C).
     """
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:
