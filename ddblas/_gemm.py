@@ -8,6 +8,8 @@ float64 slice products instead: a different result within the same bound, equal 
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from . import _backend, _ozaki
@@ -79,7 +81,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     same result on CPU and GPU; it falls back to the classic kernel (the CPU kernel or "blocked")
     for non-finite inputs and badly scaled data. info: a dict to fill with what was done
     ("algorithm", and for ozaki-fp64 "slices", "beta", "chunk", "chunks", "gemms", "fallback",
-    "seconds" per phase; asking for it synchronizes the GPU between phases); left empty when
+    "seconds" per phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases); left empty when
     no product is formed (an empty C, K = 0 or alpha = 0).
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
@@ -148,11 +150,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
             c_hi, c_lo, c_rs, c_cs, flags)
     be = _backend.backend(device)
     if algorithm == "ozaki-fp64":
+        start = time.perf_counter()
         plan = _ozaki.plan(op_a, op_b, opts)
         if info is not None:
             info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
                         gemms=plan.gemms if plan.fallback is None else 0,
-                        fallback=plan.fallback, seconds={})
+                        fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
         if plan.fallback is None:
             if info is not None:
                 info["algorithm"] = "ozaki-fp64"

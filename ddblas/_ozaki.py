@@ -96,23 +96,23 @@ def slices_needed(m_min: float, k: int, beta: int, variant) -> int | None:
 
 
 def plan(op_a, op_b, variant) -> Plan:
-    """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device."""
+    """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device. An inf or
+    nan among the hi parts reaches the bound GEMM (inf * 0 = nan), which is how it is detected
+    (a normalized DD with a finite hi has a finite lo)."""
     xp = op_a.xp
-    for x in (op_a, op_b):
-        if not (bool(xp.isfinite(x.hi).all()) and bool(xp.isfinite(x.lo).all())):
-            return Plan(fallback="non-finite entries (inf or nan) in A or B")
     k = op_a.shape[1]
     chunk = min(k, CHUNK)
     beta = slice_bits(chunk)
     row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
     mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
     mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
+    bound = xp.matmul(mag_a, mag_b)      # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
+    if not bool(xp.isfinite(bound).all()):
+        return Plan(fallback="non-finite entries (inf or nan) in A or B")
     for mag in (mag_a, mag_b):
-        smallest = float(xp.where(mag > 0, mag, np.inf).min())
-        if smallest < 2.0 ** -GAP_LIMIT:
+        if float(xp.where(mag > 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
             return Plan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
                                  f"column's (B) largest")
-    bound = xp.matmul(mag_a, mag_b)      # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
     m_min = float(xp.where(bound > 0, bound, np.inf).min())
     s = slices_needed(m_min, k, beta, variant)
     if s is None:
