@@ -106,7 +106,8 @@ def plan(op_a, op_b, variant) -> Plan:
     row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
     mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
     mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
-    bound = xp.matmul(mag_a, mag_b)      # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
+    with np.errstate(invalid="ignore"):  # inf * 0 in NumPy's BLAS: the nan is the detection
+        bound = xp.matmul(mag_a, mag_b)  # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
     if not bool(xp.isfinite(bound).all()):
         return Plan(fallback="non-finite entries (inf or nan) in A or B")
     for mag in (mag_a, mag_b):
