@@ -28,10 +28,11 @@ DD_HD double pow2(int k) {
 #endif
 }
 
-// scale2: x * 2^k by two multiplications with normal powers of two (|k| <= 2044; beyond, the
-// exponent is clamped: only used where x is then 0). Exact whenever x * 2^k is a float64 (the
-// two factors have one sign, so the intermediate lies between x and the result); identical on
-// both backends, unlike a library ldexp, also where the result underflows.
+// scale2: x * 2^k by two multiplications with normal powers of two. Exact whenever x * 2^k is a
+// float64 (the two exponents have one sign, so the intermediate lies between x and the result);
+// identical on both backends, unlike a library ldexp, also where the result underflows. k is
+// clamped to [-2044, 2044]: the slicing needs no more (x = 0 beyond), and a scale-back beyond it
+// (row and column maxima both above 2^1021 or both subnormal) is outside the bound's range.
 DD_HD double scale2(double x, index_t k) {
     const int kk = k > 2044 ? 2044 : (k < -2044 ? -2044 : int(k));
     return x * pow2(kk / 2) * pow2(kk - kk / 2);
