@@ -110,8 +110,8 @@ def plan(op_a, op_b, variant) -> Plan:
         bound = xp.matmul(mag_a, mag_b)  # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
     if not bool(xp.isfinite(bound).all()):
         return Plan(fallback="non-finite entries (inf or nan) in A or B")
-    for mag in (mag_a, mag_b):
-        if float(xp.where(mag > 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
+    for x, mag in ((op_a, mag_a), (op_b, mag_b)):  # a scaled entry may underflow to 0
+        if float(xp.where(x.hi != 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
             return Plan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
                                  f"column's (B) largest")
     m_min = float(xp.where(bound > 0, bound, np.inf).min())

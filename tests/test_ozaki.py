@@ -196,6 +196,12 @@ def test_badly_scaled_rows_fall_back(device, variant):
     got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert "2^450" in info["fallback"]
     assert _same_bits(got, ddblas.rgemm(a, b, **variant))
+    # 2^-900 scaled by its row's 2^-901 underflows to 0 in the bound GEMM: still detected
+    a = ddblas.array([[2.0 ** 900, 2.0 ** -900]], device=device)
+    b = ddblas.array([[0.0], [1.0]], device=device)
+    info = {}
+    got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert "2^450" in info["fallback"] and exact_values(got) == [Fraction(2) ** -900]
 
 
 def test_blas_semantics_and_views(device):
