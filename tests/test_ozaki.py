@@ -37,14 +37,9 @@ def _digits(x: ddblas.DDArray, per_row: bool, slices: int, beta: int):
         np.asarray(exps.get() if x.device == "gpu" else exps)
 
 
-@given(st.lists(dd_value(-1000, 1000), min_size=1, max_size=6), st.integers(1, 3),
-       st.integers(14, 26), st.booleans())
-def test_slicing_is_exact_and_truncates(device, values, rows, beta, per_row):
+def _check_slicing(x: ddblas.DDArray, per_row: bool, beta: int):
     """Digits are integers below 2^beta; after any S slices the remainder x - sum_t d_t
     2^(e - beta t) has x's sign and is below 2^(e - beta S); with enough slices it is 0."""
-    row = to_ddarray(values, "cpu").reshape(1, -1)
-    x = ddblas.DDArray(np.repeat(row.hi, rows, 0), np.repeat(row.lo, rows, 0))
-    x = (x if per_row else x.T).to_device(device)
     exact = np.array(exact_values(x), dtype=object).reshape(x.shape)
     full = -(-(2200 + 110) // beta)          # covers every bit from 2^1024 down to 2^-1074
     for slices in (1, 3, full):
@@ -61,6 +56,27 @@ def test_slicing_is_exact_and_truncates(device, values, rows, beta, per_row):
                 assert abs(rest) < Fraction(2) ** (e - beta * slices)
                 if slices == full:
                     assert rest == 0
+
+
+@given(st.lists(dd_value(-1000, 1000), min_size=1, max_size=6), st.integers(1, 3),
+       st.integers(14, 26), st.booleans())
+def test_slicing_is_exact_and_truncates(device, values, rows, beta, per_row):
+    row = to_ddarray(values, "cpu").reshape(1, -1)
+    x = ddblas.DDArray(np.repeat(row.hi, rows, 0), np.repeat(row.lo, rows, 0))
+    _check_slicing((x if per_row else x.T).to_device(device), per_row, beta)
+
+
+def test_slicing_tails_of_the_opposite_sign(device):
+    """hi a multiple of the slice unit and lo of the other sign: the digit is one less than
+    hi's, so the remainder keeps x's sign (and subnormal entries slice exactly)."""
+    hi = np.array([[1.0, -1.0, 0.75, 2.0 ** -30, -(2.0 ** -40), 5e-324, 2.0 ** -1070]])
+    lo = np.array([[-(2.0 ** -70), 2.0 ** -70, -(2.0 ** -80), 2.0 ** -90, -(2.0 ** -100), 0, 0]])
+    x = ddblas.DDArray(hi, lo).to_device(device)
+    for beta in (20, 26):
+        _check_slicing(x, True, beta)
+        _check_slicing(x.T, False, beta)
+    digits, _ = _digits(x, True, 1, 20)
+    assert digits[0, 0, 0] == 2 ** 19 - 1 and digits[0, 0, 1] == -(2 ** 19 - 1)
 
 
 def test_slice_bits_make_every_product_exact():
