@@ -267,3 +267,16 @@ def test_gpu_equals_cpu_bitwise(shape):
             assert cpu_info["algorithm"] == gpu_info["algorithm"] == OZAKI
             assert cpu_info["slices"] == gpu_info["slices"]
             assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
+
+
+def test_too_few_slices_break_the_bound(variant):
+    """The checks have teeth: the same data with S = 3 forced (fewer than the rule picks) exceeds
+    the classic bound, with the chosen S it does not."""
+    a, b = _matrix(4, 8, 31, "cpu", 40), _matrix(8, 4, 32, "cpu", 40)
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    bound = accuracy.bound("gemm", ddblas.Options(**variant), 8)
+    assert info["slices"] > 3 and accuracy.gemm_error(c, a, b).within(bound)
+    with mock.patch.object(_ozaki, "slices_needed", lambda *args: 3):
+        c = ddblas.rgemm(a, b, algorithm=OZAKI, **variant)
+    assert not accuracy.gemm_error(c, a, b).within(bound)
