@@ -5,8 +5,9 @@ bits with --flint): time, plan (S, beta, GEMMs), time per phase and sampled exac
     python bench/ozaki.py --device gpu --sizes 1024 2048 4096 8192 --out ozaki-h100.json
 
 Inputs: uniform in [-1, 1) with all 106 bits random (accuracy.random_dd). DD GFLOP/s = 2 N^3 /
-time. Times: median of --repeat runs after a warm-up (GPU: CUDA events, kernels and GEMMs only);
-flint's arb_mat product likewise (conversion not timed); the phase split comes from one extra run with info= (which synchronizes between phases).
+time. Times: median of --repeat runs after a warm-up (GPU: CUDA events around the call);
+flint's arb_mat product likewise (conversion not timed); the phase split comes from one extra run
+with info= (which synchronizes between phases).
 Errors: accuracy.gemm_error on --samples random rows x columns, in units of u^2 relative to
 (|A||B|)_ij, next to the classic bound for K = N.
 """

@@ -1,4 +1,5 @@
-// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64"), Ozaki scheme I on float64 engines.
+// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64"),
+// Ozaki scheme I on float64 engines.
 // op(A) and op(B) are cut into S slices of integers below 2^beta (each row of op(A) against its own
 // power of two 2^e_i, each column of op(B) against 2^f_j); every slice product A_t B_u is then an
 // exact float64 GEMM (NumPy's BLAS or cuBLAS, called from ddblas/_ozaki.py); these kernels add
@@ -88,9 +89,10 @@ DD_HD dd ozaki_scale(dd x, index_t e) {
 }  // namespace ddblas
 
 // ---- kernels (included by kernels.h) ----
-// slice: out[t, i, j] (t < S, plane R x C row-major) = the t-th digit of x[i, j] = (hi, lo)[i * x_rs
-// + j * x_cs] against 2^(e - beta (t + 1)), e = exps[i * e_rs + j * e_cs] (a row's or a column's
-// exponent, |x| < 2^e). The digits sum to x up to a remainder of x's sign below 2^(e - beta S).
+// slice: out[t, i, j] (t < S, planes R x C row-major) = the digit t + 1 of
+// x[i, j] = (hi, lo)[i * x_rs + j * x_cs] against 2^(e - beta (t + 1)), e = exps[i * e_rs +
+// j * e_cs] (a row's or a column's exponent, |x| < 2^e). The digits sum to x up to a remainder
+// of x's sign below 2^(e - beta S).
 DDBLAS_KERNEL ddblas_ozaki_slice(ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices,
                                  ddblas::index_t beta, const double *x_hi, const double *x_lo,
                                  ddblas::index_t x_rs, ddblas::index_t x_cs,

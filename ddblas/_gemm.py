@@ -81,8 +81,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     same result on CPU and GPU; it falls back to the classic kernel (the CPU kernel or "blocked")
     for non-finite inputs and badly scaled data. info: a dict to fill with what was done
     ("algorithm", and for ozaki-fp64 "slices", "beta", "chunk", "chunks", "gemms", "fallback",
-    "seconds" per phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases); left empty when
-    no product is formed (an empty C, K = 0 or alpha = 0).
+    "seconds" per phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU
+    between phases); left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
     componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
@@ -93,7 +93,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     if info is not None and not isinstance(info, dict):
-        raise TypeError(f"info must be a dict (filled with what rgemm did), got {type(info).__name__}")
+        raise TypeError(f"info must be a dict (filled with what rgemm did), got "
+                        f"{type(info).__name__}")
     if block is not None and block not in BLOCKS:
         raise ValueError(f"block must be 2 or 4, got {block!r}")
     opts = resolve(fma, add)
