@@ -4,6 +4,8 @@
 #                                    of the elementwise GPU tests and the rgemm shape grid,
 #                                    racecheck of the rgemm grid)
 #   bash bench/device_run.sh bench   the rgemm benchmark (SIZES overrides the sizes)
+#   bash bench/device_run.sh ozaki   tests/test_ozaki.py (GPU == CPU bitwise, bounds, fallbacks),
+#                                    memcheck of a chunked ozaki-fp64 call, bench/ozaki.py (SIZES)
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
@@ -38,6 +40,21 @@ if [ "$stage" = bench ]; then
 echo "== bench"
 timeout 280 python3 -m ddblas bench rgemm --sizes ${SIZES:-256 512 1024 2048 4096 8192} --cpu-sizes 512 \
     --out "$OUT/rgemm.json" 2>&1 | tee "$OUT/bench.txt"
+fi
+if [ "$stage" = ozaki ]; then
+echo "== ozaki tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings tests/test_ozaki.py > "$OUT/pytest_ozaki.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest_ozaki.log" | tail -25
+timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import _ozaki, accuracy; from unittest import mock
+a = accuracy.random_dd((67, 301), seed=1, device='gpu'); b = accuracy.random_dd((301, 45), seed=2, device='gpu')
+with mock.patch.object(_ozaki, 'CHUNK', 100): ddblas.rgemm(a, b.T.copy(), transb='T', algorithm='ozaki-fp64')
+" > "$OUT/memcheck_ozaki.log" 2>&1
+echo "memcheck ozaki exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_ozaki.log" | tail -1
+echo "== ozaki bench"
+timeout 300 python3 bench/ozaki.py --device gpu --sizes ${SIZES:-1024 2048 4096 8192} \
+    --out "$OUT/ozaki.json" 2>&1 | tee "$OUT/ozaki.txt"
 fi
 if [ "$stage" = profile ]; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"

@@ -19,6 +19,7 @@ using std::isfinite;
 using std::isnan;
 using std::signbit;
 using std::sqrt;
+using std::trunc;
 #endif
 
 namespace ddblas {

@@ -202,3 +202,6 @@ DDBLAS_EACH_VARIANT(DDBLAS_GEMM_NAIVE_KERNEL, gemm_naive)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_GEMM_CPU_KERNEL, gemm_cpu)
 #endif
+
+// ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of algorithm="ozaki-fp64" ----
+#include "ozaki.h"

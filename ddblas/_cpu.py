@@ -59,7 +59,14 @@ def _compile(cxx: str, flags: tuple[str, ...], out_path: str) -> subprocess.Comp
 
 @functools.lru_cache(maxsize=None)
 def library() -> ctypes.CDLL:
-    """The compiled CPU kernels, built on first use and cached on disk."""
+    """The compiled CPU kernels, built on first use and cached on disk.
+
+    OpenMP threads wait passively (sleep) between parallel regions unless $OMP_WAIT_POLICY says
+    otherwise: spinning threads take the cores from the BLAS threads of NumPy's matmul (and
+    the BLAS threads' spinning from the kernels), which made rgemm(algorithm="ozaki-fp64"),
+    alternating BLAS GEMMs and kernels, up to 10x slower on 2 cores. libgomp reads the variable
+    when it is loaded, i.e. with this library (unless another module loaded it before)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     cxx = find_compiler()
     flags = CXXFLAGS + ("-march=native", OPENMP_FLAG)
     key = _build.artifact_key(cxx, _compiler_identity(cxx), " ".join(flags), _cpu_identity())

@@ -1,19 +1,23 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
 Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
-naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every kernel sums
-each C element over k in increasing order, so all algorithms and both devices agree bit for bit.
+naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every classic
+kernel sums each C element over k in increasing order, so all of them and both devices agree bit
+for bit. algorithm="ozaki-fp64" (ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact
+float64 slice products instead: a different result within the same bound, equal on both devices.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from . import _backend
+from . import _backend, _ozaki
 from ._array import DDArray, asarray
 from ._ops import _operands, multiply
 from ._options import resolve
 
-ALGORITHMS = ("naive", "tiled", "blocked")
+ALGORITHMS = ("naive", "tiled", "blocked", "ozaki-fp64")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 
 def _default_block(m: int, n: int) -> int:
@@ -60,7 +64,7 @@ def _shares_memory(x: DDArray, c: DDArray) -> bool:
 
 
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
-          algorithm="blocked", block=None) -> DDArray:
+          algorithm="blocked", block=None, info=None) -> DDArray:
     """C = alpha * op(A) * op(B) + beta * C in double-double.
 
     a, b: 2-D DDArrays (or anything ddblas.asarray accepts) on one device; op(X) is X for
@@ -70,16 +74,27 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm
     (GPU): "naive" (one thread per element), "tiled" (shared-memory tiles) or "blocked"
     (register-blocked b x b per thread, block=2 or 4; default by size); on the CPU one
-    register-blocked OpenMP kernel serves them all. Every choice sums each element over k in increasing order, so the
-    results are identical bit for bit; strided and transposed views are read in place.
+    register-blocked OpenMP kernel serves them all. Every choice sums each element over k in
+    increasing order, so the results are identical bit for bit; strided and transposed views are
+    read in place. algorithm="ozaki-fp64" (both devices): exact float64 GEMMs of integer slices
+    (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same bound, with the
+    same result on CPU and GPU; it falls back to the classic kernel (the CPU kernel or "blocked")
+    for non-finite inputs and badly scaled data. info: a dict to fill with what was done
+    ("algorithm", and for ozaki-fp64 "slices", "beta", "chunk", "chunks", "gemms", "fallback",
+    "seconds" per phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU
+    between phases); left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
-    componentwise (docs/algorithms.md). Non-FMA products need entries up to 2^996 in magnitude
-    and products up to 2^1000 (beyond: inf or nan in C).
+    componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
+    products need entries up to 2^996 in magnitude and products up to 2^1000 (beyond: inf or nan
+    in C).
     """
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if info is not None and not isinstance(info, dict):
+        raise TypeError(f"info must be a dict (filled with what rgemm did), got "
+                        f"{type(info).__name__}")
     if block is not None and block not in BLOCKS:
         raise ValueError(f"block must be 2 or 4, got {block!r}")
     opts = resolve(fma, add)
@@ -130,10 +145,27 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
                          "parts are laid out alike (e.g. a copy())")
     alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
     flags = (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
-    args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs,
-            float(alpha_dd.hi), float(alpha_dd.lo), float(beta_dd.hi), float(beta_dd.lo),
+    alpha_pair = (float(alpha_dd.hi), float(alpha_dd.lo))
+    beta_pair = (float(beta_dd.hi), float(beta_dd.lo))
+    args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *alpha_pair, *beta_pair,
             c_hi, c_lo, c_rs, c_cs, flags)
     be = _backend.backend(device)
+    if algorithm == "ozaki-fp64":
+        start = time.perf_counter()
+        plan = _ozaki.plan(op_a, op_b, opts)
+        if info is not None:
+            info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
+                        gemms=plan.gemms if plan.fallback is None else 0,
+                        fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
+        if plan.fallback is None:
+            if info is not None:
+                info["algorithm"] = "ozaki-fp64"
+            _ozaki.run(plan, op_a, op_b, alpha_pair, beta_pair, c, flags, opts.suffix,
+                       None if info is None else info["seconds"])
+            return c
+        algorithm = "blocked"
+    if info is not None:
+        info["algorithm"] = "cpu" if device == "cpu" else algorithm
     if device == "cpu":
         be.launch("ddblas_gemm_cpu_" + opts.suffix, -(-m // 4) * -(-n // 4), *args)
     elif algorithm == "naive":

@@ -1,0 +1,154 @@
+// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64"),
+// Ozaki scheme I on float64 engines.
+// op(A) and op(B) are cut into S slices of integers below 2^beta (each row of op(A) against its own
+// power of two 2^e_i, each column of op(B) against 2^f_j); every slice product A_t B_u is then an
+// exact float64 GEMM (NumPy's BLAS or cuBLAS, called from ddblas/_ozaki.py); these kernels add
+// the products with t + u = s exactly, accumulate the groups s = S+1, ..., 2 in DD and apply
+// the scale 2^(e_i + f_j) and the BLAS epilogue. docs/ozaki.md proves the bound.
+// Sources:
+//   [OOO12] K. Ozaki, T. Ogita, S. Oishi, S. M. Rump, "Error-free transformations of matrix
+//           multiplication by using fast routines of matrix multiplication and its
+//           applications", Numer. Algorithms 59(1), 2012 (the splitting, Alg. 3 / scheme I).
+//   [MOI20] D. Mukunoki, K. Ozaki, T. Ogita, T. Imamura, "DGEMM using Tensor Cores, and its
+//           accurate and reproducible versions", ISC 2020 (the t + u <= S + 1 truncation).
+#pragma once
+#include "dd.h"
+#include "gemm.h"
+
+namespace ddblas {
+
+// pow2: 2^k exactly, for -1022 <= k <= 1023 (normal powers), built from its bits.
+DD_HD double pow2(int k) {
+    const long long bits = (long long)(k + 1023) << 52;
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(bits);
+#else
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+#endif
+}
+
+// scale2: x * 2^k by two multiplications with normal powers of two. Exact whenever x * 2^k is a
+// float64 (the two exponents have one sign, so the intermediate lies between x and the result);
+// identical on both backends, unlike a library ldexp, also where the result underflows. k is
+// clamped to [-2044, 2044]: the slicing needs no more (x = 0 beyond), and a scale-back beyond it
+// (row and column maxima both above 2^1021 or both subnormal) is outside the bound's range.
+DD_HD double scale2(double x, index_t k) {
+    const int kk = k > 2044 ? 2044 : (k < -2044 ? -2044 : int(k));
+    return x * pow2(kk / 2) * pow2(kk - kk / 2);
+}
+
+// ozaki_digit: trunc(r / 2^p), rounded toward zero, of the exact DD value r = hi + lo
+// (normalized, |r| < 2^(p + 52)). The scaling is exact unless |r.hi| / 2^p < 2^-1022, where the
+// digit is 0 anyway; when r.hi / 2^p is an integer, a tail of the opposite sign takes one off.
+DD_HD double ozaki_digit(dd r, index_t p) {
+    const double x = scale2(r.hi, -p);
+    double d = trunc(x);
+    if (d == x && d != 0.0 && r.lo != 0.0 && signbit(r.lo) != signbit(r.hi))
+        d -= copysign(1.0, r.hi);
+    return d;
+}
+
+// ozaki_slice_step: the next digit d = trunc(r / 2^p) of r, and r -= d 2^p exactly. With
+// |r| < 2^(p + beta), beta <= 26: |d| < 2^beta, and afterwards r has its old sign (or is 0) and
+// |r| < 2^p. Exact: d 2^p is a float64, r.hi - d 2^p is representable (docs/ozaki.md) and
+// two_sum renormalizes exactly.
+DD_HD double ozaki_slice_step(dd& r, index_t p) {
+    const double d = ozaki_digit(r, p);
+    const double h = r.hi - scale2(d, p);
+    two_sum(h, r.lo, r.hi, r.lo);
+    return d;
+}
+
+// ozaki_group: the exact sum of `count` integer-valued float64 products p[c * plane], each below
+// 2^53 in magnitude (count < 2^26), as a normalized DD, times the power of two `scale`: two_sum
+// chains the leading parts, the (integer) errors add exactly in lo. The scaling is exact for
+// scale >= 2^-1000 (nonzero parts are at least 1).
+DD_HD dd ozaki_group(const double *p, index_t count, index_t plane, double scale) {
+    double hi = 0.0, lo = 0.0;
+    for (index_t c = 0; c < count; ++c) {
+        double e;
+        two_sum(hi, p[c * plane], hi, e);
+        lo += e;
+    }
+    dd g;
+    two_sum(hi, lo, g.hi, g.lo);
+    g.hi *= scale;
+    g.lo *= scale;
+    return g;
+}
+
+// ozaki_scale: x * 2^e for a DD x, exact unless the result underflows; on overflow (inf, 0).
+DD_HD dd ozaki_scale(dd x, index_t e) {
+    dd r = {scale2(x.hi, e), scale2(x.lo, e)};
+    if (!isfinite(r.hi)) r.lo = 0.0;
+    return r;
+}
+
+}  // namespace ddblas
+
+// ---- kernels (included by kernels.h) ----
+// slice: out[t, i, j] (t < S, planes R x C row-major) = the digit t + 1 of
+// x[i, j] = (hi, lo)[i * x_rs + j * x_cs] against 2^(e - beta (t + 1)), e = exps[i * e_rs +
+// j * e_cs] (a row's or a column's exponent, |x| < 2^e). The digits sum to x up to a remainder
+// of x's sign below 2^(e - beta S).
+DDBLAS_KERNEL ddblas_ozaki_slice(ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices,
+                                 ddblas::index_t beta, const double *x_hi, const double *x_lo,
+                                 ddblas::index_t x_rs, ddblas::index_t x_cs,
+                                 const ddblas::index_t *exps, ddblas::index_t e_rs,
+                                 ddblas::index_t e_cs, double *out) {
+    const ddblas::index_t n = R * C;
+    DDBLAS_FOR_EACH(w, n) {
+        const ddblas::index_t i = w / C, j = w % C, off = i * x_rs + j * x_cs;
+        ddblas::dd r = {x_hi[off], x_lo[off]};
+        const ddblas::index_t e = exps[i * e_rs + j * e_cs];
+        for (ddblas::index_t t = 0; t < slices; ++t)
+            out[t * n + w] = ddblas::ozaki_slice_step(r, e - beta * (t + 1));
+    }
+}
+
+// accumulate: acc = the exact sum of the `count` M x N products (planes of `products`) times
+// `scale` (first != 0), or acc + that with the variant's DD addition. acc is contiguous M x N.
+#define DDBLAS_OZAKI_ACCUMULATE_KERNEL(OP, V)                                                  \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t M, ddblas::index_t N, ddblas::index_t count,  \
+                                    const double *products, double scale, ddblas::index_t first, \
+                                    double *acc_hi, double *acc_lo) {                           \
+        const ddblas::index_t n = M * N;                                                        \
+        DDBLAS_FOR_EACH(w, n) {                                                                 \
+            ddblas::dd g = ddblas::ozaki_group(products + w, count, n, scale);                  \
+            if (!first) {                                                                       \
+                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                  \
+                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                            \
+            }                                                                                   \
+            acc_hi[w] = g.hi;                                                                   \
+            acc_lo[w] = g.lo;                                                                   \
+        }                                                                                       \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_ACCUMULATE_KERNEL, ozaki_accumulate)
+
+// finish: the last group (s = 2) added to acc as in accumulate, the result scaled by
+// 2^(row_exp[i] + col_exp[j]) and C[i, j] = gemm_epilogue (alpha, beta, flags as in gemm.h),
+// stored canonically through C's strides.
+#define DDBLAS_OZAKI_FINISH_KERNEL(OP, V)                                                      \
+    DDBLAS_KERNEL ddblas_##OP##_##V(                                                            \
+        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const double *products,    \
+        double scale, const double *acc_hi, const double *acc_lo,                               \
+        const ddblas::index_t *row_exp, const ddblas::index_t *col_exp, double alpha_hi,        \
+        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,            \
+        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags) {                    \
+        const ddblas::index_t n = M * N;                                                        \
+        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};               \
+        DDBLAS_FOR_EACH(w, n) {                                                                 \
+            const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;              \
+            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                      \
+            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                             \
+                acc, ddblas::ozaki_group(products + w, count, n, scale));                       \
+            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                                \
+            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,     \
+                                                           flags);                              \
+            c_hi[off] = ddblas::canonical(r.hi);                                                \
+            c_lo[off] = ddblas::canonical(r.lo);                                                \
+        }                                                                                       \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_FINISH_KERNEL, ozaki_finish)

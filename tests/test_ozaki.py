@@ -1,0 +1,284 @@
+"""rgemm(algorithm="ozaki-fp64"): exact slicing (Fractions), the classic bound against exact
+rationals on ill-scaled, zero, chunked and cancelling inputs, the fallbacks, and on the GPU
+bitwise equality with the CPU."""
+from __future__ import annotations
+
+import contextlib
+from fractions import Fraction
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ddblas
+from conftest import requires_gpu
+from ddblas import _backend, _ozaki, accuracy
+from ddvalues import dd_value, exact_values, to_ddarray
+from test_gemm import TRANS, _check_bound, _matrix
+
+OZAKI = "ozaki-fp64"
+
+
+@contextlib.contextmanager
+def chunk(length):
+    """Force slice products over `length` columns of K at most (exercises chunking at small K)."""
+    with mock.patch.object(_ozaki, "CHUNK", length):
+        yield
+
+
+def _digits(x: ddblas.DDArray, per_row: bool, slices: int, beta: int):
+    """(digits (S, R, C) as a NumPy array, exponents) from the slice kernel."""
+    exps = _ozaki._exponents(x.xp, x.hi, 1 if per_row else 0)
+    plan = _ozaki.Plan(slices=slices, beta=beta)
+    out = _ozaki._slices(_backend.backend(x.device), x, exps, per_row, plan)
+    return np.asarray(x.xp.asnumpy(out) if x.device == "gpu" else out), \
+        np.asarray(exps.get() if x.device == "gpu" else exps)
+
+
+def _check_slicing(x: ddblas.DDArray, per_row: bool, beta: int):
+    """Digits are integers below 2^beta; after any S slices the remainder x - sum_t d_t
+    2^(e - beta t) has x's sign and is below 2^(e - beta S); with enough slices it is 0."""
+    exact = np.array(exact_values(x), dtype=object).reshape(x.shape)
+    full = -(-(2200 + 110) // beta)          # covers every bit from 2^1024 down to 2^-1074
+    for slices in (1, 3, full):
+        digits, exps = _digits(x, per_row, slices, beta)
+        assert np.all(digits == np.trunc(digits)) and np.all(np.abs(digits) < 2.0 ** beta)
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                e = int(exps[i] if per_row else exps[j])
+                v = exact[i, j]
+                assert abs(v) < Fraction(2) ** e
+                rest = v - sum(Fraction(float(digits[t - 1, i, j])) * Fraction(2) ** (e - beta * t)
+                               for t in range(1, slices + 1))
+                assert rest == 0 or (rest > 0) == (v > 0)
+                assert abs(rest) < Fraction(2) ** (e - beta * slices)
+                if slices == full:
+                    assert rest == 0
+
+
+@given(st.lists(dd_value(-1000, 1000), min_size=1, max_size=6), st.integers(1, 3),
+       st.integers(14, 26), st.booleans())
+def test_slicing_is_exact_and_truncates(device, values, rows, beta, per_row):
+    row = to_ddarray(values, "cpu").reshape(1, -1)
+    x = ddblas.DDArray(np.repeat(row.hi, rows, 0), np.repeat(row.lo, rows, 0))
+    _check_slicing((x if per_row else x.T).to_device(device), per_row, beta)
+
+
+def test_slicing_tails_of_the_opposite_sign(device):
+    """hi a multiple of the slice unit and lo of the other sign: the digit is one less than
+    hi's, so the remainder keeps x's sign (and subnormal entries slice exactly)."""
+    hi = np.array([[1.0, -1.0, 0.75, 2.0 ** -30, -(2.0 ** -40), 5e-324, 2.0 ** -1070]])
+    lo = np.array([[-(2.0 ** -70), 2.0 ** -70, -(2.0 ** -80), 2.0 ** -90, -(2.0 ** -100), 0, 0]])
+    x = ddblas.DDArray(hi, lo).to_device(device)
+    for beta in (20, 26):
+        _check_slicing(x, True, beta)
+        _check_slicing(x.T, False, beta)
+    digits, _ = _digits(x, True, 1, 20)
+    assert digits[0, 0, 0] == 2 ** 19 - 1 and digits[0, 0, 1] == -(2 ** 19 - 1)
+
+
+def test_slice_bits_make_every_product_exact():
+    for k in (1, 2, 3, 4, 5, 100, 1024, 1025, 8192, 10 ** 6):
+        beta = _ozaki.slice_bits(k)
+        assert k * (2 ** beta - 1) ** 2 <= 2 ** 53 < k * (2 ** (beta + 1) - 1) ** 2
+    assert _ozaki.slice_bits(1) == 26 and _ozaki.slice_bits(8192) == 20
+
+
+def _scaled(rows, cols, seed, spread, row_spread, col_spread, zero_rows, zero_cols):
+    """_matrix entries (within-row spread 2^+-spread) times 2^r_i per row and 2^c_j per column,
+    with some rows and columns zeroed."""
+    rng = np.random.default_rng(seed)
+    x = _matrix(rows, cols, seed, "cpu", spread)
+    scale = np.ldexp(1.0, rng.integers(-row_spread, row_spread + 1, (rows, 1))
+                     + rng.integers(-col_spread, col_spread + 1, (1, cols)))
+    x = x * ddblas.DDArray(scale)
+    for i in zero_rows:
+        if i < rows:
+            x[i] = 0
+    for j in zero_cols:
+        if j < cols:
+            x[:, j] = 0
+    return x
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 9), st.sampled_from(TRANS),
+       st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5"), (1, 1)]), st.integers(0, 10 ** 6),
+       st.sampled_from([0, 5, 40, 200]), st.sampled_from([0, 250]),
+       st.sampled_from([None, 1, 2, 4]), st.sets(st.integers(0, 8), max_size=2))
+def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread, outer,
+                                  chunk_length, zeros):
+    """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
+    columns of op(B) scaled by up to 2^+-250, some of them zero, chunks of K down to 1:
+    |C - exact| <= the classic bound, whether ozaki-fp64 ran or fell back."""
+    transa, transb = trans
+    alpha, beta = scalars
+    op_a = _scaled(m, k, seed, spread, outer, 0, zeros, ())
+    op_b = _scaled(k, n, seed + 1, spread, 0, outer, (), zeros)
+    a = op_a.T.copy() if transa != "N" else op_a
+    b = op_b.T.copy() if transb != "N" else op_b
+    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
+    info = {}
+    with chunk(chunk_length or _ozaki.CHUNK):
+        c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
+                         transa=transa, transb=transb, algorithm=OZAKI, info=info, **variant)
+    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+    assert (info["algorithm"] == OZAKI) == (info["fallback"] is None)
+    assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
+
+
+def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
+    a, b = _matrix(7, 37, 1, device, 10), _matrix(37, 5, 2, device, 10)
+    with chunk(8):
+        info = {}
+        c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert info["algorithm"] == OZAKI and info["fallback"] is None
+    assert info["chunk"] == 8 and info["chunks"] == 5 and info["beta"] == 25
+    assert info["gemms"] == 1 + info["slices"] * (info["slices"] + 1) // 2 * 5
+    assert set(info["seconds"]) == {"plan", "slice", "gemm", "accumulate"}
+    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+
+
+def test_k_equals_one(device, variant):
+    a, b = _matrix(4, 1, 3, device, 30), _matrix(1, 6, 4, device, 30)
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert info["algorithm"] == OZAKI and info["beta"] == 26
+    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+
+
+def test_hilbert(device, variant):
+    h = accuracy.hilbert(24, device=device)
+    info = {}
+    c = ddblas.rgemm(h, h, algorithm=OZAKI, info=info, **variant)
+    assert info["algorithm"] == OZAKI
+    bound = accuracy.bound("gemm", ddblas.Options(**variant), 24)
+    assert accuracy.gemm_error(c, h, h).within(bound)
+
+
+def test_cancellation_heavy_dot_products(device, variant):
+    """Ogita-Rump-Oishi dot products with condition numbers up to 1e30 as rows of A and columns
+    of B, and rows x, -x plus a tiny tail: errors stay within the componentwise bound."""
+    rows, cols = [], []
+    for seed, cond in enumerate((1e5, 1e15, 1e30)):
+        x, y = accuracy.ill_conditioned_dot(40, cond, seed=seed)
+        rows.append(x)
+        cols.append(y)
+    a = ddblas.DDArray(np.stack([r.hi for r in rows]), np.stack([r.lo for r in rows]))
+    b = ddblas.DDArray(np.stack([r.hi for r in cols], 1), np.stack([r.lo for r in cols], 1))
+    x = _matrix(1, 40, 5, "cpu", spread=30)
+    cancel = ddblas.array(np.zeros((1, 40)))
+    cancel[:, :20] = x[:, :20]
+    cancel[:, 20:] = -x[:, :20]
+    cancel[0, 39] = 2.0 ** -80
+    a = ddblas.DDArray(np.vstack([a.hi, cancel.hi]), np.vstack([a.lo, cancel.lo]))
+    a, b = a.to_device(device), b.to_device(device)
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert info["algorithm"] == OZAKI
+    bound = accuracy.bound("gemm", ddblas.Options(**variant), 40)
+    assert accuracy.gemm_error(c, a, b).within(bound)
+
+
+def _same_bits(x, y):
+    x, y = x.to_device("cpu"), y.to_device("cpu")
+    return all(np.array_equal(np.asarray(getattr(x, p)).view(np.int64),
+                              np.asarray(getattr(y, p)).view(np.int64)) for p in ("hi", "lo"))
+
+
+@pytest.mark.parametrize("poison", ["inf", "-inf", "nan"])
+def test_non_finite_inputs_fall_back_to_the_classic_kernel(device, variant, poison):
+    a, b = _matrix(3, 4, 11, device), _matrix(4, 2, 12, device)
+    a[1, 2] = poison
+    b[0, 1] = "nan" if poison == "inf" else 1
+    info = {}
+    got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert "non-finite" in info["fallback"] and info["gemms"] == 0
+    assert _same_bits(got, ddblas.rgemm(a, b, **variant))
+
+
+def test_badly_scaled_rows_fall_back(device, variant):
+    """A's first column 2^300 above the rest, B's first row 2^300 below: each (|A||B|)_ij is
+    2^-300 of 2^(e_i + f_j), which needs more than MAX_SLICES slices; an entry 2^-460 below its
+    row's largest exceeds the bound GEMM's range. Both run the classic kernel."""
+    a, b = _matrix(3, 8, 13, device, spread=5), _matrix(8, 3, 14, device, spread=5)
+    a[:, 0] = a[:, 0] * 2.0 ** 300
+    b[0] = b[0] * 2.0 ** -300
+    info = {}
+    got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert "slices" in info["fallback"] and info["algorithm"] != OZAKI
+    assert _same_bits(got, ddblas.rgemm(a, b, **variant))
+    a[0, 1] = 2.0 ** -460
+    info = {}
+    got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert "2^450" in info["fallback"]
+    assert _same_bits(got, ddblas.rgemm(a, b, **variant))
+    # 2^-900 scaled by its row's 2^-901 underflows to 0 in the bound GEMM: still detected
+    a = ddblas.array([[2.0 ** 900, 2.0 ** -900]], device=device)
+    b = ddblas.array([[0.0], [1.0]], device=device)
+    info = {}
+    got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    assert "2^450" in info["fallback"] and exact_values(got) == [Fraction(2) ** -900]
+
+
+def test_blas_semantics_and_views(device):
+    a, b = _matrix(5, 6, 21, device), _matrix(6, 4, 22, device)
+    ref = ddblas.rgemm(a, b, algorithm=OZAKI)
+    target = ddblas.full((10, 9), "nan", device=device)
+    out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=OZAKI)  # beta = 0: NaNs never read
+    assert _same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
+    x = _matrix(4, 4, 23, device)
+    expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=OZAKI)
+    ddblas.rgemm(x, x, x, algorithm=OZAKI)  # c aliases a and b
+    assert _same_bits(x, expected)
+    c0 = _matrix(5, 4, 24, device)
+    c = ddblas.rgemm(a.T.copy(), b, c0.copy(), alpha="0.75", beta=-2, transa="T",
+                     algorithm=OZAKI)
+    _check_bound(c, a.T.copy(), b, Fraction(3, 4), -2, c0, "T", "N", True, "accurate")
+    zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=OZAKI)
+    assert exact_values(zero) == [0] * 12
+
+
+def test_info_must_be_a_dict():
+    with pytest.raises(TypeError, match="info"):
+        ddblas.rgemm(ddblas.ones((2, 2)), ddblas.ones((2, 2)), algorithm=OZAKI, info=[])
+
+
+# ---- GPU: bitwise equality with the CPU ----
+@requires_gpu
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 129), (64, 64, 300), (129, 31, 1000)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_gpu_equals_cpu_bitwise(shape):
+    m, n, k = shape
+    for t, (transa, transb) in enumerate(TRANS):
+        a = _scaled(*((m, k) if transa == "N" else (k, m)), 40 + t, 20, 30, 30, (0,), ())
+        b = _scaled(*((k, n) if transb == "N" else (n, k)), 50 + t, 20, 30, 30, (), (1,))
+        c0 = _matrix(m, n, 60 + t, "cpu")
+        for length, (fma, add) in zip((_ozaki.CHUNK, 64, 7, 100),
+                                      [(True, "accurate"), (True, "sloppy"), (False, "accurate"),
+                                       (False, "sloppy")]):
+            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
+                      algorithm=OZAKI)
+            cpu_info, gpu_info = {}, {}
+            with chunk(length):
+                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
+                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                                   info=gpu_info, **kw)
+            assert cpu_info["algorithm"] == gpu_info["algorithm"] == OZAKI
+            assert cpu_info["slices"] == gpu_info["slices"]
+            assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
+
+
+def test_too_few_slices_break_the_bound(variant):
+    """The checks have teeth: the same data with S = 3 forced (fewer than the rule picks) exceeds
+    the classic bound, with the chosen S it does not."""
+    a, b = _matrix(4, 8, 31, "cpu", 40), _matrix(8, 4, 32, "cpu", 40)
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
+    bound = accuracy.bound("gemm", ddblas.Options(**variant), 8)
+    assert info["slices"] > 3 and accuracy.gemm_error(c, a, b).within(bound)
+    with mock.patch.object(_ozaki, "slices_needed", lambda *args: 3):
+        c = ddblas.rgemm(a, b, algorithm=OZAKI, **variant)
+    assert not accuracy.gemm_error(c, a, b).within(bound)
