@@ -1,8 +1,9 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
 Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
-naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every kernel sums
-each C element over k in increasing order, so all algorithms and both devices agree bit for bit.
+naive kernel of both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled and
+register-blocked GPU kernels). Every kernel sums each C element over k in increasing order, so
+all algorithms and both devices agree bit for bit.
 """
 from __future__ import annotations
 
@@ -67,11 +68,13 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     transa/transb "N" and X.T for "T" ("C" is accepted as "T"). c: an M x N DDArray that is
     overwritten and returned (BLAS semantics); when None a new array is returned and beta must be
     0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
-    skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm
-    (GPU): "naive" (one thread per element), "tiled" (shared-memory tiles) or "blocked"
-    (register-blocked b x b per thread, block=2 or 4; default by size); on the CPU one
-    register-blocked OpenMP kernel serves them all. Every choice sums each element over k in increasing order, so the
-    results are identical bit for bit; strided and transposed views are read in place.
+    skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm:
+    "naive" (one element per thread, on either device: the reference), or on the GPU "tiled"
+    (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2 or 4; default
+    by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised OpenMP kernel of
+    cuda_src/gemm_cpu.h (threads: ddblas.cpu_threads). Every choice sums each element over k in
+    increasing order, so the results are identical bit for bit; strided and transposed views are
+    read in place.
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
     componentwise (docs/algorithms.md). Non-FMA products need entries up to 2^996 in magnitude
@@ -134,10 +137,10 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
             float(alpha_dd.hi), float(alpha_dd.lo), float(beta_dd.hi), float(beta_dd.lo),
             c_hi, c_lo, c_rs, c_cs, flags)
     be = _backend.backend(device)
-    if device == "cpu":
-        be.launch("ddblas_gemm_cpu_" + opts.suffix, -(-m // 4) * -(-n // 4), *args)
-    elif algorithm == "naive":
+    if algorithm == "naive":
         be.launch("ddblas_gemm_naive_" + opts.suffix, m * n, *args)
+    elif device == "cpu":
+        be.launch("ddblas_gemm_cpu_" + opts.suffix, m * n, *args)
     else:
         block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"
