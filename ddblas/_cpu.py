@@ -103,7 +103,12 @@ def library(vectorize: bool = True) -> ctypes.CDLL:
                                    f"{result.stderr}")
             with open(out, "rb") as f:
                 _build.write_atomically(path, f.read())
-    lib = ctypes.CDLL(str(path))
+    return load(str(path))
+
+
+def load(path: str) -> ctypes.CDLL:
+    """A compiled CPU library, with the return types of its non-void functions declared."""
+    lib = ctypes.CDLL(path)
     lib.ddblas_cpu_threads.restype = ctypes.c_int
     lib.ddblas_cpu_threads.argtypes = (ctypes.c_int,)
     for v in _VARIANTS:
