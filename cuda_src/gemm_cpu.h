@@ -45,7 +45,8 @@ constexpr int CPU_TM = 4, CPU_TN = 4;
 constexpr int CPU_MC = 64, CPU_NC = 64, CPU_KC = 256;
 
 // micro_step: one k step of a TM x TN tile, acc[i][j] = madd<V>(acc[i][j], a[i], b[j]), a and b
-// unit-stride (hi and lo apart); the j loop is vectorised.
+// unit-stride (hi and lo apart); the j loop is vectorised, the i loop unrolled (g++ leaves it
+// rolled for the accurate variants otherwise) so the rows' independent madds interleave.
 template <class V, int TM, int TN>
 inline void micro_step(double (&acc_hi)[TM][TN], double (&acc_lo)[TM][TN], const double *a_hi,
                        const double *a_lo, const double *b_hi, const double *b_lo) {
@@ -148,7 +149,8 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
 
 // ceiling_step: acc[i][j] = madd<V>(acc[i][j], prev[i + 1 (mod TM)][j], b[j]) for a TM x TN tile
 // on registers, prev the tile before the step (as madd_ceiling in gemm_gpu.h: the multiplicand
-// changes every step, so the compiler cannot hoist the product); the j loop is vectorised.
+// changes every step, so the compiler cannot hoist the product); vectorised and unrolled like
+// micro_step.
 template <class V, int TM, int TN>
 inline void ceiling_step(double (&acc_hi)[TM][TN], double (&acc_lo)[TM][TN], const double *b_hi,
                          const double *b_lo) {
