@@ -99,11 +99,16 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
     static_assert(NC % TN == 0, "NC must be a multiple of TN (whole micro-panels of B)");
     static_assert(KC > 0, "KC must be positive");
     const index_t blocks_n = (N + NC - 1) / NC, blocks = ((M + MC - 1) / MC) * blocks_n;
+    // Buffers no larger than the product needs (small products are common and cheap).
+    const index_t kcap = K < KC ? K : KC;
+    const index_t pa_size = (M < MC ? (M + TM - 1) / TM * TM : MC) * kcap;
+    const index_t pb_size = (N < NC ? (N + TN - 1) / TN * TN : NC) * kcap;
+    const index_t carry_size = K > KC ? MC * NC : 0;
     // One thread for small products: starting the team costs more than the work.
 #pragma omp parallel if (blocks > 1 && M * N * K >= 32768)
     {
-        std::vector<double> pa_hi(MC * KC), pa_lo(MC * KC), pb_hi(KC * NC), pb_lo(KC * NC);
-        std::vector<double> carry_hi(MC * NC), carry_lo(MC * NC);
+        std::vector<double> pa_hi(pa_size), pa_lo(pa_size), pb_hi(pb_size), pb_lo(pb_size);
+        std::vector<double> carry_hi(carry_size), carry_lo(carry_size);
 #pragma omp for schedule(static)
         for (index_t blk = 0; blk < blocks; ++blk) {
             const index_t i0 = (blk / blocks_n) * MC, j0 = (blk % blocks_n) * NC;
@@ -115,13 +120,14 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
                 pack_panel<TN>(nc, kc, j0, k0, b_hi, b_lo, b_cs, b_rs, pb_hi.data(), pb_lo.data());
                 for (index_t jr = 0; jr < nc; jr += TN)
                     for (index_t ir = 0; ir < mc; ir += TM) {
-                        double acc_hi[TM][TN], acc_lo[TM][TN];
-                        for (int i = 0; i < TM; ++i)
-                            for (int j = 0; j < TN; ++j) {
-                                const index_t at = (ir + i) * NC + jr + j;
-                                acc_hi[i][j] = first ? 0.0 : carry_hi[at];
-                                acc_lo[i][j] = first ? 0.0 : carry_lo[at];
-                            }
+                        double acc_hi[TM][TN] = {}, acc_lo[TM][TN] = {};
+                        if (!first)
+                            for (int i = 0; i < TM; ++i)
+                                for (int j = 0; j < TN; ++j) {
+                                    const index_t at = (ir + i) * NC + jr + j;
+                                    acc_hi[i][j] = carry_hi[at];
+                                    acc_lo[i][j] = carry_lo[at];
+                                }
                         micro_tile<V, TM, TN>(kc, pa_hi.data() + ir * kc, pa_lo.data() + ir * kc,
                                               pb_hi.data() + jr * kc, pb_lo.data() + jr * kc,
                                               acc_hi, acc_lo);
