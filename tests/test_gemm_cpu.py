@@ -1,11 +1,12 @@
 """The CPU rgemm (cuda_src/gemm_cpu.h): bitwise equal to the naive kernel (one element at a time,
 gemm.h's order) around every blocking boundary, for every variant, transpose, view, alpha/beta,
 thread count and with vectorisation on and off; the thread-count API; the madd ceiling kernel;
-a build without OpenMP."""
+builds without OpenMP or without AVX."""
 from __future__ import annotations
 
 import ctypes
 import os
+import platform
 
 import numpy as np
 import pytest
@@ -133,19 +134,32 @@ def test_madd_ceiling_kernel_counts_its_madds(vectorize, variant):
                              **variant) > 0
 
 
-def test_build_without_openmp_is_correct(tmp_path, monkeypatch):
-    """A compiler without OpenMP builds the same kernels (serial): same bits."""
+def _other_builds():
+    builds = [pytest.param(False, None, id="no-openmp")]
+    if platform.machine() in ("x86_64", "AMD64"):  # the portable 4 x 4 tile (SSE2 only)
+        builds.append(pytest.param(True, "-march=x86-64", id="x86-64-baseline"))
+    return builds
+
+
+@pytest.mark.parametrize("openmp, march", _other_builds())
+def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
+    """A compiler without OpenMP builds the same kernels (serial), and a processor without
+    AVX gets the portable micro-tile: same bits as the naive kernel of the default build."""
     cxx = _cpu.find_compiler()
-    flags = tuple(f for f in _cpu.compile_flags(cxx) if f != _cpu.OPENMP_FLAG)
-    out = os.path.join(tmp_path, "serial.so")
+    flags = tuple(march if march and f == "-march=native" else f
+                  for f in _cpu.compile_flags(cxx) if openmp or f != _cpu.OPENMP_FLAG)
+    out = os.path.join(tmp_path, "other.so")
     result = _cpu._compile(cxx, flags, out)
     assert result.returncode == 0, result.stderr
-    serial = _cpu.load(out)
-    a, b, c0 = _matrix(70, 90, 4), _matrix(90, 66, 5), _matrix(70, 66, 6)
-    refs = {v: ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1])
-            for v in VARIANTS}
-    monkeypatch.setattr(_cpu, "library", lambda vectorize=True: serial)
-    assert ddblas.get_cpu_threads() == 1
-    for v in VARIANTS:
-        got = ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1])
-        _assert_same(got, refs[v], v)
+    other = _cpu.load(out)
+    cases = [(70, 90, 66), (37, 300, 35)]  # the second spans two KC panels of every build
+    operands = [(_matrix(m, k, 4), _matrix(k, n, 5), _matrix(m, n, 6)) for m, k, n in cases]
+    refs = [{v: ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1],
+                             algorithm="naive") for v in VARIANTS} for a, b, c0 in operands]
+    monkeypatch.setattr(_cpu, "library", lambda vectorize=True: other)
+    if not openmp:
+        assert ddblas.get_cpu_threads() == 1
+    for (a, b, c0), ref in zip(operands, refs):
+        for v in VARIANTS:
+            got = ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1])
+            _assert_same(got, ref[v], v)
