@@ -1,6 +1,7 @@
 """CPU rgemm figures: `python bench/cpu_rgemm.py [--sizes 256 512 1024] [--json out.json]`.
 
-DD GFLOP/s (2 N^3 / t, wall clock, median of --repeats runs after a warm-up) of the CPU rgemm for
+DD GFLOP/s (2 N^3 / t, wall clock, median of --repeats runs after a warm-up, runs disturbed by
+other processes left out: see median_time) of the CPU rgemm for
 each variant at 1 and all threads, vectorised and not; the madd ceiling of each (1 and all
 threads, vectorised and not) and rgemm's fraction of it; python-flint arb_mat (prec 106, exact
 106-bit inputs) and xprec ddouble matmul at --compare-size if installed; the compile time of the
@@ -21,14 +22,36 @@ import numpy as np
 VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
 
 
-def median_time(fn, repeats: int) -> float:
+def median_time(fn, repeats: int, threads: int = 1) -> float:
+    """Median wall time of `repeats` runs after a warm-up, counting only runs that had the
+    machine to themselves: process CPU time >= 90% of wall time x threads (other processes
+    sharing the cores show up as a lower ratio). Up to 5 x repeats tries; then the fastest
+    `repeats` runs are used and a warning is printed."""
     fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+    clean, tries = [], []
+    for _ in range(5 * repeats):
+        cpu, start = time.process_time(), time.perf_counter()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        tries.append(wall)
+        if cpu >= 0.9 * wall * threads:
+            clean.append(wall)
+            if len(clean) == repeats:
+                return statistics.median(clean)
+    print(f"  (warning: only {len(clean)} of {len(tries)} runs without other load)")
+    return statistics.median(sorted(tries)[:repeats])
+
+
+def undisturbed(fn, threads: int, tries: int = 5):
+    """fn()'s result from a call with process CPU time >= 90% of wall time x threads (else the
+    last of `tries` calls, with a warning)."""
+    for _ in range(tries):
+        cpu, start = time.process_time(), time.perf_counter()
+        value = fn()
+        if time.process_time() - cpu >= 0.9 * (time.perf_counter() - start) * threads:
+            return value
+    print("  (warning: every call shared the cores with other processes)")
+    return value
 
 
 def compile_seconds() -> dict:
@@ -82,7 +105,8 @@ def main() -> None:
     for fma, add in VARIANTS:
         for vectorize in (True, False):
             for t in threads:
-                ceiling = _cpu.madd_ceiling(fma, add, threads=t, vectorize=vectorize)
+                ceiling = undisturbed(
+                    lambda: _cpu.madd_ceiling(fma, add, threads=t, vectorize=vectorize), t)
                 result["ceiling"].append(dict(fma=fma, add=add, vectorize=vectorize, threads=t,
                                               gflops=ceiling))
                 print(f"ceiling fma={fma} {add} vec={vectorize} threads={t}: {ceiling:.2f}",
@@ -94,7 +118,7 @@ def main() -> None:
                 for t in threads:
                     with ddblas.cpu_threads(t), _cpu.configure(vectorize=vectorize):
                         s = median_time(lambda: ddblas.rgemm(a, b, fma=fma, add=add),
-                                        args.repeats)
+                                        args.repeats, t)
                     result["rgemm"].append(dict(n=n, fma=fma, add=add, vectorize=vectorize,
                                                 threads=t, seconds=s, gflops=2 * n**3 / s / 1e9))
                     print(f"rgemm N={n} fma={fma} {add} vec={vectorize} threads={t}: {s:.4f} s "
@@ -104,7 +128,7 @@ def main() -> None:
     result["flint_s"] = flint_seconds(x.hi, x.lo, args.repeats)
     result["xprec_s"] = xprec_seconds(x.hi, args.repeats)
     with ddblas.cpu_threads(all_threads):
-        result["ddblas_s"] = median_time(lambda: x @ x, args.repeats)
+        result["ddblas_s"] = median_time(lambda: x @ x, args.repeats, all_threads)
     print(f"N={n}: ddblas {result['ddblas_s']:.4f} s, flint {result['flint_s']}, "
           f"xprec {result['xprec_s']}")
     result["load_after"] = os.getloadavg()
