@@ -1,12 +1,12 @@
 """CPU backend: cuda_src/ compiled by the system C++ compiler into a shared library (ctypes)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
 import platform
 import shutil
-import contextlib
 import subprocess
 import tempfile
 import threading
@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from . import _build
-from ._options import resolve
+from ._options import ADD_KINDS, Options, resolve
 
 # No contraction of a*b+c into an FMA, no fast-math: IEEE semantics exactly as on the GPU.
 CXXFLAGS = ("-O3", "-std=c++17", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared")
@@ -111,12 +111,13 @@ def load(path: str) -> ctypes.CDLL:
     lib = ctypes.CDLL(path)
     lib.ddblas_cpu_threads.restype = ctypes.c_int
     lib.ddblas_cpu_threads.argtypes = (ctypes.c_int,)
-    for v in _VARIANTS:
-        getattr(lib, "ddblas_madd_ceiling_cpu_" + v).restype = ctypes.c_int64
+    for fma in (True, False):
+        for add in ADD_KINDS:
+            kernel = "ddblas_madd_ceiling_cpu_" + Options(fma, add).suffix
+            getattr(lib, kernel).restype = ctypes.c_int64
     return lib
 
 
-_VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
 _state = threading.local()
 
 
