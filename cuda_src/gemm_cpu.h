@@ -42,9 +42,10 @@ constexpr int CPU_TM = 4, CPU_TN = 8;
 #else
 constexpr int CPU_TM = 4, CPU_TN = 4;
 #endif
-// The packed panels: A MC x KC and B KC x NC (hi and lo: 2 x 256 KiB each, in L2), and the
-// MC x NC accumulators carried between KC panels, per thread.
-constexpr int CPU_MC = 64, CPU_NC = 64, CPU_KC = 256;
+// The packed panels, per thread: A MC x KC (hi + lo: 256 KiB) and B KC x NC (128 KiB), in L2,
+// and the MC x NC accumulators carried between KC panels. NC = 32 rather than 64: twice the
+// blocks for OpenMP (a 64 x 64 C uses 2 threads), same speed on one thread (measured).
+constexpr int CPU_MC = 64, CPU_NC = 32, CPU_KC = 256;
 
 // micro_step: one k step of a TM x TN tile, acc[i][j] = madd<V>(acc[i][j], a[i], b[j]), a and b
 // unit-stride (hi and lo apart); the j loop is vectorised, the i loop unrolled (g++ leaves it
