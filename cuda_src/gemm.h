@@ -56,39 +56,4 @@ DD_HD dd gemm_dot(index_t K, const double *a_hi, const double *a_lo, index_t a_s
     return acc;
 }
 
-// gemm_tile: the TI x TJ block of C at (i0, j0), clipped to M x N, each element in the GEMM order;
-// the register-blocked loop of the CPU kernel (TI * TJ independent accumulators per k).
-template <class V, int TI, int TJ>
-DD_HD void gemm_tile(index_t M, index_t N, index_t K, index_t i0, index_t j0,
-                     const double *a_hi, const double *a_lo, index_t a_rs, index_t a_cs,
-                     const double *b_hi, const double *b_lo, index_t b_rs, index_t b_cs,
-                     dd alpha, dd beta, double *c_hi, double *c_lo, index_t c_rs, index_t c_cs,
-                     index_t flags) {
-    static_assert(TI > 0 && TJ > 0, "tile sizes must be positive");
-    dd acc[TI][TJ];
-    for (int i = 0; i < TI; ++i)
-        for (int j = 0; j < TJ; ++j) acc[i][j] = dd{0.0, 0.0};
-    const int ti = M - i0 < TI ? int(M - i0) : TI, tj = N - j0 < TJ ? int(N - j0) : TJ;
-    for (index_t k = 0; k < K; ++k) {
-        dd a[TI], b[TJ];
-        for (int i = 0; i < TI; ++i) {
-            index_t off = (i0 + (i < ti ? i : 0)) * a_rs + k * a_cs;
-            a[i] = dd{a_hi[off], a_lo[off]};
-        }
-        for (int j = 0; j < TJ; ++j) {
-            index_t off = k * b_rs + (j0 + (j < tj ? j : 0)) * b_cs;
-            b[j] = dd{b_hi[off], b_lo[off]};
-        }
-        for (int i = 0; i < TI; ++i)
-            for (int j = 0; j < TJ; ++j) acc[i][j] = madd<V>(acc[i][j], a[i], b[j]);
-    }
-    for (int i = 0; i < ti; ++i)
-        for (int j = 0; j < tj; ++j) {
-            index_t off = (i0 + i) * c_rs + (j0 + j) * c_cs;
-            dd r = gemm_epilogue<V>(acc[i][j], alpha, beta, c_hi, c_lo, off, flags);
-            c_hi[off] = canonical(r.hi);
-            c_lo[off] = canonical(r.lo);
-        }
-}
-
 }  // namespace ddblas

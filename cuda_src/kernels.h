@@ -15,11 +15,14 @@
 #include "gemm.h"
 
 namespace ddblas {
+// Named types, not typedefs, so that every template instantiated for a variant carries its name
+// in the symbol (e.g. ..._ZN6ddblas8variants14nofma_accurate...): the host check of
+// `check-kernels` finds FMA-free code by the name "nofma" even in functions left out of line.
 namespace variants {
-typedef Variant<true, true> fma_accurate;
-typedef Variant<true, false> fma_sloppy;
-typedef Variant<false, true> nofma_accurate;
-typedef Variant<false, false> nofma_sloppy;
+struct fma_accurate : Variant<true, true> {};
+struct fma_sloppy : Variant<true, false> {};
+struct nofma_accurate : Variant<false, true> {};
+struct nofma_sloppy : Variant<false, false> {};
 }  // namespace variants
 }  // namespace ddblas
 
@@ -189,18 +192,34 @@ DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)
 DDBLAS_EACH_VARIANT(DDBLAS_GEMM_NAIVE_KERNEL, gemm_naive)
 
 #if !defined(__CUDACC__)
-// cpu: the CPU twin, register-blocked 4 x 4 tiles of C (gemm_tile), OpenMP over tiles.
+#include "gemm_cpu.h"
+// cpu: the CPU twin (gemm_cpu.h): packed panels, TM x TN micro-tiles vectorised over columns,
+// OpenMP over MC x NC blocks of C (the kernel starts its own team; the work count is unused).
 #define DDBLAS_GEMM_CPU_KERNEL(OP, V)                                                        \
     DDBLAS_KERNEL ddblas_##OP##_##V(DDBLAS_GEMM_PARAMS) {                                    \
-        const ddblas::index_t tiles_n = (N + 3) / 4, n = ((M + 3) / 4) * tiles_n;            \
-        DDBLAS_FOR_EACH(t, n) {                                                              \
-            ddblas::gemm_tile<ddblas::variants::V, 4, 4>(                                    \
-                M, N, K, (t / tiles_n) * 4, (t % tiles_n) * 4, a_hi, a_lo, a_rs, a_cs, b_hi, \
-                b_lo, b_rs, b_cs, ddblas::dd{alpha_hi, alpha_lo}, ddblas::dd{beta_hi, beta_lo}, \
-                c_hi, c_lo, c_rs, c_cs, flags);                                              \
-        }                                                                                    \
+        ddblas::gemm_cpu<ddblas::variants::V, ddblas::CPU_TM, ddblas::CPU_TN, ddblas::CPU_MC, \
+                         ddblas::CPU_NC, ddblas::CPU_KC>(DDBLAS_GEMM_ARGS);                  \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_GEMM_CPU_KERNEL, gemm_cpu)
+
+// madd_ceiling_cpu: the register-resident madd rate on all threads (gemm_cpu.h); returns the
+// number of DD multiply-adds done.
+#define DDBLAS_MADD_CEILING_CPU_KERNEL(OP, V)                                                 \
+    extern "C" ddblas::index_t ddblas_##OP##_##V(ddblas::index_t iters, double *sink) {       \
+        return ddblas::madd_ceiling_cpu<ddblas::variants::V, ddblas::CPU_TM, ddblas::CPU_TN>( \
+            iters, sink);                                                                     \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_MADD_CEILING_CPU_KERNEL, madd_ceiling_cpu)
+
+// The OpenMP thread count of the calling thread's later kernels: set (n >= 1) and/or read.
+extern "C" int ddblas_cpu_threads(int n) { return ddblas::cpu_threads(n); }
+
+// The blocking this library was built with: TM, TN, MC, NC, KC into out[0..4].
+extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
+    const ddblas::index_t sizes[5] = {ddblas::CPU_TM, ddblas::CPU_TN, ddblas::CPU_MC,
+                                      ddblas::CPU_NC, ddblas::CPU_KC};
+    for (int i = 0; i < 5; ++i) out[i] = sizes[i];
+}
 #endif
 
 // ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of algorithm="ozaki-fp64" ----

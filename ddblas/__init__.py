@@ -7,6 +7,8 @@ from . import eft
 from ._array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random,  # noqa: A004
                      zeros)
 from ._backend import gpu_available
+from ._cpu import cpu_threads
+from ._cpu import get_threads as get_cpu_threads
 from ._gemm import matmul, rgemm
 from ._ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                    multiply, negative, not_equal, sqrt, subtract, sum)
@@ -19,8 +21,8 @@ from . import accuracy  # noqa: E402  (uses the array type and options above)
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "divide", "dot", "eft",
-    "equal", "eye", "from_mpmath", "full", "get_options", "gpu_available", "greater",
-    "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
+    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
+    "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
+    "gpu_available", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
     "options", "random", "rgemm", "sqrt", "subtract", "sum", "zeros",
 ]

@@ -1,6 +1,7 @@
 """CPU backend: cuda_src/ compiled by the system C++ compiler into a shared library (ctypes)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
@@ -8,14 +9,23 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 
 import numpy as np
 
 from . import _build
+from ._options import ADD_KINDS, Options, resolve
 
 # No contraction of a*b+c into an FMA, no fast-math: IEEE semantics exactly as on the GPU.
 CXXFLAGS = ("-O3", "-std=c++17", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared")
 OPENMP_FLAG = "-fopenmp"
+# Vectorised (the default): `omp simd` loops (gemm_cpu.h) vectorised even without OpenMP, and
+# 512-bit vectors where the processor has them (g++ prefers 256 by default).
+SIMD_FLAGS = ("-fopenmp-simd",)
+_WIDE_VECTORS = "-mprefer-vector-width=512"
+# Not vectorised: the same sources as scalar code (for benchmarks: what vectorisation buys).
+NO_SIMD_FLAGS = ("-fno-tree-vectorize", "-fno-tree-slp-vectorize", "-DDDBLAS_NO_SIMD")
 _CANDIDATES = ("c++", "g++", "clang++")
 
 
@@ -57,9 +67,25 @@ def _compile(cxx: str, flags: tuple[str, ...], out_path: str) -> subprocess.Comp
                           capture_output=True, text=True, check=False)
 
 
+def _accepts(cxx: str, flag: str) -> bool:
+    """True when the compiler takes `flag` (clang and other targets may lack some)."""
+    out = subprocess.run([cxx, flag, "-x", "c++", "-fsyntax-only", "-"], input="",
+                         capture_output=True, text=True, check=False)
+    return out.returncode == 0
+
+
+def compile_flags(cxx: str, vectorize: bool = True) -> tuple[str, ...]:
+    """The flags of the CPU library (without -fPIC -shared for check-kernels' assembly)."""
+    if not vectorize:
+        return CXXFLAGS + ("-march=native",) + NO_SIMD_FLAGS + (OPENMP_FLAG,)
+    wide = (_WIDE_VECTORS,) if _accepts(cxx, _WIDE_VECTORS) else ()
+    return CXXFLAGS + ("-march=native",) + wide + SIMD_FLAGS + (OPENMP_FLAG,)
+
+
 @functools.lru_cache(maxsize=None)
-def library() -> ctypes.CDLL:
-    """The compiled CPU kernels, built on first use and cached on disk.
+def library(vectorize: bool = True) -> ctypes.CDLL:
+    """The compiled CPU kernels, built on first use and cached on disk. vectorize=False: the same
+    sources built without vectorisation (scalar code; for benchmarks, same results).
 
     OpenMP threads wait passively (sleep) between parallel regions unless $OMP_WAIT_POLICY says
     otherwise: spinning threads take the cores from the BLAS threads of NumPy's matmul (and
@@ -68,7 +94,7 @@ def library() -> ctypes.CDLL:
     when it is loaded, i.e. with this library (unless another module loaded it before)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     cxx = find_compiler()
-    flags = CXXFLAGS + ("-march=native", OPENMP_FLAG)
+    flags = compile_flags(cxx, vectorize)
     key = _build.artifact_key(cxx, _compiler_identity(cxx), " ".join(flags), _cpu_identity())
     path = _build.cache_dir() / f"ddblas_cpu_{key}.so"
     if not path.exists():
@@ -84,7 +110,109 @@ def library() -> ctypes.CDLL:
                                    f"{result.stderr}")
             with open(out, "rb") as f:
                 _build.write_atomically(path, f.read())
-    return ctypes.CDLL(str(path))
+    return load(str(path))
+
+
+def load(path: str) -> ctypes.CDLL:
+    """A compiled CPU library, with the return types of its non-void functions declared."""
+    lib = ctypes.CDLL(path)
+    lib.ddblas_cpu_threads.restype = ctypes.c_int
+    lib.ddblas_cpu_threads.argtypes = (ctypes.c_int,)
+    for fma in (True, False):
+        for add in ADD_KINDS:
+            kernel = "ddblas_madd_ceiling_cpu_" + Options(fma, add).suffix
+            getattr(lib, kernel).restype = ctypes.c_int64
+    return lib
+
+
+_state = threading.local()
+
+
+def vectorized() -> bool:
+    """Whether CpuBackend.launch uses the vectorised library in this thread (configure)."""
+    return getattr(_state, "vectorize", True)
+
+
+@contextlib.contextmanager
+def configure(*, vectorize: bool = True):
+    """Within the block, kernels launched from this thread use the library built with
+    (vectorize=True, the default) or without vectorisation. The setting is thread-local, so other
+    threads are unaffected; results are bitwise the same either way (benchmarks use it to show
+    what vectorisation buys)."""
+    if not isinstance(vectorize, bool):
+        raise ValueError(f"vectorize must be True or False, got {vectorize!r}")
+    previous = vectorized()
+    _state.vectorize = vectorize
+    try:
+        yield
+    finally:
+        _state.vectorize = previous
+
+
+def blocking() -> dict[str, int]:
+    """The CPU GEMM's blocking as built for this processor: TM, TN (micro-tile), MC, NC, KC."""
+    out = np.zeros(5, dtype=np.int64)
+    library().ddblas_gemm_cpu_blocking(ctypes.c_void_p(out.ctypes.data))
+    return dict(zip(("TM", "TN", "MC", "NC", "KC"), map(int, out)))
+
+
+def get_threads() -> int:
+    """The number of threads of the CPU kernels launched from this thread (1 without OpenMP)."""
+    return library().ddblas_cpu_threads(0)
+
+
+def _check_threads(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n (the CPU thread count) must be a positive integer, got {n!r}")
+    return int(n)
+
+
+class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
+    """Set the number of threads of the CPU kernels (OpenMP) launched from this thread.
+
+    ``ddblas.cpu_threads(n)`` sets it to n >= 1; ``with ddblas.cpu_threads(n): ...`` sets it for
+    the block and restores the previous count on exit. The count applies to the calling thread
+    (OpenMP's omp_set_num_threads); without OpenMP the kernels run on one thread whatever n is.
+    A bad n raises a ValueError naming it. ``ddblas.get_cpu_threads()`` reads the count.
+    """
+
+    def __init__(self, n: int):
+        n = _check_threads(n)
+        self.previous = get_threads()
+        self.threads = library().ddblas_cpu_threads(n)
+
+    def __enter__(self) -> "cpu_threads":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        library().ddblas_cpu_threads(self.previous)
+
+
+def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: bool = True,
+                 seconds: float = 0.2, repeats: int = 3) -> float:
+    """The CPU's DD multiply-add ceiling in DD GFLOP/s (2 flops per madd): independent madd<V>
+    chains of one GEMM micro-tile on register-resident data (gemm_cpu.h, madd_ceiling_cpu), on
+    `threads` threads (default: the current count), from the vectorised library or not; median of
+    `repeats` runs of about `seconds` each after a warm-up. Wall clock: other load on the machine
+    lowers it."""
+    kernel = getattr(library(vectorize), "ddblas_madd_ceiling_cpu_" + resolve(fma, add).suffix)
+    sink = ctypes.c_double()
+    with cpu_threads(threads) if threads is not None else contextlib.nullcontext():
+        iters = 1000
+        while True:  # warm-up, and an iteration count for about `seconds`
+            start = time.perf_counter()
+            kernel(ctypes.c_int64(iters), ctypes.byref(sink))
+            elapsed = time.perf_counter() - start
+            if elapsed >= 0.02:
+                break
+            iters *= 10
+        iters = max(1, int(iters * seconds / elapsed))
+        rates = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            madds = kernel(ctypes.c_int64(iters), ctypes.byref(sink))
+            rates.append(2 * madds / (time.perf_counter() - start) / 1e9)
+    return sorted(rates)[len(rates) // 2]
 
 
 class CpuBackend:
@@ -98,7 +226,7 @@ class CpuBackend:
         pointers to their (first) element, floats as double, ints as int64."""
         if work == 0:
             return
-        getattr(library(), kernel)(*map(_c_arg, args))
+        getattr(library(vectorized()), kernel)(*map(_c_arg, args))
 
 
 def _c_arg(a):

@@ -1,10 +1,11 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
 Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
-naive and CPU kernels; gemm_gpu.h: the tiled and register-blocked GPU kernels). Every classic
-kernel sums each C element over k in increasing order, so all of them and both devices agree bit
-for bit. algorithm="ozaki-fp64" (ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact
-float64 slice products instead: a different result within the same bound, equal on both devices.
+naive kernel of both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled and
+register-blocked GPU kernels). Every classic kernel sums each C element over k in increasing
+order, so all of them and both devices agree bit for bit. algorithm="ozaki-fp64"
+(ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact float64 slice products instead: a
+different result within the same bound, equal on both devices.
 """
 from __future__ import annotations
 
@@ -71,10 +72,11 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     transa/transb "N" and X.T for "T" ("C" is accepted as "T"). c: an M x N DDArray that is
     overwritten and returned (BLAS semantics); when None a new array is returned and beta must be
     0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
-    skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm
-    (GPU): "naive" (one thread per element), "tiled" (shared-memory tiles) or "blocked"
-    (register-blocked b x b per thread, block=2 or 4; default by size); on the CPU one
-    register-blocked OpenMP kernel serves them all. Every choice sums each element over k in
+    skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm:
+    "naive" (one element per thread, on either device: the reference), or on the GPU "tiled"
+    (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2 or 4; default
+    by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised OpenMP kernel of
+    cuda_src/gemm_cpu.h (threads: ddblas.cpu_threads). Every choice sums each element over k in
     increasing order, so the results are identical bit for bit; strided and transposed views are
     read in place. algorithm="ozaki-fp64" (both devices): exact float64 GEMMs of integer slices
     (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same bound, with the
@@ -165,11 +167,11 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
             return c
         algorithm = "blocked"
     if info is not None:
-        info["algorithm"] = "cpu" if device == "cpu" else algorithm
-    if device == "cpu":
-        be.launch("ddblas_gemm_cpu_" + opts.suffix, -(-m // 4) * -(-n // 4), *args)
-    elif algorithm == "naive":
+        info["algorithm"] = "cpu" if device == "cpu" and algorithm != "naive" else algorithm
+    if algorithm == "naive":
         be.launch("ddblas_gemm_naive_" + opts.suffix, m * n, *args)
+    elif device == "cpu":
+        be.launch("ddblas_gemm_cpu_" + opts.suffix, m * n, *args)
     else:
         block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"

@@ -44,14 +44,15 @@ def non_fma_violations(counts: dict[str, int]) -> list[str]:
     return sorted(n for n, c in counts.items() if c and ("nofma" in n or "dekker" in n))
 
 
-def host_assembly() -> str:
-    """cpu_kernels.cpp compiled to assembly with the CPU backend's flags."""
+def host_assembly(vectorize: bool = True) -> str:
+    """cpu_kernels.cpp compiled to assembly with the CPU backend's flags (those of
+    _cpu.library(vectorize))."""
     cxx = _cpu.find_compiler()
-    flags = [f for f in _cpu.CXXFLAGS if f not in ("-shared", "-fPIC")]
+    flags = [f for f in _cpu.compile_flags(cxx, vectorize) if f not in ("-shared", "-fPIC")]
     src = _build.source_dir() / "cpu_kernels.cpp"
     with tempfile.TemporaryDirectory() as tmp:
         out = f"{tmp}/k.s"
-        subprocess.run([cxx, *flags, "-march=native", _cpu.OPENMP_FLAG, "-S", str(src), "-o", out],
+        subprocess.run([cxx, *flags, "-S", str(src), "-o", out],
                        check=True, capture_output=True, text=True)
         with open(out) as f:
             return f.read()
@@ -94,9 +95,11 @@ def spills(report: str) -> list[str]:
 
 def main() -> int:
     failures = []
-    violations = non_fma_violations(host_fma_counts(host_assembly()))
-    print(f"host C++: {'FMA in non-FMA functions: ' + ', '.join(violations) if violations else 'ok'}")
-    failures += violations
+    for vectorize in (True, False):
+        violations = non_fma_violations(host_fma_counts(host_assembly(vectorize)))
+        print(f"host C++ ({'vectorised' if vectorize else 'not vectorised'}): "
+              f"{'FMA in non-FMA functions: ' + ', '.join(violations) if violations else 'ok'}")
+        failures += violations
     if shutil.which("nvcc") is None:
         print("nvcc not found: CUDA compile checks skipped")
         return 1 if failures else 0

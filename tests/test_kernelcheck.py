@@ -2,6 +2,7 @@
 check can fail) and none in the non-FMA paths."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -35,3 +36,20 @@ def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
     assert counts["ddblas_mul_fma_accurate"] > 0
     assert _kernelcheck.non_fma_violations(counts) == []
     assert _kernelcheck.spills(report) == []
+
+
+_PACKED_ARITHMETIC = re.compile(r"\bv(?:add|sub|mul|div|fn?m(?:add|sub)\d*)pd\b")
+
+
+@pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
+def test_cpu_gemm_is_vectorised_only_in_the_vectorised_build(vectorize):
+    """The micro-kernels of the CPU GEMM and ceiling use packed arithmetic (vaddpd, vfmadd...pd)
+    in the default build and only scalar arithmetic (vaddsd, vmulsd...) with vectorize=False;
+    the variants' names are in their symbols (named variant types), so the nofma check sees them."""
+    bodies = _kernelcheck._split(_kernelcheck.host_assembly(vectorize), _kernelcheck._ASM_LABEL)
+    for kernel in ("gemm_cpu", "madd_ceiling_cpu"):
+        for variant in ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy"):
+            names = [n for n in bodies if kernel in n and f"variants{len(variant)}{variant}" in n]
+            assert names, (kernel, variant)
+            packed = sum(len(_PACKED_ARITHMETIC.findall(bodies[n])) for n in names)
+            assert (packed > 0) == vectorize, (kernel, variant, packed)
