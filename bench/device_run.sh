@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Device-machine runs in two stages that each fit one call:
-#   bash bench/device_run.sh tests   install, full test suite, demo, compute-sanitizer (memcheck
-#                                    of the elementwise GPU tests and the rgemm shape grid,
-#                                    racecheck of the rgemm grid)
-#   bash bench/device_run.sh bench   the rgemm benchmark (SIZES overrides the sizes)
-#   bash bench/device_run.sh ozaki   tests/test_ozaki.py (GPU == CPU bitwise, bounds, fallbacks),
-#                                    memcheck of a chunked ozaki-fp64 call, bench/ozaki.py (SIZES)
+# Device-machine runs in stages that each fit one call:
+#   bash bench/device_run.sh tests   install, full test suite, demo
+#   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
+#                                    the rgemm shape grid and a chunked ozaki-fp64 call,
+#                                    racecheck of the rgemm grid
+#   bash bench/device_run.sh bench   python -m ddblas bench all (SIZES overrides the GPU rgemm
+#                                    sizes), the report into docs/performance.md's "h100" section;
+#                                    the baseline libraries come from .whl/ (carry it)
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
@@ -17,14 +18,19 @@ export DDBLAS_CACHE_DIR="$PWD/.devcache"
 stage="${1:-tests}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING" | tail -3
+if [ -d .whl ]; then  # the optional baselines (bench extra), as wheels, xprec from its sdist
+    python3 -m pip install -q --no-index --no-deps --no-build-isolation .whl/* 2>&1 | grep -v "^WARNING" | tail -3
+fi
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'nvrtc', cupy.cuda.nvrtc.getVersion())"
-echo "== compile"; time python3 -c "import ddblas; ddblas.ones(1, device='gpu') + 1"
+echo "== compile"; time python3 -c "import ddblas; ddblas.ones(1, device='gpu') + 1; ddblas.ones(1) + 1"
 if [ "$stage" = tests ]; then
 echo "== tests"
-DDBLAS_HYPOTHESIS_PROFILE=device timeout 240 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+DDBLAS_HYPOTHESIS_PROFILE=device timeout ${TEST_TIMEOUT:-400} python3 -m pytest -n 8 -q -rf --tb=short -p no:cacheprovider \
     -p no:warnings > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 echo "== demo"; timeout 60 python3 -m ddblas demo --n 1024 2>&1 | tee "$OUT/demo.log"
+fi
+if [ "$stage" = sanitize ]; then
 echo "== sanitizers"
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
     -p no:cacheprovider -p no:warnings tests/test_gpu.py > "$OUT/memcheck.log" 2>&1
@@ -35,26 +41,18 @@ echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memch
 timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 bench/sanitize_gemm.py --quick \
     > "$OUT/racecheck_gemm.log" 2>&1
 echo "racecheck rgemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|sanitize_gemm" "$OUT/racecheck_gemm.log" | tail -2
-fi
-if [ "$stage" = bench ]; then
-echo "== bench"
-timeout 280 python3 -m ddblas bench rgemm --sizes ${SIZES:-256 512 1024 2048 4096 8192} --cpu-sizes 512 \
-    --out "$OUT/rgemm.json" 2>&1 | tee "$OUT/bench.txt"
-fi
-if [ "$stage" = ozaki ]; then
-echo "== ozaki tests"
-DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
-    -p no:warnings tests/test_ozaki.py > "$OUT/pytest_ozaki.log" 2>&1; echo "pytest exit $?"
-grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest_ozaki.log" | tail -25
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
 import ddblas; from ddblas import _ozaki, accuracy; from unittest import mock
 a = accuracy.random_dd((67, 301), seed=1, device='gpu'); b = accuracy.random_dd((301, 45), seed=2, device='gpu')
 with mock.patch.object(_ozaki, 'CHUNK', 100): ddblas.rgemm(a, b.T.copy(), transb='T', algorithm='ozaki-fp64')
 " > "$OUT/memcheck_ozaki.log" 2>&1
 echo "memcheck ozaki exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_ozaki.log" | tail -1
-echo "== ozaki bench"
-timeout 300 python3 bench/ozaki.py --device gpu --sizes ${SIZES:-1024 2048 4096 8192} \
-    --out "$OUT/ozaki.json" 2>&1 | tee "$OUT/ozaki.txt"
+fi
+if [ "$stage" = bench ]; then
+echo "== bench"
+timeout ${BENCH_TIMEOUT:-500} python3 -m ddblas bench all --sizes ${SIZES:-256 512 1024 2048 4096 8192} \
+    --out-dir "$OUT" --doc docs/performance.md --section h100 2>&1 | tee "$OUT/bench.txt"
+cp docs/performance.md docs/bench-h100-*.png "$OUT/" 2>/dev/null
 fi
 if [ "$stage" = profile ]; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"

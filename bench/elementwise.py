@@ -10,33 +10,13 @@ CUDA events after a warm-up, CPU times the wall clock; both report the median of
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import ddblas
+from ddblas._bench import time_on
 
 OPS = {"add": (ddblas.add, 2), "mul": (ddblas.multiply, 2), "div": (ddblas.divide, 2),
        "sqrt": (ddblas.sqrt, 1)}
 VARIANTS = [(f, a) for f in (True, False) for a in ("accurate", "sloppy")]
-
-
-def time_op(fn, args, kw, device, repeat):
-    fn(*args, **kw)  # warm-up: compile/load and first touch
-    times = []
-    for _ in range(repeat):
-        if device == "gpu":
-            import cupy
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            fn(*args, **kw)
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-        else:
-            t0 = time.perf_counter()
-            fn(*args, **kw)
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main():
@@ -53,7 +33,7 @@ def main():
         b = ddblas.random((n,), seed=2, device=device) + 0.5
         for name, (fn, arity) in OPS.items():
             for fma, add in VARIANTS:
-                t = time_op(fn, (a, b)[:arity], dict(fma=fma, add=add), device, args.repeat)
+                t = time_on(device, lambda: fn(*(a, b)[:arity], fma=fma, add=add), args.repeat)
                 nbytes = 16 * (arity + 1) * n
                 rows.append((device, name, f"{'fma' if fma else 'nofma'}/{add}", n,
                              n / t / 1e6, nbytes / t / 1e9))
@@ -61,7 +41,7 @@ def main():
         import cupy
         src = cupy.ones(1 << 27)  # 1 GiB of float64
         dst = cupy.empty_like(src)
-        t = time_op(lambda: dst.__setitem__(Ellipsis, src), (), {}, "gpu", args.repeat)
+        t = time_on("gpu", lambda: dst.__setitem__(Ellipsis, src), args.repeat)
         print(f"gpu copy ceiling: {2 * src.nbytes / t / 1e9:.1f} GB/s (1 GiB read + 1 GiB written)")
     print(f"{'device':6} {'op':5} {'variant':15} {'n':>9} {'Mresult/s':>10} {'GB/s':>8}")
     for device, name, variant, n, rate, bw in rows:

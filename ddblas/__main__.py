@@ -1,10 +1,33 @@
 """Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
-`python -m ddblas bench rgemm ...`, `python -m ddblas accuracy [--quick] [--out-dir DIR]` and
-`python -m ddblas check-kernels`."""
+`python -m ddblas bench {rgemm,baselines,fma,all} [--quick] ...`,
+`python -m ddblas accuracy [--quick] [--out-dir DIR]` and `python -m ddblas check-kernels`."""
 from __future__ import annotations
 
 import argparse
 import sys
+
+
+def _bench(parser, args, argv) -> int:
+    try:
+        import matplotlib  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as exc:
+        parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
+                     "pip install 'ddblas[bench]'")
+    from . import _bench
+    plan = _bench.Plan.quick() if args.quick else _bench.Plan()
+    for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
+                          ("baseline_sizes", "baseline_sizes"), ("repeat", "repeat")):
+        value = getattr(args, option)
+        if value is not None:
+            if min(value if isinstance(value, list) else [value]) < 1:
+                parser.error(f"--{option.replace('_', '-')} must be positive, got {value}")
+            setattr(plan, field, tuple(value) if isinstance(value, list) else value)
+    suites = _bench.SUITES if args.what == "all" else (args.what,)
+    command = "python -m ddblas " + " ".join(sys.argv[1:] if argv is None else argv)
+    _bench.run(suites, plan, out_dir=args.out_dir, doc=args.doc, section=args.section,
+               command=command)
+    return 0
 
 
 def main(argv=None) -> int:
@@ -17,12 +40,22 @@ def main(argv=None) -> int:
     demo.add_argument("--device", choices=("cpu", "gpu"), default=None,
                       help="default: the GPU if one is available, else the CPU")
     demo.add_argument("--seed", type=int, default=0)
-    bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("what", choices=("rgemm",))
-    bench.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096, 8192])
-    bench.add_argument("--cpu-sizes", type=int, nargs="+", default=[256, 512])
-    bench.add_argument("--repeat", type=int, default=3)
-    bench.add_argument("--out", help="write every measurement as JSON to this file")
+    bench = commands.add_parser("bench", help="benchmarks: rgemm (GPU and CPU sweep), baselines "
+                                              "(other libraries), fma (FMA vs non-FMA), all")
+    bench.add_argument("what", choices=("rgemm", "baselines", "fma", "all"))
+    bench.add_argument("--quick", action="store_true",
+                       help="small sizes: under two minutes on 2 CPU cores")
+    bench.add_argument("--sizes", type=int, nargs="+", help="GPU rgemm sizes")
+    bench.add_argument("--cpu-sizes", type=int, nargs="+", help="CPU rgemm sizes")
+    bench.add_argument("--baseline-sizes", type=int, nargs="+", help="sizes of the library "
+                                                                     "comparison")
+    bench.add_argument("--repeat", type=int, help="timed repetitions (median)")
+    bench.add_argument("--out-dir", default="bench-results",
+                       help="where bench.json, bench.csv, bench.md and the plots go")
+    bench.add_argument("--doc", help="also write the report into this markdown file, between "
+                                     "its '<!-- ddblas bench: SECTION begin/end -->' markers")
+    bench.add_argument("--section", default="results", help="the marked section of --doc "
+                                                            "(default: results)")
     acc = commands.add_parser("accuracy", help="measure DD errors exactly against the proven "
                                                "bounds; write DIR/accuracy.md and plots")
     acc.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
@@ -33,9 +66,7 @@ def main(argv=None) -> int:
                                               "register spills and FMAs in non-FMA kernels")
     args = parser.parse_args(argv)
     if args.command == "bench":
-        from ._bench import run as bench_run
-        bench_run(sizes=args.sizes, cpu_sizes=args.cpu_sizes, repeat=args.repeat, out=args.out)
-        return 0
+        return _bench(parser, args, argv)
     if args.command == "accuracy":
         from ._accuracy_report import run as accuracy_run
         command = "python -m ddblas accuracy" + (" --quick" if args.quick else "")

@@ -36,9 +36,8 @@ import numpy as np
 # dtype (xprec's finfo has no .min, NumPy 2): import it before any adapter imports xprec
 import numpy.ma  # noqa: F401
 
-from . import accuracy
+from . import _bench, accuracy
 from ._array import DDArray, random
-from ._bench import _time_gpu, _time_wall
 from ._convert import _mpf_to_fraction, dd_to_fraction
 
 PREC = 106  # bits of the MPFR, Arb and mpmath baselines: the DD significand
@@ -392,10 +391,10 @@ class DDBlas(Baseline):
     baselines; not in ADAPTERS."""
     module = package = "ddblas"
 
-    def __init__(self, device: str = "cpu"):
-        self.engine = device
-        self.name = f"ddblas ({device})"
-        self.note = "rgemm, the default kernel and the active variant"
+    def __init__(self, device: str = "cpu", algorithm: str = "blocked"):
+        self.engine, self.algorithm = device, algorithm
+        self.name = "ddblas" + ("" if algorithm == "blocked" else f" {algorithm}")
+        self.note = f"rgemm algorithm={algorithm!r}, the active variant"
 
     @property
     def skip_reason(self):
@@ -412,9 +411,9 @@ class DDBlas(Baseline):
         return a.to_device(self.engine), b.to_device(self.engine)
 
     def multiply(self, operands):
-        from ._gemm import matmul
+        from ._gemm import rgemm
         a, b = operands
-        c = matmul(a, b)
+        c = rgemm(a, b, algorithm=self.algorithm)
         if self.engine == "gpu":
             c.xp.cuda.get_current_stream().synchronize()
         return c
@@ -460,7 +459,7 @@ def measure(adapter: Baseline, a: DDArray, b: DDArray, *, repeat: int = 3,
     def run():
         last[:] = [adapter.multiply(operands)]
 
-    seconds = (_time_gpu if adapter.engine == "gpu" else _time_wall)(run, repeat)
+    seconds = _bench.time_on(adapter.engine, run, repeat)
     rows = cols = _sample(n, error_sample)
     got = adapter.to_fractions(last[0], rows, cols)
     report = accuracy.gemm_error(got, a[rows], b[:, cols])

@@ -1,32 +1,75 @@
-"""`python -m ddblas bench rgemm`: rgemm throughput against the in-register DD ceiling, cuBLAS
-DGEMM and Nakasato's transfer model (GPU), and the CPU twin.
+"""`python -m ddblas bench {rgemm,baselines,fma,all} [--quick]`: where ddblas stands.
 
-Figures: DD GFLOP/s = 2 M N K / time. GPU kernel-only times use CUDA events (one warm-up, median
-of the repeats); transfer-inclusive times are wall clock from NumPy inputs to a NumPy result.
-Nakasato's model: T = T_comm + T_kernel with T_comm = bytes / PCIe bandwidth (measured here) and
-T_kernel = 2 N^3 / rate; for square N the two balance at N = 24 rate / bandwidth (48 N^2 bytes:
-A and B in, C out, 16 bytes per DD).
+- rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
+  against the in-register DD ceiling, cuBLAS DGEMM and Nakasato's transfer model; the CPU rgemm
+  per variant against the CPU ceiling, and the CPU ladder: 1 thread / all threads, vectorisation
+  off / on (the CUDA matmul lectures' CPU table).
+- baselines: the CPU quad-precision libraries, float64 and cuBLAS DGEMM on the same inputs
+  (ddblas/_baselines.py), each with its measured error; ddblas's speed-up over each.
+- fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/_fmastudy.py): instruction counts
+  read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
+  madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
+
+Figures: DD GFLOP/s = 2 M N K / time (elementwise: results per second). GPU times use CUDA events
+(one warm-up, median of the repeats), CPU times the wall clock (one warm-up, median). Nakasato's
+model: T = T_comm + T_kernel with T_comm = bytes / PCIe bandwidth (measured) and T_kernel =
+2 N^3 / rate; for square N the two balance at N = 24 rate / bandwidth (48 N^2 bytes: A and B
+in, C out, 16 bytes per DD). Output (ddblas/_benchreport.py): tables, bench.json and bench.csv
+with the machine, versions, date and commit, PNG plots, and a markdown section.
 """
 from __future__ import annotations
 
-import json
+import dataclasses
 import statistics
 import time
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _baselines, _cpu, _fmastudy, accuracy
 from ._array import DDArray, random
+from ._cpu import cpu_threads
 from ._gemm import _default_block, rgemm
+from ._ops import add, divide, multiply
+from ._options import Options
 
-VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
+SUITES = ("rgemm", "baselines", "fma")
+RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
+VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
+            Options(False, "sloppy")]
+DEFAULT = Options()
 
 
-def _variant_name(fma, add):
-    return f"{'fma' if fma else 'nofma'}/{add}"
+def variant_name(v: Options) -> str:
+    return f"{'fma' if v.fma else 'nofma'}/{v.add}"
 
+
+@dataclasses.dataclass
+class Plan:
+    """The sizes of one run. `full()` is the documented run; `quick()` fits 2 minutes on 2 CPU
+    cores (CI)."""
+
+    gpu_sizes: tuple = (256, 512, 1024, 2048, 4096, 8192)
+    gpu_ladder_sizes: tuple = (1024, 2048)      # the tiled and naive rungs too
+    cpu_sizes: tuple = (256, 512, 1024)
+    cpu_ladder_n: int = 512                     # 1 / all threads, vectorisation off / on
+    baseline_sizes: tuple = (64, 128, 256, 512, 1024)
+    fma_gpu_n: int = 4096
+    fma_cpu_n: int = 512
+    elementwise_gpu_n: int = 1 << 24
+    elementwise_cpu_n: int = 1 << 20
+    repeat: int = 3
+
+    @classmethod
+    def quick(cls) -> "Plan":
+        return cls(gpu_sizes=(256, 1024), gpu_ladder_sizes=(256,), cpu_sizes=(128, 256),
+                   cpu_ladder_n=256, baseline_sizes=(64, 128), fma_gpu_n=1024, fma_cpu_n=128,
+                   elementwise_gpu_n=1 << 20, elementwise_cpu_n=1 << 16, repeat=3)
+
+
+# ---- timing ----
 
 def _time_gpu(fn, repeat):
+    """Median seconds of fn() over `repeat` calls, by CUDA events, after one warm-up call."""
     import cupy
     fn()
     times = []
@@ -41,6 +84,7 @@ def _time_gpu(fn, repeat):
 
 
 def _time_wall(fn, repeat):
+    """Median wall-clock seconds of fn() over `repeat` calls, after one warm-up call."""
     fn()
     times = []
     for _ in range(repeat):
@@ -50,97 +94,272 @@ def _time_wall(fn, repeat):
     return statistics.median(times)
 
 
-def madd_ceiling(fma, add, iters=2048, repeat=5):
-    """DD GFLOP/s of register-resident multiply-adds (kernel ddblas_madd_ceiling_*)."""
+def time_on(device: str, fn, repeat: int) -> float:
+    """Seconds per call of fn on a device: CUDA events on the GPU, the wall clock on the CPU."""
+    return _time_gpu(fn, repeat) if device == "gpu" else _time_wall(fn, repeat)
+
+
+def gflops(n: int, seconds: float) -> float:
+    return 2 * n ** 3 / seconds / 1e9
+
+
+# ---- reference figures ----
+
+def gpu_madd_ceiling(v: Options, iters=2048, repeat=5) -> float:
+    """DD GFLOP/s of register-resident multiply-adds on the GPU (ddblas_madd_ceiling_*)."""
     import cupy
-    from ._options import Options
     be = _backend.backend("gpu")
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     blocks, threads, chains = sms * 16, 256, 8
     seed = cupy.asarray([0.5, 2.0 ** -60, 2.0 ** -30, 2.0 ** -90])
     out = cupy.empty(blocks * threads)
-    name = "ddblas_madd_ceiling_" + Options(fma=fma, add=add).suffix
+    name = "ddblas_madd_ceiling_" + v.suffix
     t = _time_gpu(lambda: be.launch_grid(name, (blocks,), (threads,), iters, seed, out), repeat)
     return 2 * blocks * threads * chains * iters / t / 1e9
 
 
-def cublas_dgemm(n=8192, repeat=5):
+def cublas_dgemm(n=8192, repeat=5) -> float:
     import cupy
     a, b = cupy.random.rand(n, n), cupy.random.rand(n, n)
-    return 2 * n ** 3 / _time_gpu(lambda: a @ b, repeat) / 1e9
+    return gflops(n, _time_gpu(lambda: a @ b, repeat))
 
 
-def pcie_bandwidth(nbytes=1 << 28):
+def pcie_bandwidth(nbytes=1 << 28) -> float:
     """Host-to-device GB/s for a pageable NumPy array (what DDArray.to_device uses)."""
     host = np.ones(nbytes // 8)
     return nbytes / _time_wall(lambda: _backend.move(host, "gpu"), 3) / 1e9
 
 
-def run(sizes=(1024, 2048, 4096, 8192), ladder_sizes=(1024, 2048), cpu_sizes=(256, 512),
-        repeat=3, out=None):
+def ceilings(gpu: bool, progress) -> list[dict]:
+    """The in-register madd ceiling of every variant: GPU, CPU on 1 thread and on all."""
     rows = []
+    for v in progress(VARIANTS, "ceilings"):
+        if gpu:
+            rows.append(dict(device="gpu", variant=variant_name(v), threads=None,
+                             gflops=gpu_madd_ceiling(v)))
+        for threads in (1, None):
+            rows.append(dict(device="cpu", variant=variant_name(v),
+                             threads=threads or _cpu.get_threads(),
+                             gflops=_cpu.madd_ceiling(v.fma, v.add, threads=threads)))
+    return rows
+
+
+def _ceiling(rows, device, variant, threads=None) -> float:
+    return next(r["gflops"] for r in rows if r["device"] == device and r["variant"] == variant
+                and (threads is None or r["threads"] == threads))
+
+
+# ---- suites ----
+
+def suite_rgemm(plan: Plan, progress) -> dict:
     gpu = _backend.gpu_available()
+    ceiling_rows = ceilings(gpu, progress)
+    tables = {"ceilings": ceiling_rows}
     summary = {}
     if gpu:
-        summary["ceiling"] = {_variant_name(f, a): madd_ceiling(f, a) for f, a in VARIANTS}
         summary["cublas_dgemm_gflops"] = cublas_dgemm()
         summary["pcie_gbs"] = pcie_bandwidth()
-        for n in sizes:
-            a, b = random((n, n), seed=1, device="gpu"), random((n, n), seed=2, device="gpu")
-            at = a.T.copy()
-            c = DDArray(a.xp.empty((n, n)), a.xp.empty((n, n)))
-            configs = [("blocked", 2), ("blocked", 4)]
-            configs += [("tiled", 2), ("naive", 2)] if n in ladder_sizes else []
-            for fma, add in VARIANTS:
-                for algorithm, block in configs:
-                    for trans in ("NN", "TN"):
-                        lhs = at if trans == "TN" else a
-                        t = _time_gpu(lambda: rgemm(lhs, b, c, transa=trans[0], fma=fma, add=add,
-                                                    algorithm=algorithm, block=block), repeat)
-                        rate = 2 * n ** 3 / t / 1e9
-                        name = algorithm + (f" b={block}" if algorithm == "blocked" else "")
-                        rows.append(dict(device="gpu", n=n, variant=_variant_name(fma, add),
-                                         algorithm=name, trans=trans, seconds=t, gflops=rate,
-                                         ceiling_fraction=rate / summary["ceiling"][
-                                             _variant_name(fma, add)]))
-        # Transfer-inclusive, from host arrays, with the default kernel and variant.
-        for n in sizes:
-            ha, hb = random((n, n), seed=1), random((n, n), seed=2)
-            default = f"blocked b={_default_block(n, n)}"
-            kernel = next(r for r in rows if r["n"] == n and r["algorithm"] == default
-                          and r["variant"] == "fma/accurate" and r["trans"] == "NN")
-            t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu"))
-                           .to_device("cpu"), 1)
-            model = 48 * n * n / (summary["pcie_gbs"] * 1e9) + kernel["seconds"]
-            rows.append(dict(device="gpu+transfers", n=n, variant="fma/accurate",
-                             algorithm=default, trans="NN", seconds=t,
-                             gflops=2 * n ** 3 / t / 1e9, model_seconds=model))
-        rate = max(r["gflops"] for r in rows if r["device"] == "gpu") * 1e9
+        tables["rgemm-gpu"] = _rgemm_gpu(plan, ceiling_rows, progress)
+        tables["rgemm-transfers"] = _rgemm_transfers(plan, tables["rgemm-gpu"], summary)
+        rate = max(r["gflops"] for r in tables["rgemm-gpu"]) * 1e9
         summary["balance_n"] = 24 * rate / (summary["pcie_gbs"] * 1e9)
-    for n in cpu_sizes:
+    tables["rgemm-cpu"] = _rgemm_cpu(plan, ceiling_rows, progress)
+    tables["cpu-ladder"] = _cpu_ladder(plan, ceiling_rows)
+    tables["rgemm-algorithms"] = _algorithms(plan, ceiling_rows, summary, progress)
+    return dict(tables=tables, summary=summary)
+
+
+def _algorithms(plan, ceiling_rows, summary, progress):
+    """The classic kernel against Ozaki scheme I at the default variant: DD GFLOP/s, the
+    engine's share (classic: of the in-register ceiling; ozaki: slice GEMM flops over the
+    engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N), S and the number of
+    float64 GEMMs, and the exact error on 16 sampled rows and columns (units of u^2)."""
+    rows = []
+    sizes = [("gpu", n) for n in plan.gpu_sizes if _backend.gpu_available()]
+    sizes += [("cpu", n) for n in plan.cpu_sizes]
+    for device, n in progress(sizes, "algorithms"):
+        a, b = random((n, n), seed=1, device=device), random((n, n), seed=2, device=device)
+        sample = dict(rows=_baselines._sample(n, 16), cols=_baselines._sample(n, 16))
+        if device == "gpu":
+            engine = summary["cublas_dgemm_gflops"]
+        else:
+            x = np.random.default_rng(0).random((n, n))
+            engine = gflops(n, _time_wall(lambda: x @ x, plan.repeat))
+        for algorithm in RGEMM_ALGORITHMS:
+            info = {}
+            c = rgemm(a, b, algorithm=algorithm, info=info)
+            t = time_on(device, lambda: rgemm(a, b, algorithm=algorithm), plan.repeat)
+            rate = gflops(n, t)
+            ozaki = info["algorithm"] == "ozaki-fp64"
+            rows.append(dict(device=device, n=n, algorithm=algorithm, variant=variant_name(
+                DEFAULT), seconds=t, gflops=rate, slices=info.get("slices") if ozaki else None,
+                gemms=info["gemms"] if ozaki else None, fallback=info.get("fallback"),
+                engine_fraction=info["gemms"] * rate / engine if ozaki else rate / _ceiling(
+                    ceiling_rows, device, variant_name(DEFAULT), None if device == "gpu"
+                    else _cpu.get_threads()),
+                error=accuracy.gemm_error(c, a, b, **sample).max))
+    return rows
+
+
+def _rgemm_gpu(plan, ceiling_rows, progress):
+    rows = []
+    for n in progress(plan.gpu_sizes, "rgemm gpu"):
+        a, b = random((n, n), seed=1, device="gpu"), random((n, n), seed=2, device="gpu")
+        at = a.T.copy()
+        c = DDArray(a.xp.empty((n, n)), a.xp.empty((n, n)))
+        configs = [("blocked", 2), ("blocked", 4)]
+        configs += [("tiled", None), ("naive", None)] if n in plan.gpu_ladder_sizes else []
+        for v in VARIANTS:
+            for algorithm, block in configs:
+                for trans in ("NN", "TN"):
+                    lhs = at if trans == "TN" else a
+                    t = _time_gpu(lambda: rgemm(lhs, b, c, transa=trans[0], fma=v.fma, add=v.add,
+                                                algorithm=algorithm, block=block), plan.repeat)
+                    rate = gflops(n, t)
+                    rows.append(dict(n=n, variant=variant_name(v),
+                                     algorithm=algorithm + (f" b={block}" if block else ""),
+                                     trans=trans, seconds=t, gflops=rate,
+                                     ceiling_fraction=rate / _ceiling(ceiling_rows, "gpu",
+                                                                      variant_name(v))))
+    return rows
+
+
+def _rgemm_transfers(plan, kernel_rows, summary):
+    """From NumPy inputs to a NumPy result with the default kernel and variant, against
+    Nakasato's T_comm + T_kernel."""
+    rows = []
+    for n in plan.gpu_sizes:
+        ha, hb = random((n, n), seed=1), random((n, n), seed=2)
+        default = f"blocked b={_default_block(n, n)}"
+        kernel = next(r for r in kernel_rows if r["n"] == n and r["algorithm"] == default
+                      and r["variant"] == variant_name(DEFAULT) and r["trans"] == "NN")
+        t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu")).to_device("cpu"),
+                       1)
+        model = 48 * n * n / (summary["pcie_gbs"] * 1e9) + kernel["seconds"]
+        rows.append(dict(n=n, variant=variant_name(DEFAULT), algorithm=default, seconds=t,
+                         gflops=gflops(n, t), model_seconds=model))
+    return rows
+
+
+def _rgemm_cpu(plan, ceiling_rows, progress):
+    rows = []
+    threads = _cpu.get_threads()
+    for n in progress(plan.cpu_sizes, "rgemm cpu"):
         a, b = random((n, n), seed=1), random((n, n), seed=2)
-        for fma, add in VARIANTS:
-            t = _time_wall(lambda: rgemm(a, b, fma=fma, add=add), repeat)
-            rows.append(dict(device="cpu", n=n, variant=_variant_name(fma, add),
-                             algorithm="cpu 4x4", trans="NN", seconds=t, gflops=2 * n ** 3 / t / 1e9))
-    _print(rows, summary)
-    if out:
-        with open(out, "w") as f:
-            json.dump(dict(summary=summary, rows=rows), f, indent=1)
-    return rows, summary
+        for v in VARIANTS:
+            t = _time_wall(lambda: rgemm(a, b, fma=v.fma, add=v.add), plan.repeat)
+            rate = gflops(n, t)
+            rows.append(dict(n=n, variant=variant_name(v), threads=threads, seconds=t,
+                             gflops=rate, ceiling_fraction=rate / _ceiling(
+                                 ceiling_rows, "cpu", variant_name(v), threads)))
+    return rows
 
 
-def _print(rows, summary):
-    if summary:
-        print("in-register DD ceiling (GFLOP/s): " + ", ".join(
-            f"{k} {v:.0f}" for k, v in summary["ceiling"].items()))
-        print(f"cuBLAS DGEMM n=8192: {summary['cublas_dgemm_gflops']:.0f} GFLOP/s; "
-              f"PCIe H2D {summary['pcie_gbs']:.1f} GB/s; transfer/compute balance at "
-              f"N = {summary['balance_n']:.0f}")
-    print(f"{'device':14} {'n':>5} {'variant':15} {'algorithm':12} {'tr':3} {'GFLOP/s':>9} "
-          f"{'ceil%':>6} {'model s':>8} {'s':>8}")
+def _cpu_ladder(plan, ceiling_rows):
+    """The default variant at cpu_ladder_n: each step's speed-up over 1 scalar thread."""
+    n = plan.cpu_ladder_n
+    a, b = random((n, n), seed=1), random((n, n), seed=2)
+    rows = []
+    for threads in (1, _cpu.get_threads()):
+        for vectorize in (False, True):
+            with cpu_threads(threads), _cpu.configure(vectorize=vectorize):
+                t = _time_wall(lambda: rgemm(a, b), plan.repeat)
+            rows.append(dict(n=n, variant=variant_name(DEFAULT), threads=threads,
+                             vectorize=vectorize, seconds=t, gflops=gflops(n, t)))
     for r in rows:
-        frac = f"{100 * r['ceiling_fraction']:.0f}" if "ceiling_fraction" in r else ""
-        model = f"{r['model_seconds']:.3f}" if "model_seconds" in r else ""
-        print(f"{r['device']:14} {r['n']:5d} {r['variant']:15} {r['algorithm']:12} {r['trans']:3} "
-              f"{r['gflops']:9.1f} {frac:>6} {model:>8} {r['seconds']:8.4f}")
+        r["speedup"] = rows[0]["seconds"] / r["seconds"]
+        r["ceiling_fraction"] = r["gflops"] / _ceiling(ceiling_rows, "cpu", r["variant"],
+                                                        r["threads"])
+    return rows
+
+
+def suite_baselines(plan: Plan, progress) -> dict:
+    """Every available library at every size it allows, on the same inputs; the speed-up is that
+    of the faster ddblas algorithm on the same engine (CPU, or GPU for cuBLAS)."""
+    engines = ["cpu"] + (["gpu"] if _backend.gpu_available() else [])
+    rows, too_slow = [], {}
+    notes = [f"{a.name}: skipped, {a.skip_reason}" for a in _baselines.ADAPTERS
+             if not a.available()]
+    for n in progress(plan.baseline_sizes, "baselines"):
+        a, b = _baselines.bench_inputs(n, seed=n)
+        measured = [_baselines.measure(_baselines.DDBlas(e, algorithm), a, b, repeat=plan.repeat)
+                    for e in engines for algorithm in RGEMM_ALGORITHMS]
+        best = {e: min(r["seconds"] for r in measured if r["engine"] == e) for e in engines}
+        for adapter in _baselines.ADAPTERS:
+            if adapter.available() and adapter.engine in best:
+                r = _baselines.measure(adapter, a, b, repeat=plan.repeat)
+                if r["skipped"]:
+                    too_slow.setdefault(adapter.name, []).append(n)
+                else:
+                    measured.append(r)
+        rows += [dict(r, speedup=r["seconds"] / best[r["engine"]]) for r in measured]
+    notes += [f"{name}: not run at N = {', '.join(map(str, ns))} (above its max_n: too slow)"
+              for name, ns in too_slow.items()]
+    return dict(tables={"baselines": rows}, summary={}, notes=notes)
+
+
+def suite_fma(plan: Plan, progress) -> dict:
+    gpu = _backend.gpu_available()
+    devices = ["cpu"] + (["gpu"] if gpu else [])
+    census = {"cpu": _fmastudy.cpu_counts()}
+    gpu_counts = _fmastudy.gpu_counts()
+    notes = []
+    if gpu_counts[0] is not None:
+        census["gpu"] = gpu_counts
+    else:
+        notes.append(f"GPU instruction census skipped: {gpu_counts[1]}")
+    census_rows = [dict(code=code, source=source, op=op, variant=variant.replace("_", "/"), **c)
+                   for code, (counts, source) in census.items()
+                   for (op, variant), c in counts.items()]
+    throughput = []
+    for device in progress(devices, "fma study"):
+        n = plan.elementwise_gpu_n if device == "gpu" else plan.elementwise_cpu_n
+        x = random((n,), seed=1, device=device) + 0.5
+        y = random((n,), seed=2, device=device) + 0.5
+        gemm_n = plan.fma_gpu_n if device == "gpu" else plan.fma_cpu_n
+        a, b = random((gemm_n, gemm_n), seed=1, device=device), random((gemm_n, gemm_n), seed=2,
+                                                                          device=device)
+        for v in VARIANTS:
+            kw = dict(fma=v.fma, add=v.add)
+            for op, fn in (("add", add), ("mul", multiply), ("div", divide)):
+                t = time_on(device, lambda: fn(x, y, **kw), plan.repeat)
+                throughput.append(dict(device=device, kind=f"elementwise {op}", n=n,
+                                       variant=variant_name(v), rate=n / t / 1e9,
+                                       unit="G results/s"))
+            t = time_on(device, lambda: rgemm(a, b, **kw), plan.repeat)
+            throughput.append(dict(device=device, kind="rgemm", n=gemm_n, variant=variant_name(v),
+                                   rate=gflops(gemm_n, t), unit="GFLOP/s"))
+            ceiling = gpu_madd_ceiling(v) if device == "gpu" else _cpu.madd_ceiling(v.fma, v.add)
+            throughput.append(dict(device=device, kind="madd ceiling", n=None,
+                                   variant=variant_name(v), rate=ceiling, unit="GFLOP/s"))
+    ratios = []
+    for device in devices:
+        code = device if device in census else "cpu"
+        for add_kind in ("accurate", "sloppy"):
+            row = dict(device=device, add=add_kind, census=census[code][1],
+                       predicted=_fmastudy.predicted_ratio(census[code][0], add_kind))
+            for kind in ("madd ceiling", "rgemm", "elementwise mul"):
+                rate = {r["variant"]: r["rate"] for r in throughput
+                        if r["device"] == device and r["kind"] == kind}
+                row[kind] = rate[f"fma/{add_kind}"] / rate[f"nofma/{add_kind}"]
+            ratios.append(row)
+    return dict(tables={"fma-census": census_rows, "fma-throughput": throughput,
+                        "fma-ratio": ratios}, summary={}, notes=notes)
+
+
+def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
+        doc: str | None = None, section: str | None = None, command: str = "") -> dict:
+    """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
+    out_dir/bench.md (and the `section` block of `doc`, if given). Returns the results."""
+    from . import _benchreport
+    plan = plan or Plan()
+    progress = _benchreport.progress_bar
+    results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
+    for suite in suites:
+        part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma}[suite](
+            plan, progress)
+        results["tables"].update(part["tables"])
+        results["summary"].update(part["summary"])
+        results["notes"] += part.get("notes", [])
+    _benchreport.write(results, out_dir, doc=doc, section=section)
+    return results

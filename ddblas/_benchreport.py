@@ -1,0 +1,254 @@
+"""The output of `python -m ddblas bench`: printed tables, bench.json and bench.csv (every
+measurement with the machine, versions, date and commit), PNG plots and a markdown report that
+can replace a marked section of a document (docs/performance.md)."""
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+from . import __version__
+from ._accuracy_report import COLORS, _figure, _save
+
+# name -> (title, [(key, header, format)]); a table's rows are dicts with these keys.
+TABLES = {
+    "ceilings": ("In-register DD multiply-add ceiling", [
+        ("device", "device", "s"), ("variant", "variant", "s"), ("threads", "threads", "d"),
+        ("gflops", "GFLOP/s", ".1f")]),
+    "rgemm-gpu": ("rgemm on the GPU (kernel time)", [
+        ("n", "N", "d"), ("variant", "variant", "s"), ("algorithm", "algorithm", "s"),
+        ("trans", "op", "s"), ("gflops", "GFLOP/s", ".1f"), ("ceiling_fraction", "of ceiling", "%"),
+        ("seconds", "s", ".4f")]),
+    "rgemm-transfers": ("rgemm from host arrays (transfers included) vs Nakasato's model", [
+        ("n", "N", "d"), ("variant", "variant", "s"), ("algorithm", "algorithm", "s"),
+        ("gflops", "GFLOP/s", ".1f"), ("seconds", "s", ".4f"), ("model_seconds", "model s", ".4f")]),
+    "rgemm-cpu": ("rgemm on the CPU (all threads)", [
+        ("n", "N", "d"), ("variant", "variant", "s"), ("threads", "threads", "d"),
+        ("gflops", "GFLOP/s", ".2f"), ("ceiling_fraction", "of ceiling", "%"),
+        ("seconds", "s", ".4f")]),
+    "cpu-ladder": ("CPU rgemm: threads and vectorisation (default variant)", [
+        ("n", "N", "d"), ("threads", "threads", "d"), ("vectorize", "vectorised", "s"),
+        ("gflops", "GFLOP/s", ".2f"), ("speedup", "speed-up", ".1fx"),
+        ("ceiling_fraction", "of ceiling", "%"), ("seconds", "s", ".4f")]),
+    "rgemm-algorithms": ("rgemm algorithms: the classic kernel and Ozaki scheme I (default "
+                         "variant)", [
+        ("device", "device", "s"), ("n", "N", "d"), ("algorithm", "algorithm", "s"),
+        ("gflops", "GFLOP/s", ".1f"), ("engine_fraction", "of engine", "%"),
+        ("slices", "S", "d"), ("gemms", "float64 GEMMs", "d"), ("error", "error u²", ".3g"),
+        ("fallback", "fallback", "s"), ("seconds", "s", ".4f")]),
+    "baselines": ("ddblas against other libraries (same inputs; speed-up of the faster ddblas "
+                  "algorithm)", [
+        ("library", "library", "s"), ("engine", "engine", "s"), ("n", "N", "d"),
+        ("seconds", "time s", ".4g"), ("gflops", "GFLOP/s", ".3g"), ("error", "error u²", ".3g"),
+        ("error_bound", "bound u²", ".3g"), ("speedup", "ddblas speed-up", ".3gx")]),
+    "fma-census": ("FP64 instructions per DD operation, read from the compiled code", [
+        ("code", "code", "s"), ("op", "op", "s"), ("variant", "variant", "s"),
+        ("fp64", "FP64 instr", "d"), ("fma", "of which FMA", "d"), ("source", "read from", "s")]),
+    "fma-throughput": ("Throughput per variant", [
+        ("device", "device", "s"), ("kind", "kind", "s"), ("n", "n", "d"),
+        ("variant", "variant", "s"), ("rate", "rate", ".4g"), ("unit", "unit", "s")]),
+    "fma-ratio": ("FMA / non-FMA speed ratio: predicted from instruction counts vs measured", [
+        ("device", "device", "s"), ("add", "add", "s"), ("predicted", "predicted", ".2f"),
+        ("madd ceiling", "ceiling", ".2f"), ("rgemm", "rgemm", ".2f"),
+        ("elementwise mul", "elementwise mul", ".2f"), ("census", "counts from", "s")]),
+}
+
+
+def progress_bar(iterable, desc):
+    """tqdm over a sweep (stderr), so the tables on stdout stay clean."""
+    from tqdm import tqdm
+    return tqdm(list(iterable), desc=desc, unit="step", leave=False)
+
+
+def _git_commit() -> str:
+    """The checkout's commit (with +dirty if it has changes), or 'unknown' outside git."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True).stdout.strip()
+        return sha + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def metadata(command: str, plan) -> dict:
+    from . import _backend, _cpu
+    meta = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                command=command, commit=_git_commit(), ddblas=__version__,
+                python=platform.python_version(), numpy=np.__version__,
+                machine=platform.machine(), cpu=_cpu_model(), cpu_threads=_cpu.get_threads(),
+                compiler=_cpu._compiler_identity(_cpu.find_compiler()).splitlines()[0], plan=vars(plan))
+    if _backend.gpu_available():
+        import cupy
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        meta.update(gpu=props["name"].decode(), cupy=cupy.__version__,
+                    cuda_driver=cupy.cuda.runtime.driverGetVersion(),
+                    nvrtc=".".join(map(str, cupy.cuda.nvrtc.getVersion())))
+    return meta
+
+
+def _cell(value, fmt: str) -> str:
+    if value is None:
+        return ""
+    if fmt == "%":
+        return f"{100 * value:.0f}%"
+    if fmt.endswith("x"):
+        return f"{value:{fmt[:-1]}}x"
+    if fmt in ("d", "s"):
+        return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) \
+            else str(value)
+    return f"{value:{fmt}}"
+
+
+def _rendered(name: str, rows: list[dict]) -> tuple[str, list[str], list[list[str]]]:
+    title, columns = TABLES[name]
+    return (title, [h for _, h, _ in columns],
+            [[_cell(r.get(k), f) for k, _, f in columns] for r in rows])
+
+
+def text_table(name: str, rows: list[dict]) -> str:
+    title, headers, cells = _rendered(name, rows)
+    widths = [max(len(h), *(len(c[i]) for c in cells)) if cells else len(h)
+              for i, h in enumerate(headers)]
+    lines = [f"== {title}", "  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def markdown_table(name: str, rows: list[dict]) -> str:
+    title, headers, cells = _rendered(name, rows)
+    lines = [f"**{title}**", "", "| " + " | ".join(headers) + " |",
+             "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join(lines)
+
+
+def _summary_lines(results) -> list[str]:
+    s, lines = results["summary"], []
+    if "cublas_dgemm_gflops" in s:
+        lines.append(f"cuBLAS DGEMM (N = 8192): {s['cublas_dgemm_gflops']:.0f} GFLOP/s; PCIe "
+                     f"host-to-device {s['pcie_gbs']:.1f} GB/s; transfer/compute balance at "
+                     f"N = {s['balance_n']:.0f}")
+    return lines + results["notes"]
+
+
+def _plot_libraries(rows, path):
+    fig, ax = _figure((7.5, 4.8))
+    for library in dict.fromkeys(r["library"] for r in rows):
+        mine = sorted((r for r in rows if r["library"] == library), key=lambda r: r["n"])
+        ax.loglog([r["n"] for r in mine], [r["gflops"] for r in mine], "o-", markersize=4,
+                  label=f"{library} ({mine[0]['engine']})",
+                  linewidth=2.5 if library.startswith("ddblas") else 1)
+    ax.set_xscale("log", base=2)
+    _save(fig, ax, path, "N (N×N×N)", "GFLOP/s (2N³ / time)",
+          "Matrix product in ~106-bit or better precision (float64/DGEMM for reference)")
+
+
+def _plot_fma(rows, path):
+    kinds = ["madd ceiling", "rgemm"]
+    devices = list(dict.fromkeys(r["device"] for r in rows))
+    fig, ax = _figure((3.5 + 2.5 * len(devices), 4.5))
+    width, groups = 0.2, [(d, k) for d in devices for k in kinds]
+    for j, name in enumerate(c for c in COLORS if c != "float64"):
+        values = [next(r["rate"] for r in rows if (r["device"], r["kind"], r["variant"]) ==
+                       (d, k, name)) for d, k in groups]
+        ax.bar(np.arange(len(groups)) + (j - 1.5) * width, values, width, color=COLORS[name],
+               label=name)
+    ax.set_xticks(np.arange(len(groups)), [f"{d}\n{k}" for d, k in groups])
+    ax.set_yscale("log")
+    _save(fig, ax, path, "", "DD GFLOP/s", "FMA vs non-FMA, accurate vs sloppy add")
+
+
+def plots(results, prefix: str) -> list[str]:
+    """The PNGs this run's tables allow; returns their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    made, tables = [], results["tables"]
+    if tables.get("baselines"):
+        made.append(prefix + "gflops.png")
+        _plot_libraries(tables["baselines"], made[-1])
+    if tables.get("fma-throughput"):
+        made.append(prefix + "fma.png")
+        _plot_fma(tables["fma-throughput"], made[-1])
+    return made
+
+
+def markdown(results, images: list[str], relative_to: str) -> str:
+    meta = results["meta"]
+    head = (f"Generated by `{meta['command']}` on {meta['date']}, commit `{meta['commit']}`: "
+            f"ddblas {meta['ddblas']}, Python {meta['python']}, NumPy {meta['numpy']}; CPU "
+            f"{meta['cpu']} ({meta['cpu_threads']} threads, {meta['compiler']})")
+    if "gpu" in meta:
+        head += f"; GPU {meta['gpu']} (CuPy {meta['cupy']}, NVRTC {meta['nvrtc']})"
+    out = [head + ".", ""]
+    out += [f"- {line}" for line in _summary_lines(results)] + [""]
+    for name, rows in results["tables"].items():
+        if rows:
+            out += [markdown_table(name, rows), ""]
+    out += [f"![{os.path.basename(p)}]({os.path.relpath(p, relative_to)})" for p in images]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def replace_section(path: str, section: str, text: str) -> None:
+    """Put text between the `ddblas bench: <section>` markers of the file at path (appended
+    with its markers if the file has none)."""
+    begin, end = f"<!-- ddblas bench: {section} begin -->", f"<!-- ddblas bench: {section} end -->"
+    block = f"{begin}\n{text}{end}"
+    old = open(path).read() if os.path.exists(path) else ""
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    new = pattern.sub(lambda _: block, old) if pattern.search(old) else \
+        old.rstrip("\n") + ("\n\n" if old else "") + block + "\n"
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def write(results, out_dir: str, doc: str | None = None, section: str | None = None) -> None:
+    for name, rows in results["tables"].items():
+        if rows:
+            print(text_table(name, rows) + "\n")
+    for line in _summary_lines(results):
+        print(line)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "bench.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    with open(os.path.join(out_dir, "bench.csv"), "w", newline="") as f:
+        keys = ["table", *dict.fromkeys(k for rows in results["tables"].values() for r in rows
+                                        for k in r), "date", "commit", "cpu", "gpu"]
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        meta = {k: results["meta"].get(k) for k in ("date", "commit", "cpu", "gpu")}
+        for name, rows in results["tables"].items():
+            for r in rows:
+                writer.writerow(dict(r, table=name, **meta))
+    image_dir = os.path.dirname(os.path.abspath(doc)) if doc else out_dir
+    prefix = os.path.join(image_dir, f"bench-{section or 'results'}-" if doc else "bench-")
+    images = plots(results, prefix)
+    report = markdown(results, images, out_dir)
+    with open(os.path.join(out_dir, "bench.md"), "w") as f:
+        f.write(report)
+    if doc:
+        replace_section(doc, section or "results",
+                        markdown(results, images, os.path.dirname(os.path.abspath(doc))))
+    print(f"wrote {out_dir}/bench.json, bench.csv, bench.md" +
+          (f", {len(images)} plots" if images else "") + (f"; updated {doc}" if doc else ""),
+          file=sys.stderr)

@@ -1,0 +1,107 @@
+"""python -m ddblas bench: each suite runs at small sizes and writes its tables, bench.json,
+bench.csv (with the machine, versions, date and commit), the plots and the markdown section;
+the report's helpers render and replace what they should."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ddblas import _bench, _benchreport
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+META_KEYS = {"date", "commit", "ddblas", "python", "numpy", "cpu", "cpu_threads", "compiler",
+             "command", "plan"}
+
+
+def _bench_cli(tmp_path, *args):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    result = subprocess.run([sys.executable, "-m", "ddblas", "bench", *args, "--out-dir",
+                             str(tmp_path), "--repeat", "1"], capture_output=True, text=True,
+                            env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(tmp_path / "bench.json") as f:
+        results = json.load(f)
+    assert META_KEYS <= set(results["meta"])
+    with open(tmp_path / "bench.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(r["commit"] == results["meta"]["commit"] for r in rows)
+    assert sum(len(t) for t in results["tables"].values()) == len(rows)
+    return results, result.stdout
+
+
+def test_fma_suite(tmp_path):
+    results, stdout = _bench_cli(tmp_path, "fma", "--quick")
+    tables = results["tables"]
+    census = {(r["code"], r["op"], r["variant"]): r for r in tables["fma-census"]}
+    assert census["cpu", "madd", "fma/sloppy"]["fp64"] == 15
+    assert all(r["fma"] == 0 for r in tables["fma-census"] if r["variant"].startswith("nofma"))
+    kinds = {(r["device"], r["kind"], r["variant"]) for r in tables["fma-throughput"]}
+    for kind in ("elementwise add", "elementwise mul", "elementwise div", "rgemm", "madd ceiling"):
+        assert ("cpu", kind, "nofma/sloppy") in kinds
+    assert all(r["rate"] > 0 for r in tables["fma-throughput"])
+    ratio = {r["add"]: r for r in tables["fma-ratio"] if r["device"] == "cpu"}
+    assert ratio["sloppy"]["predicted"] == pytest.approx(32 / 15)
+    assert "predicted" in stdout and (tmp_path / "bench-fma.png").stat().st_size > 1000
+
+
+def test_rgemm_suite(tmp_path):
+    results, _ = _bench_cli(tmp_path, "rgemm", "--quick", "--cpu-sizes", "48", "64")
+    tables = results["tables"]
+    assert {(r["n"], r["variant"]) for r in tables["rgemm-cpu"]} == {
+        (n, _bench.variant_name(v)) for n in (48, 64) for v in _bench.VARIANTS}
+    ladder = tables["cpu-ladder"]
+    assert [(r["threads"] == 1, r["vectorize"]) for r in ladder] == [
+        (True, False), (True, True), (False, False), (False, True)]
+    assert ladder[0]["speedup"] == 1.0
+    assert all(0 < r["ceiling_fraction"] for r in tables["rgemm-cpu"] + ladder)
+    assert {r["variant"] for r in tables["ceilings"] if r["device"] == "cpu"} == {
+        _bench.variant_name(v) for v in _bench.VARIANTS}
+
+
+def test_baselines_suite(tmp_path):
+    results, stdout = _bench_cli(tmp_path, "baselines", "--quick", "--baseline-sizes", "8", "24")
+    rows = results["tables"]["baselines"]
+    ours = [r for r in rows if r["library"].startswith("ddblas") and r["engine"] == "cpu"]
+    assert sorted((r["n"], r["library"]) for r in ours) == [
+        (n, name) for n in (8, 24) for name in ("ddblas", "ddblas ozaki-fp64")]
+    fastest = {n: min(r["seconds"] for r in ours if r["n"] == n) for n in (8, 24)}
+    assert all(r["speedup"] == pytest.approx(r["seconds"] / fastest[r["n"]]) for r in rows
+               if r["engine"] == "cpu")
+    assert all(r["error"] is not None and r["within_bound"] for r in rows)
+    assert any(r["library"] == "NumPy float64" for r in rows)  # NumPy is always there
+    assert (tmp_path / "bench-gflops.png").stat().st_size > 1000
+    assert "ddblas speed-up" in stdout
+
+
+def test_bad_arguments(tmp_path):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "ddblas", "bench", *a],  # noqa: E731
+                                    capture_output=True, text=True, env=env, timeout=60)
+    assert "invalid choice" in run("flops").stderr
+    assert "must be positive" in run("rgemm", "--cpu-sizes", "0").stderr
+
+
+def test_replace_section(tmp_path):
+    doc = tmp_path / "perf.md"
+    doc.write_text("# Performance\n\nhand-written\n")
+    _benchreport.replace_section(str(doc), "cpu", "first\n")
+    _benchreport.replace_section(str(doc), "gpu", "other\n")
+    _benchreport.replace_section(str(doc), "cpu", "second\n")
+    text = doc.read_text()
+    assert text.startswith("# Performance\n\nhand-written\n")
+    assert "second" in text and "first" not in text and "other" in text
+    assert text.count("<!-- ddblas bench: cpu begin -->") == 1
+
+
+def test_tables_render_every_column():
+    rows = [dict(library="x", engine="cpu", n=8, seconds=0.5, gflops=1e-3, error=None,
+                 error_bound=3, speedup=2.0)]
+    text = _benchreport.text_table("baselines", rows)
+    md = _benchreport.markdown_table("baselines", rows)
+    assert "2x" in text and "| x | cpu | 8 | 0.5 | 0.001 |  | 3 | 2x |" in md
+    assert md.splitlines()[2].count("|") == md.splitlines()[4].count("|")
