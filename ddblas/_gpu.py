@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import struct
 
 import numpy as np
 
@@ -37,6 +38,19 @@ def _arch() -> str:
     return str(max(usable) if usable else cc)
 
 
+def complete_elf(data: bytes) -> bytes:
+    """A 64-bit ELF image extended with zero bytes to the end of its section and program header
+    tables. CuPy's nvrtc.getCUBIN drops a cubin's last byte (it strips a string terminator that a
+    cubin does not have); the driver loads the short image, but cuobjdump rejects it. The byte
+    lost is the top byte of the last program header's p_align, which is zero."""
+    if len(data) < 64 or data[:5] != b"\x7fELF\x02":
+        return data
+    phoff, shoff = struct.unpack_from("<QQ", data, 32)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<4H", data, 54)
+    end = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+    return data + b"\0" * (end - len(data)) if end > len(data) else data
+
+
 def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels.cu") -> bytes:
     """Compile gpu_kernels.cu, or another translation unit `source` that includes the cuda_src
     headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options."""
@@ -52,7 +66,7 @@ def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels
         except nvrtc.NVRTCError as exc:
             raise RuntimeError(f"ddblas: NVRTC failed to compile {name}:\n"
                                + nvrtc.getProgramLog(prog)) from exc
-        return nvrtc.getCUBIN(prog)
+        return complete_elf(nvrtc.getCUBIN(prog))
     finally:
         nvrtc.destroyProgram(prog)
 

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from ddblas import _build, _cpu
+from ddblas._gpu import complete_elf
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -73,3 +75,19 @@ def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
     from ddblas import _gpu
     cubin = _gpu.compile_cubin("90")
     assert cubin[:4] == b"\x7fELF" and b"ddblas_mul_nofma_accurate" in cubin
+
+
+def test_complete_elf_restores_the_byte_cupy_drops(tmp_path):
+    """nvrtc.getCUBIN drops an ELF image's last byte; complete_elf gives it back (checked on a
+    host shared object, whose tables end the file like a cubin's)."""
+    cxx = shutil.which("cc") or shutil.which("gcc")
+    if cxx is None:
+        pytest.skip("needs a C compiler to make an ELF file")
+    src, obj = tmp_path / "f.c", tmp_path / "f.so"
+    src.write_text("int f(void) { return 1; }\n")
+    subprocess.run([cxx, "-shared", "-fPIC", str(src), "-o", str(obj)], check=True)
+    whole = obj.read_bytes()
+    short = whole[:-1]  # as nvrtc.getCUBIN returns a cubin
+    restored = complete_elf(short)
+    assert len(restored) == len(whole) and restored[:-1] == short
+    assert complete_elf(whole) == whole and complete_elf(b"not an elf") == b"not an elf"
