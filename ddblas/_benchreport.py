@@ -68,7 +68,10 @@ def progress_bar(iterable, desc):
 
 
 def _git_commit() -> str:
-    """The checkout's commit (with +dirty if it has changes), or 'unknown' outside git."""
+    """$DDBLAS_COMMIT if set (a copied tree whose .git is not its own: the device machine),
+    else the checkout's commit (+dirty if it has changes), or 'unknown' outside git."""
+    if os.environ.get("DDBLAS_COMMIT"):
+        return os.environ["DDBLAS_COMMIT"]
     here = os.path.dirname(os.path.abspath(__file__))
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
@@ -153,11 +156,12 @@ def _summary_lines(results) -> list[str]:
 
 
 def _plot_libraries(rows, path):
-    fig, ax = _figure((7.5, 4.8))
-    for library in dict.fromkeys(r["library"] for r in rows):
-        mine = sorted((r for r in rows if r["library"] == library), key=lambda r: r["n"])
-        ax.loglog([r["n"] for r in mine], [r["gflops"] for r in mine], "o-", markersize=4,
-                  label=f"{library} ({mine[0]['engine']})",
+    fig, ax = _figure((8.5, 6))
+    for library, engine in dict.fromkeys((r["library"], r["engine"]) for r in rows):
+        mine = sorted((r for r in rows if (r["library"], r["engine"]) == (library, engine)),
+                      key=lambda r: r["n"])
+        ax.loglog([r["n"] for r in mine], [r["gflops"] for r in mine], "o-" if engine == "cpu"
+                  else "s--", markersize=4, label=f"{library} ({engine})",
                   linewidth=2.5 if library.startswith("ddblas") else 1)
     ax.set_xscale("log", base=2)
     _save(fig, ax, path, "N (N×N×N)", "GFLOP/s (2N³ / time)",
