@@ -225,15 +225,16 @@ def _rgemm_gpu(plan, ceiling_rows, progress):
 
 
 def _rgemm_transfers(plan, kernel_rows, summary):
-    """From NumPy inputs to a NumPy result with the default kernel and variant, against
-    Nakasato's T_comm + T_kernel."""
+    """From NumPy inputs to a NumPy result with the classic kernel ("blocked", default block)
+    and the default variant, against Nakasato's T_comm + T_kernel."""
     rows = []
     for n in plan.gpu_sizes:
         ha, hb = random((n, n), seed=1), random((n, n), seed=2)
         default = f"blocked b={_default_block(n, n)}"
         kernel = next(r for r in kernel_rows if r["n"] == n and r["algorithm"] == default
                       and r["variant"] == variant_name(DEFAULT) and r["trans"] == "NN")
-        t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu")).to_device("cpu"),
+        t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu"),
+                                     algorithm="blocked").to_device("cpu"),
                        1)
         model = 48 * n * n / (summary["pcie_gbs"] * 1e9) + kernel["seconds"]
         rows.append(dict(n=n, variant=variant_name(DEFAULT), algorithm=default, seconds=t,
@@ -247,7 +248,8 @@ def _rgemm_cpu(plan, ceiling_rows, progress):
     for n in progress(plan.cpu_sizes, "rgemm cpu"):
         a, b = random((n, n), seed=1), random((n, n), seed=2)
         for v in VARIANTS:
-            t = _time_wall(lambda: rgemm(a, b, fma=v.fma, add=v.add), plan.repeat)
+            t = _time_wall(lambda: rgemm(a, b, fma=v.fma, add=v.add, algorithm="blocked"),
+                           plan.repeat)
             rate = gflops(n, t)
             rows.append(dict(n=n, variant=variant_name(v), threads=threads, seconds=t,
                              gflops=rate, ceiling_fraction=rate / _ceiling(
@@ -263,7 +265,7 @@ def _cpu_ladder(plan, ceiling_rows):
     for threads in (1, _cpu.get_threads()):
         for vectorize in (False, True):
             with cpu_threads(threads), _cpu.configure(vectorize=vectorize):
-                t = _time_wall(lambda: rgemm(a, b), plan.repeat)
+                t = _time_wall(lambda: rgemm(a, b, algorithm="blocked"), plan.repeat)
             rows.append(dict(n=n, variant=variant_name(DEFAULT), threads=threads,
                              vectorize=vectorize, seconds=t, gflops=gflops(n, t)))
     for r in rows:
@@ -326,7 +328,7 @@ def suite_fma(plan: Plan, progress) -> dict:
                 throughput.append(dict(device=device, kind=f"elementwise {op}", n=n,
                                        variant=variant_name(v), rate=n / t / 1e9,
                                        unit="G results/s"))
-            t = time_on(device, lambda: rgemm(a, b, **kw), plan.repeat)
+            t = time_on(device, lambda: rgemm(a, b, algorithm="blocked", **kw), plan.repeat)
             throughput.append(dict(device=device, kind="rgemm", n=gemm_n, variant=variant_name(v),
                                    rate=gflops(gemm_n, t), unit="GFLOP/s"))
             ceiling = gpu_madd_ceiling(v) if device == "gpu" else _cpu.madd_ceiling(v.fma, v.add)

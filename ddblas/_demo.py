@@ -21,7 +21,8 @@ def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 1
     if device == "gpu":
         xp.cuda.runtime.deviceSynchronize()
     start = time.perf_counter()
-    c = rgemm(a, b)
+    info = {}
+    c = rgemm(a, b, info=info)  # algorithm="auto": info says which one ran
     if device == "gpu":
         xp.cuda.runtime.deviceSynchronize()
     seconds = time.perf_counter() - start
@@ -31,7 +32,8 @@ def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 1
     worst = gemm_error(c, a, b, rows=rows, cols=cols).max  # exact, in units of u^2
     c_host = c[:1, :1].to_device("cpu")
     print(f"ddblas demo: {n}x{n} DD matrix product on the {device}")
-    print(f"  time   {seconds * 1e3:.2f} ms ({2 * n ** 3 / seconds / 1e9:.3f} DD GFLOP/s, rgemm)")
+    print(f"  time   {seconds * 1e3:.2f} ms ({2 * n ** 3 / seconds / 1e9:.3f} DD GFLOP/s, rgemm, "
+          f"algorithm {info['algorithm']!r})")
     print(f"  error  {worst:.3g} u^2 * (|A||B|)_ij at worst over {samples}x{samples} entries "
           "checked exactly (ddblas.accuracy.gemm_error)")
     print(f"  C[0,0] = {c_host[0, 0]}")

@@ -5,20 +5,23 @@ naive kernel of both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled 
 register-blocked GPU kernels). Every classic kernel sums each C element over k in increasing
 order, so all of them and both devices agree bit for bit. algorithm="ozaki-fp64"
 (ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact float64 slice products instead: a
-different result within the same bound, equal on both devices.
+different result within the same bound, equal on both devices. algorithm="auto" (the default)
+chooses between them by ddblas/_auto.py's cost model.
 """
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
 
-from . import _backend, _ozaki
+from . import _auto, _backend, _ozaki
 from ._array import DDArray, asarray
 from ._ops import _operands, multiply
 from ._options import resolve
 
-ALGORITHMS = ("naive", "tiled", "blocked", "ozaki-fp64")
+ALGORITHMS = ("auto", "naive", "tiled", "blocked", "ozaki-fp64")
+_log = logging.getLogger("ddblas")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 
 def _default_block(m: int, n: int) -> int:
@@ -64,8 +67,19 @@ def _shares_memory(x: DDArray, c: DDArray) -> bool:
     return any(may_share(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
 
 
+def _plan(op_a, op_b, opts, info) -> _ozaki.Plan:
+    """ozaki-fp64's plan; info (a dict or None) receives it and its time ("gemms" stays 0 until
+    the plan is run)."""
+    start = time.perf_counter()
+    plan = _ozaki.plan(op_a, op_b, opts)
+    if info is not None:
+        info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
+                    gemms=0, fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
+    return plan
+
+
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
-          algorithm="blocked", block=None, info=None) -> DDArray:
+          algorithm="auto", block=None, info=None) -> DDArray:
     """C = alpha * op(A) * op(B) + beta * C in double-double.
 
     a, b: 2-D DDArrays (or anything ddblas.asarray accepts) on one device; op(X) is X for
@@ -73,18 +87,26 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     overwritten and returned (BLAS semantics); when None a new array is returned and beta must be
     0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
     skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm:
-    "naive" (one element per thread, on either device: the reference), or on the GPU "tiled"
-    (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2 or 4; default
-    by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised OpenMP kernel of
-    cuda_src/gemm_cpu.h (threads: ddblas.cpu_threads). Every choice sums each element over k in
-    increasing order, so the results are identical bit for bit; strided and transposed views are
-    read in place. algorithm="ozaki-fp64" (both devices): exact float64 GEMMs of integer slices
-    (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same bound, with the
-    same result on CPU and GPU; it falls back to the classic kernel (the CPU kernel or "blocked")
-    for non-finite inputs and badly scaled data. info: a dict to fill with what was done
-    ("algorithm", and for ozaki-fp64 "slices", "beta", "chunk", "chunks", "gemms", "fallback",
-    "seconds" per phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU
-    between phases); left empty when no product is formed (an empty C, K = 0 or alpha = 0).
+    "auto" (the default) picks the classic kernel or ozaki-fp64 by a cost model of measured
+    rates (ddblas/_auto.py, docs/ozaki.md): on the CPU always the classic kernel; on the GPU the
+    classic kernel for M*N*K < 1024^3, above that ozaki-fp64 when its estimated time (from the
+    number of slices its plan picks) is lower. Both meet the bound below, so "auto" does too; its
+    choice and the reason are in info["algorithm"] and info["auto"] and in a debug message of the
+    logger "ddblas". Results equal the CPU's bit for bit when both devices pick the same
+    algorithm; where the GPU picks ozaki-fp64 they differ from the CPU's (both within the bound).
+    Or explicitly: "naive" (one element per thread, on either device: the reference), or on the
+    GPU "tiled" (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2
+    or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised
+    OpenMP kernel of cuda_src/gemm_cpu.h (threads: ddblas.cpu_threads). Every one of these sums
+    each element over k in increasing order, so the results are identical bit for bit; strided
+    and transposed views are read in place. "ozaki-fp64" (both devices): exact float64 GEMMs of
+    integer slices (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same
+    bound, with the same result on CPU and GPU; it falls back to the classic kernel (the CPU
+    kernel or "blocked") for non-finite inputs and badly scaled data. info: a dict to fill with
+    what was done ("algorithm"; for "auto" its reason, "auto"; when ozaki-fp64 was planned
+    "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "fallback", "seconds" per
+    phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases);
+    left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
     componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
@@ -152,16 +174,19 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *alpha_pair, *beta_pair,
             c_hi, c_lo, c_rs, c_cs, flags)
     be = _backend.backend(device)
-    if algorithm == "ozaki-fp64":
-        start = time.perf_counter()
-        plan = _ozaki.plan(op_a, op_b, opts)
+    plan = None
+    if algorithm == "auto":
+        algorithm, reason, plan = _auto.choose(device, m, n, k, opts.suffix,
+                                               lambda: _plan(op_a, op_b, opts, info))
+        _log.debug("rgemm %dx%dx%d on %s, algorithm='auto' chose %s: %s", m, n, k, device,
+                   "cpu" if device == "cpu" and algorithm == "blocked" else algorithm, reason)
         if info is not None:
-            info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
-                        gemms=plan.gemms if plan.fallback is None else 0,
-                        fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
+            info["auto"] = reason
+    if algorithm == "ozaki-fp64":
+        plan = plan or _plan(op_a, op_b, opts, info)
         if plan.fallback is None:
             if info is not None:
-                info["algorithm"] = "ozaki-fp64"
+                info.update(algorithm="ozaki-fp64", gemms=plan.gemms)
             _ozaki.run(plan, op_a, op_b, alpha_pair, beta_pair, c, flags, opts.suffix,
                        None if info is None else info["seconds"])
             return c
@@ -182,9 +207,10 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     return c
 
 
-def matmul(a, b, *, fma=None, add=None) -> DDArray:
-    """a @ b in DD through rgemm, with NumPy's rules for 1-D operands (a 1-D a is a row, a 1-D b
-    a column, and that dimension is dropped from the result). 2-D and 1-D operands only."""
+def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
+    """a @ b in DD through rgemm (algorithm as there; `@` uses "auto"), with NumPy's rules for
+    1-D operands (a 1-D a is a row, a 1-D b a column, and that dimension is dropped from the
+    result). 2-D and 1-D operands only."""
     a, b = _operands(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must not be scalars (use *)")
@@ -195,7 +221,7 @@ def matmul(a, b, *, fma=None, add=None) -> DDArray:
     if a2.shape[1] != b2.shape[0]:
         raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align "
                          f"({a2.shape[1]} != {b2.shape[0]})")
-    c = rgemm(a2, b2, fma=fma, add=add)
+    c = rgemm(a2, b2, fma=fma, add=add, algorithm=algorithm)
     if a.ndim == 1 and b.ndim == 1:
         return c.reshape(())
     return c.reshape(-1) if a.ndim == 1 or b.ndim == 1 else c

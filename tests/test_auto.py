@@ -1,0 +1,90 @@
+"""rgemm(algorithm="auto"), the default: the decision function on GPU-like inputs (no GPU
+needed), the choice on each device, info and the "ddblas" logger's debug message."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import ddblas
+from conftest import requires_gpu
+from ddblas import _auto, _ozaki, accuracy
+from test_gemm import _matrix
+from test_ozaki import _same_bits
+
+FMA = "fma_accurate"
+
+
+def _never_planned():
+    raise AssertionError("the plan must not be computed here")
+
+
+def _planned(slices=5, fallback=None):
+    return lambda: _ozaki.Plan(slices=slices, beta=20, chunk=4096, chunks=1, fallback=fallback)
+
+
+def test_cpu_always_uses_the_classic_kernel():
+    for shape in [(1, 1, 1), (8192, 8192, 8192)]:
+        algorithm, reason, plan = _auto.choose("cpu", *shape, FMA, _never_planned)
+        assert algorithm == "blocked" and "CPU" in reason and plan is None
+
+
+def test_small_gpu_products_skip_the_plan():
+    algorithm, reason, plan = _auto.choose("gpu", 1024, 1024, 1023, FMA, _never_planned)
+    assert algorithm == "blocked" and plan is None and str(_auto.OZAKI_MIN_WORK) in reason
+
+
+def test_large_gpu_products_compare_the_estimates():
+    algorithm, reason, plan = _auto.choose("gpu", 4096, 4096, 4096, FMA, _planned())
+    assert algorithm == "ozaki-fp64" and plan.slices == 5 and "S = 5" in reason
+    # many slices make ozaki-fp64 slower than the classic kernel
+    assert _auto.choose("gpu", 2048, 2048, 2048, FMA, _planned(16))[0] == "blocked"
+    # the variant's rate counts: at N = 1536 ozaki-fp64 beats fma/accurate, not fma/sloppy
+    assert _auto.choose("gpu", 1536, 1536, 1536, FMA, _planned())[0] == "ozaki-fp64"
+    assert _auto.choose("gpu", 1536, 1536, 1536, "fma_sloppy", _planned())[0] == "blocked"
+    algorithm, reason, _ = _auto.choose("gpu", 4096, 4096, 4096, FMA,
+                                        _planned(fallback="non-finite entries"))
+    assert algorithm == "blocked" and "falls back: non-finite" in reason
+
+
+def test_estimates_grow_with_work():
+    assert _auto.ozaki_seconds(2048, 2048, 2048, 6) > _auto.ozaki_seconds(2048, 2048, 2048, 5)
+    assert _auto.ozaki_seconds(2048, 2048, 4096, 5) > _auto.ozaki_seconds(2048, 2048, 2048, 5)
+    for suffix in _auto.CLASSIC_GPU_GFLOPS:
+        assert _auto.classic_seconds(64, 64, 128, suffix) == \
+            2 * _auto.classic_seconds(64, 64, 64, suffix)
+
+
+def test_default_is_auto_with_info_and_log(device, caplog):
+    """Small products: auto runs the device's classic kernel (the same bits as "naive"), says so
+    in info and in a debug message."""
+    a, b = _matrix(9, 13, 1, device), _matrix(13, 6, 2, device)
+    info = {}
+    with caplog.at_level(logging.DEBUG, logger="ddblas"):
+        c = ddblas.rgemm(a, b, info=info)
+    assert info["algorithm"] == ("cpu" if device == "cpu" else "blocked") and info["auto"]
+    assert _same_bits(c, ddblas.rgemm(a, b, algorithm="naive"))
+    assert _same_bits(a @ b, c) and _same_bits(ddblas.matmul(a, b), c)
+    messages = [r.getMessage() for r in caplog.records if r.name == "ddblas"]
+    assert len(messages) == 1 and "algorithm='auto' chose" in messages[0]
+    assert info["algorithm"] in messages[0] and info["auto"] in messages[0]
+    with caplog.at_level(logging.DEBUG, logger="ddblas"):
+        ddblas.rgemm(a, b, algorithm="blocked")
+    assert len([r for r in caplog.records if r.name == "ddblas"]) == 1  # explicit: no message
+
+
+@requires_gpu
+@pytest.mark.gpu
+def test_gpu_auto_runs_ozaki_on_large_products():
+    """N = 1536 (fma/accurate): the model picks ozaki-fp64; the result is ozaki-fp64's, bit for
+    bit, and within the bound on sampled entries."""
+    n = 1536
+    a = ddblas.random((n, n), seed=1, device="gpu")
+    b = ddblas.random((n, n), seed=2, device="gpu")
+    info = {}
+    c = ddblas.rgemm(a, b, info=info)
+    assert info["algorithm"] == "ozaki-fp64" and "S = " in info["auto"]
+    assert _same_bits(c, ddblas.rgemm(a, b, algorithm="ozaki-fp64"))
+    sample = dict(rows=[0, 700, n - 1], cols=[3, 1000, n - 2])
+    assert accuracy.gemm_error(c, a, b, **sample).within(
+        accuracy.bound("gemm", ddblas.Options(), n))
