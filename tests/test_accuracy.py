@@ -199,3 +199,5 @@ def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
     assert "violations; the worst: div " in out and "exceeds the bound 1e-06" in out
     text = (tmp_path / "accuracy.md").read_text()
     assert "violations" in text and (tmp_path / "accuracy-gemm.png").stat().st_size > 1000
+    assert "| 64 | 0 | " in text and "S = 5" in text and "fallback: entries more than 2^450" in text
+    assert (tmp_path / "accuracy-ozaki.png").stat().st_size > 1000
