@@ -178,12 +178,13 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     if algorithm == "auto":
         algorithm, reason, plan = _auto.choose(device, m, n, k, opts.suffix,
                                                lambda: _plan(op_a, op_b, opts, info))
-        _log.debug("rgemm %dx%dx%d on %s, algorithm='auto' chose %s: %s", m, n, k, device,
+        _log.debug("rgemm M=%d N=%d K=%d on %s: algorithm='auto' chose %s: %s", m, n, k, device,
                    "cpu" if device == "cpu" and algorithm == "blocked" else algorithm, reason)
         if info is not None:
             info["auto"] = reason
     if algorithm == "ozaki-fp64":
-        plan = plan or _plan(op_a, op_b, opts, info)
+        if plan is None:
+            plan = _plan(op_a, op_b, opts, info)
         if plan.fallback is None:
             if info is not None:
                 info.update(algorithm="ozaki-fp64", gemms=plan.gemms)

@@ -63,7 +63,7 @@ def test_blocked_equals_naive_bitwise(shape, vectorize):
             ref = ddblas.rgemm(a, b, c0.copy(), algorithm="naive", **kw)
             for threads in (1, 2):
                 with ddblas.cpu_threads(threads), _cpu.configure(vectorize=vectorize):
-                    got = ddblas.rgemm(a, b, c0.copy(), **kw)
+                    got = ddblas.rgemm(a, b, c0.copy(), algorithm="blocked", **kw)
                 _assert_same(got, ref, (transa, transb, fma, add, threads))
 
 
@@ -161,5 +161,6 @@ def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
         assert ddblas.get_cpu_threads() == 1
     for (a, b, c0), ref in zip(operands, refs):
         for v in VARIANTS:
-            got = ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1])
+            got = ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1],
+                               algorithm="blocked")
             _assert_same(got, ref[v], v)
