@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from . import _backend, _baselines, _cpu, _fmastudy, accuracy
+from . import _auto, _backend, _baselines, _cpu, _fmastudy, _ozaki, accuracy
 from ._array import DDArray, random
 from ._cpu import cpu_threads
 from ._gemm import _default_block, rgemm
@@ -173,7 +173,8 @@ def _algorithms(plan, ceiling_rows, summary, progress):
     """The classic kernel against Ozaki scheme I at the default variant: DD GFLOP/s, the
     engine's share (classic: of the in-register ceiling; ozaki: slice GEMM flops over the
     engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N), S and the number of
-    float64 GEMMs, and the exact error on 16 sampled rows and columns (units of u^2)."""
+    float64 GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
+    algorithm="auto" picks (ddblas/_auto.py's cost model)."""
     rows = []
     sizes = [("gpu", n) for n in plan.gpu_sizes if _backend.gpu_available()]
     sizes += [("cpu", n) for n in plan.cpu_sizes]
@@ -185,6 +186,8 @@ def _algorithms(plan, ceiling_rows, summary, progress):
         else:
             x = np.random.default_rng(0).random((n, n))
             engine = gflops(n, _time_wall(lambda: x @ x, plan.repeat))
+        picked = _auto.choose(device, n, n, n, DEFAULT.suffix,
+                              lambda: _ozaki.plan(a, b, DEFAULT))[0]
         for algorithm in RGEMM_ALGORITHMS:
             info = {}
             c = rgemm(a, b, algorithm=algorithm, info=info)
@@ -197,7 +200,8 @@ def _algorithms(plan, ceiling_rows, summary, progress):
                 engine_fraction=info["gemms"] * rate / engine if ozaki else rate / _ceiling(
                     ceiling_rows, device, variant_name(DEFAULT), None if device == "gpu"
                     else _cpu.get_threads()),
-                error=accuracy.gemm_error(c, a, b, **sample).max))
+                error=accuracy.gemm_error(c, a, b, **sample).max,
+                auto="yes" if algorithm == picked else ""))
     return rows
 
 

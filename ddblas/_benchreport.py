@@ -42,7 +42,7 @@ TABLES = {
         ("device", "device", "s"), ("n", "N", "d"), ("algorithm", "algorithm", "s"),
         ("gflops", "GFLOP/s", ".1f"), ("engine_fraction", "of engine", "%"),
         ("slices", "S", "d"), ("gemms", "float64 GEMMs", "d"), ("error", "error u²", ".3g"),
-        ("fallback", "fallback", "s"), ("seconds", "s", ".4f")]),
+        ("fallback", "fallback", "s"), ("seconds", "s", ".4f"), ("auto", "auto picks", "s")]),
     "baselines": ("ddblas against other libraries (same inputs; speed-up of the faster ddblas "
                   "algorithm)", [
         ("library", "library", "s"), ("engine", "engine", "s"), ("n", "N", "d"),

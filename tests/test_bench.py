@@ -61,6 +61,9 @@ def test_rgemm_suite(tmp_path):
     assert all(0 < r["ceiling_fraction"] for r in tables["rgemm-cpu"] + ladder)
     assert {r["variant"] for r in tables["ceilings"] if r["device"] == "cpu"} == {
         _bench.variant_name(v) for v in _bench.VARIANTS}
+    algorithms = [r for r in tables["rgemm-algorithms"] if r["device"] == "cpu"]
+    assert {(r["n"], r["algorithm"], r["auto"]) for r in algorithms} == {
+        (n, a, "yes" if a == "blocked" else "") for n in (48, 64) for a in _bench.RGEMM_ALGORITHMS}
 
 
 def test_baselines_suite(tmp_path):
