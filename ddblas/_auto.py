@@ -4,8 +4,8 @@ Both algorithms meet the same documented bound, so the choice is about time only
 the H100 figures of docs/performance.md (section "H100 and its host CPU", 2026-11-22); they are
 constants, not measured at import. The model (docs/ozaki.md, "algorithm='auto'"):
 - CPU: the classic kernel (measured faster than ozaki-fp64 at N = 256..1024 on 2 and 16 cores);
-- GPU, M*N*K < OZAKI_MIN_WORK: the classic kernel, without planning (ozaki's fixed cost of
-  ~2 ms alone exceeds the classic kernel's time there);
+- GPU, M*N*K < OZAKI_MIN_WORK: the classic kernel, without planning (ozaki-fp64's fixed cost,
+  ~1.7 ms, is about the classic kernel's whole time at N = 1024, 2.2 ms, and more below);
 - GPU, larger: ozaki-fp64's plan (one float64 GEMM) gives S; ozaki-fp64 runs when its estimate
   beats the classic kernel's, else (and when the plan falls back) the classic kernel.
 """
