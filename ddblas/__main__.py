@@ -1,5 +1,5 @@
 """Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
-`python -m ddblas bench {rgemm,baselines,fma,all} [--quick] ...`,
+`python -m ddblas bench {rgemm,baselines,fma,batched,all} [--quick] ...`,
 `python -m ddblas accuracy [--quick] [--out-dir DIR]` and `python -m ddblas check-kernels`."""
 from __future__ import annotations
 
