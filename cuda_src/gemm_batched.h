@@ -10,8 +10,9 @@
 // batch fits the grid), threads over the M x N elements of C. When both operands of a product fit
 // the block's dynamic shared memory (M K + K N DD values, hi and lo apart; the launch gives the
 // bytes, 0 for none), they are first staged there k-major (op(A) as [k][i], op(B) as [k][j]): the
-// threads of a warp then read consecutive i (distinct banks) or the same / consecutive j;
-// otherwise every element reads A and B from global memory.
+// threads of a warp then read consecutive i (distinct banks) or the same / consecutive j; a
+// broadcast A or B stays resident for all of the block's products. Otherwise every element reads
+// A and B from global memory.
 // CPU: OpenMP over products, each product the CPU GEMM of gemm_cpu.h (itself single-threaded for
 // small products).
 #pragma once
@@ -49,17 +50,23 @@ __device__ __forceinline__ void gemm_batched_gpu(
     for (index_t p = blockIdx.x; p < batch; p += gridDim.x) {
         const double *pa_hi = a_hi + p * a_bs, *pa_lo = a_lo + p * a_bs;
         const double *pb_hi = b_hi + p * b_bs, *pb_lo = b_lo + p * b_bs;
-        if (staged) {
+        // A broadcast operand (batch stride 0) is staged once, by the block's first product.
+        const bool load_a = staged && (a_bs != 0 || p == blockIdx.x);
+        const bool load_b = staged && (b_bs != 0 || p == blockIdx.x);
+        if (load_a || load_b) {
             __syncthreads();  // the previous product's reads of the stage are done
-            for (index_t t = threadIdx.x; t < a_size; t += THREADS) {  // as[k][i] = op(A)[i, k]
-                const index_t off = (t % M) * a_rs + (t / M) * a_cs;
-                as_hi[t] = pa_hi[off];
-                as_lo[t] = pa_lo[off];
+            // as[k][i] = op(A)[i, k], bs[k][j] = op(B)[k, j]; consecutive threads walk the
+            // operand's unit-stride index in global memory (coalesced loads).
+            const bool a_k_fast = a_cs == 1, b_j_fast = b_cs == 1 || b_rs != 1;
+            for (index_t t = threadIdx.x; load_a && t < a_size; t += THREADS) {
+                const index_t i = a_k_fast ? t / K : t % M, k = a_k_fast ? t % K : t / M;
+                as_hi[k * M + i] = pa_hi[i * a_rs + k * a_cs];
+                as_lo[k * M + i] = pa_lo[i * a_rs + k * a_cs];
             }
-            for (index_t t = threadIdx.x; t < b_size; t += THREADS) {  // bs[k][j] = op(B)[k, j]
-                const index_t off = (t / N) * b_rs + (t % N) * b_cs;
-                bs_hi[t] = pb_hi[off];
-                bs_lo[t] = pb_lo[off];
+            for (index_t t = threadIdx.x; load_b && t < b_size; t += THREADS) {
+                const index_t k = b_j_fast ? t / N : t % K, j = b_j_fast ? t % N : t / K;
+                bs_hi[k * N + j] = pb_hi[k * b_rs + j * b_cs];
+                bs_lo[k * N + j] = pb_lo[k * b_rs + j * b_cs];
             }
             __syncthreads();
         }

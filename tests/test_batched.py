@@ -89,6 +89,20 @@ def test_shape_edges_equal_loop(device, shape):
                      add=ddblas.get_options().add)
 
 
+def test_broadcast_over_more_products_than_blocks(device):
+    """A batch larger than the GPU grid (a block then computes several products, a broadcast
+    operand staged once): equal to the same products with the operand repeated."""
+    batch = 70000
+    a, b = _matrix(3, 4, 17, device), _stack(batch, 4, 2, 18, device)
+    repeated = ddblas.DDArray(a.xp.repeat(a.hi[None], batch, axis=0),
+                              a.xp.repeat(a.lo[None], batch, axis=0))
+    c = ddblas.rgemm_batched(a, b)
+    assert _same(c, ddblas.rgemm_batched(repeated, b))
+    assert _same(c[-1], ddblas.rgemm(a, b[-1]))
+    assert _same(ddblas.rgemm_batched(b, a, transa="T", transb="T"),
+                 ddblas.rgemm_batched(b, repeated, transa="T", transb="T"))
+
+
 def test_k_zero_and_beta(device):
     a, b = ddblas.zeros((3, 4, 0), device=device), ddblas.zeros((3, 0, 5), device=device)
     assert exact_values(ddblas.rgemm_batched(a, b)) == [0] * 60
