@@ -13,8 +13,8 @@
 // threads of a warp then read consecutive i (distinct banks) or the same / consecutive j; a
 // broadcast A or B stays resident for all of the block's products. Otherwise every element reads
 // A and B from global memory.
-// CPU: OpenMP over products, each product the CPU GEMM of gemm_cpu.h (itself single-threaded for
-// small products).
+// CPU: OpenMP over products, each product computed by one thread with the blocks of the CPU GEMM
+// (gemm_cpu.h).
 #pragma once
 #include "kernels.h"  // the variants, DDBLAS_EACH_VARIANT and (host) gemm_cpu.h
 
@@ -84,19 +84,32 @@ __device__ __forceinline__ void gemm_batched_gpu(
     }
 }
 #else
-// gemm_batched_cpu: every product of the batch, OpenMP over products (one thread for a small
-// total; a single product parallelises inside gemm_cpu).
+// gemm_batched_cpu: every product of the batch, OpenMP over products, each thread computing
+// whole products with one set of panels (no nested parallel region: its start per product cost
+// more than a small product); a single product parallelises over its blocks (gemm_cpu).
 template <class V, int TM, int TN, int MC, int NC, int KC>
 void gemm_batched_cpu(index_t batch, index_t a_bs, index_t b_bs, index_t c_bs, index_t M,
                       index_t N, index_t K, const double *a_hi, const double *a_lo, index_t a_rs,
                       index_t a_cs, const double *b_hi, const double *b_lo, index_t b_rs,
                       index_t b_cs, dd alpha, dd beta, double *c_hi, double *c_lo, index_t c_rs,
                       index_t c_cs, index_t flags) {
-#pragma omp parallel for schedule(static) if (batch > 1 && batch * M * N * K >= 32768)
-    for (index_t p = 0; p < batch; ++p)
-        gemm_cpu<V, TM, TN, MC, NC, KC>(M, N, K, a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs,
-                                        b_hi + p * b_bs, b_lo + p * b_bs, b_rs, b_cs, alpha, beta,
-                                        c_hi + p * c_bs, c_lo + p * c_bs, c_rs, c_cs, flags);
+    if (batch == 1) {
+        gemm_cpu<V, TM, TN, MC, NC, KC>(M, N, K, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs,
+                                        alpha, beta, c_hi, c_lo, c_rs, c_cs, flags);
+        return;
+    }
+    const index_t blocks_n = (N + NC - 1) / NC, blocks = ((M + MC - 1) / MC) * blocks_n;
+#pragma omp parallel if (batch * M * N * K >= 32768)
+    {
+        CpuPanels<TM, TN, MC, NC, KC> panels(M, N, K);
+#pragma omp for schedule(static)
+        for (index_t p = 0; p < batch; ++p)
+            for (index_t blk = 0; blk < blocks; ++blk)
+                gemm_cpu_block<V, TM, TN, MC, NC, KC>(
+                    blk, blocks_n, M, N, K, a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs,
+                    b_hi + p * b_bs, b_lo + p * b_bs, b_rs, b_cs, alpha, beta, c_hi + p * c_bs,
+                    c_lo + p * c_bs, c_rs, c_cs, flags, panels);
+    }
 }
 #endif
 
