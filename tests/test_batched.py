@@ -72,9 +72,11 @@ def test_alpha_beta_equal_loop_and_bound(device, variant, scalars):
                      **variant)
 
 
+# (batch, m, n, k): empty and single batches, unit dimensions, k beyond the CPU's KC = 256 (the
+# carried accumulators), the CFD shapes, operands too large for the GPU's shared memory.
 @pytest.mark.parametrize("shape", [(0, 3, 4, 5), (1, 3, 4, 5), (4, 1, 1, 1), (3, 1, 5, 7),
-                                   (3, 6, 1, 7), (3, 6, 5, 1), (2, 4, 3, 100), (7, 19, 9, 32),
-                                   (3, 34, 9, 56), (2, 70, 60, 50)],
+                                   (3, 6, 1, 7), (3, 6, 5, 1), (2, 4, 3, 100), (2, 3, 4, 300),
+                                   (7, 19, 9, 32), (3, 34, 9, 56), (2, 70, 60, 50)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_shape_edges_equal_loop(device, shape):
     batch, m, n, k = shape
