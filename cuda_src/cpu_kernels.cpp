@@ -5,3 +5,4 @@
 #define DDBLAS_FOR_EACH(i, n) \
     _Pragma("omp parallel for schedule(static) if (n >= 16384)") for (ddblas::index_t i = 0; i < n; ++i)
 #include "kernels.h"
+#include "gemm_batched.h"

@@ -90,6 +90,74 @@ inline void pack_panel(index_t rows, index_t kc, index_t r0, index_t k0, const d
             }
 }
 
+// CpuPanels: one thread's packed panels of op(A) (MC x KC) and op(B) (KC x NC), no larger than
+// an M x N x K product needs (small products are common and cheap), and the MC x NC accumulators
+// carried between KC panels (only when K > KC).
+template <int TM, int TN, int MC, int NC, int KC>
+struct CpuPanels {
+    std::vector<double> a_hi, a_lo, b_hi, b_lo, carry_hi, carry_lo;
+    CpuPanels(index_t M, index_t N, index_t K) {
+        const index_t kcap = K < KC ? K : KC;
+        const index_t a_size = (M < MC ? (M + TM - 1) / TM * TM : MC) * kcap;
+        const index_t b_size = (N < NC ? (N + TN - 1) / TN * TN : NC) * kcap;
+        const index_t carry_size = K > KC ? MC * NC : 0;
+        a_hi.resize(a_size), a_lo.resize(a_size), b_hi.resize(b_size), b_lo.resize(b_size);
+        carry_hi.resize(carry_size), carry_lo.resize(carry_size);
+    }
+};
+
+// gemm_cpu_block: block `blk` (row-major over the blocks_n columns of blocks) of C = alpha op(A)
+// op(B) + beta C (gemm.h's layout and order), on the calling thread with its panels w.
+template <class V, int TM, int TN, int MC, int NC, int KC>
+void gemm_cpu_block(index_t blk, index_t blocks_n, index_t M, index_t N, index_t K,
+                    const double *a_hi, const double *a_lo, index_t a_rs, index_t a_cs,
+                    const double *b_hi, const double *b_lo, index_t b_rs, index_t b_cs, dd alpha,
+                    dd beta, double *c_hi, double *c_lo, index_t c_rs, index_t c_cs,
+                    index_t flags, CpuPanels<TM, TN, MC, NC, KC> &w) {
+    static_assert(TM > 0 && TN > 0, "micro-tile sizes TM, TN must be positive");
+    static_assert(MC % TM == 0, "MC must be a multiple of TM (whole micro-panels of A)");
+    static_assert(NC % TN == 0, "NC must be a multiple of TN (whole micro-panels of B)");
+    static_assert(KC > 0, "KC must be positive");
+    const index_t i0 = (blk / blocks_n) * MC, j0 = (blk % blocks_n) * NC;
+    const index_t mc = M - i0 < MC ? M - i0 : MC, nc = N - j0 < NC ? N - j0 : NC;
+    for (index_t k0 = 0; k0 < K; k0 += KC) {
+        const index_t kc = K - k0 < KC ? K - k0 : KC;
+        const bool first = k0 == 0, last = k0 + kc == K;
+        pack_panel<TM>(mc, kc, i0, k0, a_hi, a_lo, a_rs, a_cs, w.a_hi.data(), w.a_lo.data());
+        pack_panel<TN>(nc, kc, j0, k0, b_hi, b_lo, b_cs, b_rs, w.b_hi.data(), w.b_lo.data());
+        for (index_t jr = 0; jr < nc; jr += TN)
+            for (index_t ir = 0; ir < mc; ir += TM) {
+                double acc_hi[TM][TN] = {}, acc_lo[TM][TN] = {};
+                if (!first)
+                    for (int i = 0; i < TM; ++i)
+                        for (int j = 0; j < TN; ++j) {
+                            const index_t at = (ir + i) * NC + jr + j;
+                            acc_hi[i][j] = w.carry_hi[at];
+                            acc_lo[i][j] = w.carry_lo[at];
+                        }
+                micro_tile<V, TM, TN>(kc, w.a_hi.data() + ir * kc, w.a_lo.data() + ir * kc,
+                                      w.b_hi.data() + jr * kc, w.b_lo.data() + jr * kc, acc_hi,
+                                      acc_lo);
+                const int ti = mc - ir < TM ? int(mc - ir) : TM;
+                const int tj = nc - jr < TN ? int(nc - jr) : TN;
+                for (int i = 0; i < ti; ++i)
+                    for (int j = 0; j < tj; ++j) {
+                        if (!last) {
+                            const index_t at = (ir + i) * NC + jr + j;
+                            w.carry_hi[at] = acc_hi[i][j];
+                            w.carry_lo[at] = acc_lo[i][j];
+                            continue;
+                        }
+                        const index_t off = (i0 + ir + i) * c_rs + (j0 + jr + j) * c_cs;
+                        const dd r = gemm_epilogue<V>(dd{acc_hi[i][j], acc_lo[i][j]}, alpha, beta,
+                                                      c_hi, c_lo, off, flags);
+                        c_hi[off] = canonical(r.hi);
+                        c_lo[off] = canonical(r.lo);
+                    }
+            }
+    }
+}
+
 // gemm_cpu: C = alpha op(A) op(B) + beta C (gemm.h's layout and order), OpenMP over MC x NC
 // blocks of C, each thread packing its own panels.
 template <class V, int TM, int TN, int MC, int NC, int KC>
@@ -97,62 +165,16 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
               index_t a_rs, index_t a_cs, const double *b_hi, const double *b_lo, index_t b_rs,
               index_t b_cs, dd alpha, dd beta, double *c_hi, double *c_lo, index_t c_rs,
               index_t c_cs, index_t flags) {
-    static_assert(TM > 0 && TN > 0, "micro-tile sizes TM, TN must be positive");
-    static_assert(MC % TM == 0, "MC must be a multiple of TM (whole micro-panels of A)");
-    static_assert(NC % TN == 0, "NC must be a multiple of TN (whole micro-panels of B)");
-    static_assert(KC > 0, "KC must be positive");
     const index_t blocks_n = (N + NC - 1) / NC, blocks = ((M + MC - 1) / MC) * blocks_n;
-    // Buffers no larger than the product needs (small products are common and cheap).
-    const index_t kcap = K < KC ? K : KC;
-    const index_t pa_size = (M < MC ? (M + TM - 1) / TM * TM : MC) * kcap;
-    const index_t pb_size = (N < NC ? (N + TN - 1) / TN * TN : NC) * kcap;
-    const index_t carry_size = K > KC ? MC * NC : 0;
     // One thread for small products: starting the team costs more than the work.
 #pragma omp parallel if (blocks > 1 && M * N * K >= 32768)
     {
-        std::vector<double> pa_hi(pa_size), pa_lo(pa_size), pb_hi(pb_size), pb_lo(pb_size);
-        std::vector<double> carry_hi(carry_size), carry_lo(carry_size);
+        CpuPanels<TM, TN, MC, NC, KC> panels(M, N, K);
 #pragma omp for schedule(static)
-        for (index_t blk = 0; blk < blocks; ++blk) {
-            const index_t i0 = (blk / blocks_n) * MC, j0 = (blk % blocks_n) * NC;
-            const index_t mc = M - i0 < MC ? M - i0 : MC, nc = N - j0 < NC ? N - j0 : NC;
-            for (index_t k0 = 0; k0 < K; k0 += KC) {
-                const index_t kc = K - k0 < KC ? K - k0 : KC;
-                const bool first = k0 == 0, last = k0 + kc == K;
-                pack_panel<TM>(mc, kc, i0, k0, a_hi, a_lo, a_rs, a_cs, pa_hi.data(), pa_lo.data());
-                pack_panel<TN>(nc, kc, j0, k0, b_hi, b_lo, b_cs, b_rs, pb_hi.data(), pb_lo.data());
-                for (index_t jr = 0; jr < nc; jr += TN)
-                    for (index_t ir = 0; ir < mc; ir += TM) {
-                        double acc_hi[TM][TN] = {}, acc_lo[TM][TN] = {};
-                        if (!first)
-                            for (int i = 0; i < TM; ++i)
-                                for (int j = 0; j < TN; ++j) {
-                                    const index_t at = (ir + i) * NC + jr + j;
-                                    acc_hi[i][j] = carry_hi[at];
-                                    acc_lo[i][j] = carry_lo[at];
-                                }
-                        micro_tile<V, TM, TN>(kc, pa_hi.data() + ir * kc, pa_lo.data() + ir * kc,
-                                              pb_hi.data() + jr * kc, pb_lo.data() + jr * kc,
-                                              acc_hi, acc_lo);
-                        const int ti = mc - ir < TM ? int(mc - ir) : TM;
-                        const int tj = nc - jr < TN ? int(nc - jr) : TN;
-                        for (int i = 0; i < ti; ++i)
-                            for (int j = 0; j < tj; ++j) {
-                                if (!last) {
-                                    const index_t at = (ir + i) * NC + jr + j;
-                                    carry_hi[at] = acc_hi[i][j];
-                                    carry_lo[at] = acc_lo[i][j];
-                                    continue;
-                                }
-                                const index_t off = (i0 + ir + i) * c_rs + (j0 + jr + j) * c_cs;
-                                const dd r = gemm_epilogue<V>(dd{acc_hi[i][j], acc_lo[i][j]},
-                                                              alpha, beta, c_hi, c_lo, off, flags);
-                                c_hi[off] = canonical(r.hi);
-                                c_lo[off] = canonical(r.lo);
-                            }
-                    }
-            }
-        }
+        for (index_t blk = 0; blk < blocks; ++blk)
+            gemm_cpu_block<V, TM, TN, MC, NC, KC>(blk, blocks_n, M, N, K, a_hi, a_lo, a_rs, a_cs,
+                                                  b_hi, b_lo, b_rs, b_cs, alpha, beta, c_hi, c_lo,
+                                                  c_rs, c_cs, flags, panels);
     }
 }
 

@@ -6,3 +6,4 @@
          i += (ddblas::index_t)blockDim.x * gridDim.x)
 #include "kernels.h"
 #include "gemm_gpu.h"
+#include "gemm_batched.h"

@@ -9,6 +9,7 @@ from ._array import (DDArray, array, asarray, eye, from_mpmath, full, ones, rand
 from ._backend import gpu_available
 from ._cpu import cpu_threads
 from ._cpu import get_threads as get_cpu_threads
+from ._batched import rgemm_batched
 from ._gemm import matmul, rgemm
 from ._ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                    multiply, negative, not_equal, sqrt, subtract, sum)
@@ -24,5 +25,5 @@ __all__ = [
     "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
     "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
     "gpu_available", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "rgemm", "sqrt", "subtract", "sum", "zeros",
+    "options", "random", "rgemm", "rgemm_batched", "sqrt", "subtract", "sum", "zeros",
 ]

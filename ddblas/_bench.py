@@ -1,4 +1,4 @@
-"""`python -m ddblas bench {rgemm,baselines,fma,all} [--quick]`: where ddblas stands.
+"""`python -m ddblas bench {rgemm,baselines,fma,batched,all} [--quick]`: where ddblas stands.
 
 - rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
   against the in-register DD ceiling, cuBLAS DGEMM and Nakasato's transfer model; the CPU rgemm
@@ -9,6 +9,9 @@
 - fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/_fmastudy.py): instruction counts
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
   madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
+- batched: rgemm_batched on the issue's CFD shapes (m x k x n) and batches, its speed-up over a
+  Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
+  rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
 
 Figures: DD GFLOP/s = 2 M N K / time (elementwise: results per second). GPU times use CUDA events
 (one warm-up, median of the repeats), CPU times the wall clock (one warm-up, median). Nakasato's
@@ -28,11 +31,12 @@ import numpy as np
 from . import _auto, _backend, _baselines, _cpu, _fmastudy, _ozaki, accuracy
 from ._array import DDArray, random
 from ._cpu import cpu_threads
+from ._batched import rgemm_batched
 from ._gemm import _default_block, rgemm
 from ._ops import add, divide, multiply
 from ._options import Options
 
-SUITES = ("rgemm", "baselines", "fma")
+SUITES = ("rgemm", "baselines", "fma", "batched")
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -57,13 +61,21 @@ class Plan:
     fma_cpu_n: int = 512
     elementwise_gpu_n: int = 1 << 24
     elementwise_cpu_n: int = 1 << 20
+    # rgemm_batched: (m, k, n) of the CFD code (issue 6) and the batch sizes per device
+    batched_shapes: tuple = tuple((19, k, n) for k in (24, 32, 56) for n in (5, 8, 9)) + (
+        (34, 56, 9),)
+    batched_gpu_batches: tuple = (1000, 10000, 100000)
+    batched_cpu_batches: tuple = (1000, 10000)
+    batched_loop: int = 200                     # products timed as a loop of rgemm calls
     repeat: int = 3
 
     @classmethod
     def quick(cls) -> "Plan":
         return cls(gpu_sizes=(256, 1024), gpu_ladder_sizes=(256,), cpu_sizes=(128, 256),
                    cpu_ladder_n=256, baseline_sizes=(64, 128), fma_gpu_n=1024, fma_cpu_n=128,
-                   elementwise_gpu_n=1 << 20, elementwise_cpu_n=1 << 16, repeat=3)
+                   elementwise_gpu_n=1 << 20, elementwise_cpu_n=1 << 16,
+                   batched_shapes=((19, 32, 9), (34, 56, 9)), batched_gpu_batches=(1000,),
+                   batched_cpu_batches=(1000,), repeat=3)
 
 
 # ---- timing ----
@@ -353,6 +365,35 @@ def suite_fma(plan: Plan, progress) -> dict:
                         "fma-ratio": ratios}, summary={}, notes=notes)
 
 
+def _padded(x: DDArray, rows: int, cols: int) -> DDArray:
+    """x (batch, r, c) zero-padded to (batch, rows, cols)."""
+    out = DDArray(x.xp.zeros((x.shape[0], rows, cols)), x.xp.zeros((x.shape[0], rows, cols)))
+    out[:, :x.shape[1], :x.shape[2]] = x
+    return out
+
+
+def suite_batched(plan: Plan, progress) -> dict:
+    devices = ["cpu"] + (["gpu"] if _backend.gpu_available() else [])
+    steps = [(d, shape, batch) for d in devices for shape in plan.batched_shapes
+             for batch in (plan.batched_gpu_batches if d == "gpu" else plan.batched_cpu_batches)]
+    rows = []
+    for device, (m, k, n), batch in progress(steps, "batched"):
+        a = random((batch, m, k), seed=1, device=device)
+        b = random((batch, k, n), seed=2, device=device)
+        flops = 2 * m * k * n * batch
+        t = time_on(device, lambda: rgemm_batched(a, b), plan.repeat)
+        loop = min(plan.batched_loop, batch)
+        t_loop = time_on(device, lambda: [rgemm(a[p], b[p]) for p in range(loop)], plan.repeat)
+        pad = [-(-d // 16) * 16 for d in (m, k, n)]
+        pa, pb = _padded(a, pad[0], pad[1]), _padded(b, pad[1], pad[2])
+        t_pad = time_on(device, lambda: rgemm_batched(pa, pb), plan.repeat)
+        rows.append(dict(device=device, shape=f"{m}x{k}x{n}", batch=batch,
+                         gflops=flops / t / 1e9, seconds=t,
+                         loop_speedup=t_loop * batch / loop / t,
+                         padded_shape="x".join(map(str, pad)), padded_gflops=flops / t_pad / 1e9))
+    return dict(tables={"batched": rows}, summary={}, notes=[])
+
+
 def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
@@ -362,8 +403,8 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
     progress = _benchreport.progress_bar
     results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
     for suite in suites:
-        part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma}[suite](
-            plan, progress)
+        part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
+                "batched": suite_batched}[suite](plan, progress)
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])

@@ -58,6 +58,13 @@ TABLES = {
         ("device", "device", "s"), ("add", "add", "s"), ("predicted", "predicted", ".2f"),
         ("madd ceiling", "ceiling", ".2f"), ("rgemm", "rgemm", ".2f"),
         ("elementwise mul", "elementwise mul", ".2f"), ("census", "counts from", "s")]),
+    "batched": ("rgemm_batched (default variant; GFLOP/s = 2 m k n batch / time; speed-up over a "
+                "Python loop of rgemm calls; padded: m, k, n zero-padded to multiples of 16, "
+                "unpadded flops)", [
+        ("device", "device", "s"), ("shape", "m x k x n", "s"), ("batch", "batch", "d"),
+        ("gflops", "GFLOP/s", ".2f"), ("seconds", "s", ".4g"),
+        ("loop_speedup", "vs rgemm loop", ".1fx"), ("padded_shape", "padded", "s"),
+        ("padded_gflops", "padded GFLOP/s", ".2f")]),
 }
 
 

@@ -209,20 +209,28 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
 
 
 def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
-    """a @ b in DD through rgemm (algorithm as there; `@` uses "auto"), with NumPy's rules for
-    1-D operands (a 1-D a is a row, a 1-D b a column, and that dimension is dropped from the
-    result). 2-D and 1-D operands only."""
+    """a @ b in DD with NumPy's rules: 2-D operands through rgemm (algorithm as there; `@` uses
+    "auto"), 3-D ones (a stack of matrices; the other operand may be 2-D, or have a batch of 1,
+    and is broadcast) through rgemm_batched (its one kernel; algorithm is not used); a 1-D a is
+    a row, a 1-D b a column, and that dimension is dropped from the result. Up to 3-D."""
     a, b = _operands(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must not be scalars (use *)")
-    if a.ndim > 2 or b.ndim > 2:
-        raise ValueError(f"matmul takes 1-D and 2-D operands, got shapes {a.shape} and {b.shape}")
+    if a.ndim > 3 or b.ndim > 3:
+        raise ValueError(f"matmul takes 1-D, 2-D and 3-D operands, got shapes {a.shape} and "
+                         f"{b.shape}")
     a2 = a.reshape(1, -1) if a.ndim == 1 else a
     b2 = b.reshape(-1, 1) if b.ndim == 1 else b
-    if a2.shape[1] != b2.shape[0]:
+    if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align "
-                         f"({a2.shape[1]} != {b2.shape[0]})")
-    c = rgemm(a2, b2, fma=fma, add=add, algorithm=algorithm)
-    if a.ndim == 1 and b.ndim == 1:
-        return c.reshape(())
-    return c.reshape(-1) if a.ndim == 1 or b.ndim == 1 else c
+                         f"({a2.shape[-1]} != {b2.shape[-2]})")
+    if a2.ndim == 3 or b2.ndim == 3:
+        from ._batched import rgemm_batched
+        c = rgemm_batched(a2, b2, fma=fma, add=add)
+    else:
+        c = rgemm(a2, b2, fma=fma, add=add, algorithm=algorithm)
+    if a.ndim == 1:
+        c = c.reshape(c.shape[:-2] + c.shape[-1:])
+    if b.ndim == 1:
+        c = c.reshape(c.shape[:-1])
+    return c

@@ -108,8 +108,10 @@ class GpuBackend:
         blocks = min(MAX_BLOCKS, (work + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK)
         self.launch_grid(kernel, (blocks,), (THREADS_PER_BLOCK,), *args)
 
-    def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args) -> None:
-        """Launch kernel(*args) on an explicit grid: ints go as int64, floats as double."""
+    def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args,
+                    shared_mem: int = 0) -> None:
+        """Launch kernel(*args) on an explicit grid with `shared_mem` bytes of dynamic shared
+        memory a block: ints go as int64, floats as double."""
         module().get_function(kernel)(grid, block, tuple(
             np.int64(a) if isinstance(a, int) else np.float64(a) if isinstance(a, float) else a
-            for a in args))
+            for a in args), shared_mem=shared_mem)

@@ -108,3 +108,14 @@ def test_tables_render_every_column():
     md = _benchreport.markdown_table("baselines", rows)
     assert "2x" in text and "| x | cpu | 8 | 0.5 | 0.001 |  | 3 | 2x |" in md
     assert md.splitlines()[2].count("|") == md.splitlines()[4].count("|")
+
+
+def test_batched_suite(tmp_path):
+    results, stdout = _bench_cli(tmp_path, "batched", "--quick")
+    rows = [r for r in results["tables"]["batched"] if r["device"] == "cpu"]
+    assert [(r["shape"], r["batch"], r["padded_shape"]) for r in rows] == [
+        ("19x32x9", 1000, "32x32x16"), ("34x56x9", 1000, "48x64x16")]
+    assert all(r["gflops"] > 0 and r["padded_gflops"] > 0 and r["loop_speedup"] > 0 for r in rows)
+    assert all(r["gflops"] == pytest.approx(2 * 19 * 32 * 9 * 1000 / r["seconds"] / 1e9)
+               for r in rows[:1])
+    assert "vs rgemm loop" in stdout

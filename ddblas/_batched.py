@@ -1,0 +1,126 @@
+"""rgemm_batched: C[p] = alpha * op(A[p]) * op(B[p]) + beta * C[p] for a batch of small DD GEMMs
+in one kernel launch (cuda_src/gemm_batched.h), and matmul / @ on 3-D operands on top of it.
+
+Python checks arguments, reads the operands' strides (a batch stride of 0 broadcasts one A or B
+over the batch) and launches ddblas_gemm_batched_<variant>. Every element is summed like a
+single rgemm's, so the result equals a loop of rgemm calls bit for bit, on either device.
+"""
+from __future__ import annotations
+
+from . import _backend
+from ._array import DDArray
+from ._gemm import _ALPHA_ONE, _BETA_ZERO, _scalar, _shares_memory, _trans
+from ._ops import _operands, multiply
+from ._options import resolve
+
+THREADS = 64                  # DDBLAS_GEMM_BATCHED_THREADS of cuda_src/gemm_batched.h
+SHARED_BYTES = 48 * 1024      # dynamic shared memory a block may use without an opt-in
+MAX_GRID = 65535              # blocks launched at most (the kernel loops over the products)
+
+
+def _op(x: DDArray, flip: bool) -> DDArray:
+    """op(X) of a 2-D or 3-D operand (a transpose of its last two axes)."""
+    return x.transpose(*range(x.ndim - 2), x.ndim - 1, x.ndim - 2) if flip else x
+
+
+def _batch_strided(x: DDArray, batch: int):
+    """(hi, lo, batch stride, row stride, column stride) in elements of a 2-D or 3-D operand read
+    in place (batch stride 0 for a 2-D operand or a batch of 1 broadcast over `batch`); one
+    contiguous copy when hi and lo are laid out differently."""
+    hi, lo = x.hi, x.lo
+    if hi.strides != lo.strides:
+        hi, lo = x.xp.ascontiguousarray(hi), x.xp.ascontiguousarray(lo)
+    strides = [s // 8 for s in hi.strides]
+    if hi.ndim == 2:
+        return hi, lo, 0, strides[0], strides[1]
+    return hi, lo, strides[0] if hi.shape[0] == batch else 0, strides[1], strides[2]
+
+
+def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,
+                  add=None) -> DDArray:
+    """C[p] = alpha * op(A[p]) * op(B[p]) + beta * C[p] in double-double for every p of a batch.
+
+    a, b: 3-D DDArrays (batch, m, k) and (batch, k, n) after op() (op(X) transposes the last two
+    axes for "T" or "C"), on one device. A 2-D operand, or one with a batch of 1, is used for
+    every product (NumPy's matmul broadcasting; it is read once in place, not copied); at least
+    one of a, b must be 3-D. c: a (batch, m, n) DDArray that is overwritten and returned (BLAS
+    semantics); when None a new array is returned and beta must be 0. alpha, beta: DD scalars;
+    beta = 0 never reads C, alpha = 0 skips the products. fma, add: the arithmetic variant
+    (default: ddblas.options). Strided and transposed views are read in place. One kernel launch
+    for the whole batch (GPU: a block of 64 threads per product, its operands staged in shared
+    memory when they fit; CPU: OpenMP over the products). Each element is summed exactly like
+    rgemm's, so the result equals a loop of rgemm calls bit for bit, and the CPU equals the GPU;
+    the error bound is rgemm's.
+    """
+    flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
+    opts = resolve(fma, add)
+    operands = _operands(a, b) if c is None else _operands(a, b, c)
+    a, b = operands[0], operands[1]
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim not in (2, 3):
+            raise ValueError(f"rgemm_batched needs 3-D (batch, rows, columns) or 2-D operands, "
+                             f"{name} has shape {x.shape}")
+    if a.ndim == 2 and b.ndim == 2:
+        raise ValueError(f"rgemm_batched needs a 3-D operand, got shapes {a.shape} and {b.shape} "
+                         f"(use rgemm for a single product)")
+    op_a, op_b = _op(a, flip_a), _op(b, flip_b)
+    (m, k), (k2, n) = op_a.shape[-2:], op_b.shape[-2:]
+    if k != k2:
+        raise ValueError(f"rgemm_batched: op(A) is {m}x{k} (a has shape {a.shape}, "
+                         f"transa={transa!r}) but op(B) is {k2}x{n} (b has shape {b.shape}, "
+                         f"transb={transb!r})")
+    batches = [x.shape[0] for x in (op_a, op_b) if x.ndim == 3]
+    batch = max(batches)
+    if any(s not in (1, batch) for s in batches):
+        raise ValueError(f"rgemm_batched: the batch sizes of a {a.shape} and b {b.shape} differ "
+                         f"and neither is 1")
+    device = a.device
+    alpha_dd, beta_dd = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    beta_zero = float(beta_dd.hi) == 0 and float(beta_dd.lo) == 0
+    if c is None:
+        if not beta_zero:
+            raise ValueError("beta != 0 needs an input array c")
+        xp = a.xp
+        c = DDArray(xp.empty((batch, m, n)), xp.empty((batch, m, n)))
+    else:
+        c = operands[2]
+        if c.shape != (batch, m, n):
+            raise ValueError(f"c has shape {c.shape}, but the batch of op(A) @ op(B) is "
+                             f"{(batch, m, n)}")
+        if device == "cpu" and not (c.hi.flags.writeable and c.lo.flags.writeable):
+            raise ValueError("c is read-only: rgemm_batched overwrites c, pass a writable array")
+        if c.size and any(s == 0 for s, d in zip(c.hi.strides + c.lo.strides, c.shape * 2)
+                          if d > 1):
+            raise ValueError("c has overlapping elements (a zero stride): pass a real array")
+        if c.hi.strides != c.lo.strides:
+            raise ValueError("c's hi and lo arrays have different layouts: pass a DDArray whose "
+                             "parts are laid out alike (e.g. a copy())")
+    if c.size == 0:
+        return c
+    alpha_zero = float(alpha_dd.hi) == 0 and float(alpha_dd.lo) == 0
+    if k == 0 or alpha_zero:  # no product: C = beta * C (zeros when beta = 0)
+        if beta_zero:
+            c.hi[...] = 0
+            c.lo[...] = 0
+        else:
+            c[...] = multiply(beta_dd.to_device(device), c, fma=opts.fma, add=opts.add)
+        return c
+    if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
+        op_a, op_b = op_a.copy(), op_b.copy()
+    a_hi, a_lo, a_bs, a_rs, a_cs = _batch_strided(op_a, batch)
+    b_hi, b_lo, b_bs, b_rs, b_cs = _batch_strided(op_b, batch)
+    c_bs, c_rs, c_cs = (s // 8 for s in c.hi.strides)
+    alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
+    flags = (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    args = (batch, a_bs, b_bs, c_bs, m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs,
+            float(alpha_dd.hi), float(alpha_dd.lo), float(beta_dd.hi), float(beta_dd.lo),
+            c.hi, c.lo, c_rs, c_cs, flags)
+    be = _backend.backend(device)
+    kernel = "ddblas_gemm_batched_" + opts.suffix
+    if device == "cpu":
+        be.launch(kernel, batch * m * n, *args)
+    else:
+        staged = (m * k + k * n) * 16
+        be.launch_grid(kernel, (min(batch, MAX_GRID),), (THREADS,), *args,
+                       shared_mem=staged if staged <= SHARED_BYTES else 0)
+    return c

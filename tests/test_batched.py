@@ -1,0 +1,172 @@
+"""rgemm_batched and matmul on 3-D operands: bitwise equality with a loop of single rgemm calls
+(every variant, transpose, broadcast, alpha/beta; on the GPU this is also GPU == CPU, as rgemm is
+bitwise equal on both devices: tests/test_gemm.py), the error bound against exact rationals, shape
+edges and bad inputs."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ddblas
+from ddvalues import exact_values
+from test_gemm import TRANS, _check_bound, _matrix
+
+
+def _stack(batch, rows, cols, seed, device):
+    """batch random matrices (tests/test_gemm.py's entries) as a (batch, rows, cols) DDArray."""
+    x = _matrix(batch * rows, cols, seed, device)
+    return x.reshape(batch, rows, cols)
+
+
+def _operand(batch, m, k, flip, seed, device):
+    """A (batch, m, k) operand, or for flip its (batch, k, m) storage; batch None: 2-D."""
+    rows, cols = (k, m) if flip else (m, k)
+    if batch is None:
+        return _matrix(rows, cols, seed, device)
+    return _stack(batch, rows, cols, seed, device)
+
+
+def _same(x, y) -> bool:
+    x, y = x.to_device("cpu"), y.to_device("cpu")
+    return x.shape == y.shape and np.array_equal(x.hi.view(np.int64), y.hi.view(np.int64)) \
+        and np.array_equal(x.lo.view(np.int64), y.lo.view(np.int64))
+
+
+def _loop(a, b, c0, batch, **kw):
+    """The reference: one rgemm call a product (a 2-D operand used for every product)."""
+    out = []
+    for p in range(batch):
+        ap = a if a.ndim == 2 else a[p if a.shape[0] > 1 else 0]
+        bp = b if b.ndim == 2 else b[p if b.shape[0] > 1 else 0]
+        out.append(ddblas.rgemm(ap, bp, None if c0 is None else c0[p].copy(), **kw))
+    return out
+
+
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("batches", [(6, 6), (None, 6), (6, None), (1, 6), (6, 1)],
+                         ids=["both", "a-2d", "b-2d", "a-batch-1", "b-batch-1"])
+def test_equals_loop_of_rgemm(device, variant, trans, batches):
+    transa, transb = trans
+    m, n, k, batch = 5, 7, 11, 6
+    a = _operand(batches[0], m, k, transa != "N", 1, device)
+    b = _operand(batches[1], k, n, transb != "N", 2, device)
+    c = ddblas.rgemm_batched(a, b, transa=transa, transb=transb, **variant)
+    assert c.shape == (batch, m, n)
+    for p, ref in enumerate(_loop(a, b, None, batch, transa=transa, transb=transb, **variant)):
+        assert _same(c[p], ref), p
+
+
+@pytest.mark.parametrize("scalars", [("0.75", 0), (-3, "1.5"), (1, 1), (0, "0.5")])
+def test_alpha_beta_equal_loop_and_bound(device, variant, scalars):
+    alpha, beta = scalars
+    batch, m, n, k = 3, 4, 3, 6
+    a, b = _stack(batch, m, k, 3, device), _stack(batch, k, n, 4, device)
+    c0 = _stack(batch, m, n, 5, device)
+    c = ddblas.rgemm_batched(a, b, c0.copy(), alpha=alpha, beta=beta, **variant)
+    for p, ref in enumerate(_loop(a, b, c0, batch, alpha=alpha, beta=beta, **variant)):
+        assert _same(c[p], ref), p
+        _check_bound(c[p].to_device("cpu"), a[p].to_device("cpu"), b[p].to_device("cpu"),
+                     Fraction(alpha), Fraction(beta), c0[p].to_device("cpu"), "N", "N",
+                     **variant)
+
+
+# (batch, m, n, k): empty and single batches, unit dimensions, k beyond the CPU's KC = 256 (the
+# carried accumulators), the CFD shapes, operands too large for the GPU's shared memory.
+@pytest.mark.parametrize("shape", [(0, 3, 4, 5), (1, 3, 4, 5), (4, 1, 1, 1), (3, 1, 5, 7),
+                                   (3, 6, 1, 7), (3, 6, 5, 1), (2, 4, 3, 100), (2, 3, 4, 300),
+                                   (7, 19, 9, 32), (3, 34, 9, 56), (2, 70, 60, 50)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_shape_edges_equal_loop(device, shape):
+    batch, m, n, k = shape
+    a, b = _stack(batch, m, k, 6, device), _stack(batch, k, n, 7, device)
+    c = ddblas.rgemm_batched(a, b)
+    assert c.shape == (batch, m, n)
+    for p, ref in enumerate(_loop(a, b, None, batch)):
+        assert _same(c[p], ref), p
+    if batch:
+        _check_bound(c[-1].to_device("cpu"), a[-1].to_device("cpu"), b[-1].to_device("cpu"),
+                     1, 0, None, "N", "N", fma=ddblas.get_options().fma,
+                     add=ddblas.get_options().add)
+
+
+def test_broadcast_over_more_products_than_blocks(device):
+    """A batch larger than the GPU grid (a block then computes several products, a broadcast
+    operand staged once): equal to the same products with the operand repeated."""
+    batch = 70000
+    a, b = _matrix(3, 4, 17, device), _stack(batch, 4, 2, 18, device)
+    repeated = ddblas.DDArray(a.xp.repeat(a.hi[None], batch, axis=0),
+                              a.xp.repeat(a.lo[None], batch, axis=0))
+    c = ddblas.rgemm_batched(a, b)
+    assert _same(c, ddblas.rgemm_batched(repeated, b))
+    assert _same(c[-1], ddblas.rgemm(a, b[-1]))
+    assert _same(ddblas.rgemm_batched(b, a, transa="T", transb="T"),
+                 ddblas.rgemm_batched(b, repeated, transa="T", transb="T"))
+
+
+def test_k_zero_and_beta(device):
+    a, b = ddblas.zeros((3, 4, 0), device=device), ddblas.zeros((3, 0, 5), device=device)
+    assert exact_values(ddblas.rgemm_batched(a, b)) == [0] * 60
+    c = ddblas.full((3, 4, 5), 2, device=device)
+    ddblas.rgemm_batched(a, b, c, beta="0.5")
+    assert exact_values(c) == [1] * 60
+
+
+def test_nan_in_c_never_read_with_beta_zero(device):
+    a, b = _stack(2, 3, 4, 8, device), _stack(2, 4, 5, 9, device)
+    c = ddblas.full((2, 3, 5), float("nan"), device=device)
+    out = ddblas.rgemm_batched(a, b, c)
+    assert out is c and _same(c, ddblas.rgemm_batched(a, b))
+
+
+def test_views_and_aliasing(device):
+    a, b = _stack(4, 6, 5, 10, device), _stack(4, 5, 3, 11, device)
+    ref = ddblas.rgemm_batched(a.copy(), b.copy())
+    assert _same(ddblas.rgemm_batched(a[::2], b[::2]), ref[::2].copy())
+    target = ddblas.zeros((4, 12, 6), device=device)
+    ddblas.rgemm_batched(a, b, target[:, ::2, 3:])
+    assert _same(target[:, ::2, 3:].copy(), ref)
+    x = _stack(3, 4, 4, 12, device)
+    expected = ddblas.rgemm_batched(x.copy(), x.copy())
+    assert _same(ddblas.rgemm_batched(x, x, x), expected)  # c aliases a and b
+
+
+def test_matmul_on_3d_operands(device):
+    a, b = _stack(3, 4, 5, 13, device), _stack(3, 5, 2, 14, device)
+    ref = ddblas.rgemm_batched(a, b)
+    assert _same(a @ b, ref)
+    assert _same(np.matmul(a, b), ref)
+    assert _same(a @ b[1], ddblas.rgemm_batched(a, b[1]))
+    assert _same(a[0] @ b, ddblas.rgemm_batched(a[0], b))
+    v = _matrix(5, 1, 15, device)
+    assert _same(a @ v.reshape(5), ddblas.rgemm_batched(a, v).reshape(3, 4))
+    w = _matrix(1, 4, 16, device)
+    assert _same(w.reshape(4) @ a, ddblas.rgemm_batched(w, a).reshape(3, 5))
+
+
+def test_errors_name_the_problem(device):
+    a = ddblas.ones((2, 3, 4), device=device)
+    with pytest.raises(ValueError, match="op\\(A\\) is 3x4"):
+        ddblas.rgemm_batched(a, a)
+    with pytest.raises(ValueError, match="batch sizes"):
+        ddblas.rgemm_batched(a, ddblas.ones((3, 4, 2), device=device))
+    with pytest.raises(ValueError, match="transa"):
+        ddblas.rgemm_batched(a, a, transa="X")
+    with pytest.raises(ValueError, match="3-D"):
+        ddblas.rgemm_batched(ddblas.ones((3, 4), device=device), ddblas.ones((4, 3), device=device))
+    with pytest.raises(ValueError, match="shape \\(2, 2, 3, 4\\)"):
+        ddblas.rgemm_batched(ddblas.ones((2, 2, 3, 4), device=device), a)
+    with pytest.raises(ValueError, match="c has shape"):
+        ddblas.rgemm_batched(a, a, ddblas.ones((2, 3, 4), device=device), transb="T")
+    with pytest.raises(ValueError, match="beta != 0"):
+        ddblas.rgemm_batched(a, a, transb="T", beta=1)
+    with pytest.raises(ValueError, match="up to|3-D operands"):
+        ddblas.ones((1, 2, 3, 4), device=device) @ ddblas.ones((4, 2), device=device)
+
+
+def test_mixed_devices_are_refused():
+    if not ddblas.gpu_available():
+        pytest.skip("needs CuPy and a CUDA device")
+    with pytest.raises(ValueError, match="different devices"):
+        ddblas.rgemm_batched(ddblas.ones((2, 3, 3)), ddblas.ones((2, 3, 3), device="gpu"))
