@@ -2,7 +2,8 @@
 # Device-machine runs in stages that each fit one call:
 #   bash bench/device_run.sh tests   install, full test suite, demo
 #   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
-#                                    the rgemm shape grid and a chunked ozaki-fp64 call,
+#                                    the rgemm shape grid, a chunked ozaki-fp64 call and
+#                                    rgemm_batched (broadcast B, shared-memory and global paths),
 #                                    racecheck of the rgemm grid
 #   bash bench/device_run.sh bench   python -m ddblas bench all (SIZES overrides the GPU rgemm
 #                                    sizes), the report into docs/performance.md's "h100" section;
@@ -47,6 +48,13 @@ a = accuracy.random_dd((67, 301), seed=1, device='gpu'); b = accuracy.random_dd(
 with mock.patch.object(_ozaki, 'CHUNK', 100): ddblas.rgemm(a, b.T.copy(), transb='T', algorithm='ozaki-fp64')
 " > "$OUT/memcheck_ozaki.log" 2>&1
 echo "memcheck ozaki exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_ozaki.log" | tail -1
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import accuracy
+for m, k, n, batch in ((19, 32, 9, 300), (1, 1, 1, 5), (34, 56, 9, 70), (40, 300, 33, 3)):
+    a = accuracy.random_dd((batch, m, k), seed=1, device='gpu'); b = accuracy.random_dd((k, n), seed=2, device='gpu')
+    c = ddblas.rgemm_batched(a, b); ddblas.rgemm_batched(a.transpose(0, 2, 1).copy(), b, transa='T')
+" > "$OUT/memcheck_batched.log" 2>&1
+echo "memcheck batched exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_batched.log" | tail -1
 fi
 if [ "$stage" = bench ]; then
 echo "== bench"
