@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from . import _backend
 from ._array import DDArray
-from ._gemm import _ALPHA_ONE, _BETA_ZERO, _scalar, _shares_memory, _trans
-from ._ops import _operands, multiply
+from ._gemm import _check_writable, _flags, _no_product, _scalar, _shares_memory, _trans
+from ._ops import _operands
 from ._options import resolve
 
 THREADS = 64                  # DDBLAS_GEMM_BATCHED_THREADS of cuda_src/gemm_batched.h
@@ -87,31 +87,18 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
         if c.shape != (batch, m, n):
             raise ValueError(f"c has shape {c.shape}, but the batch of op(A) @ op(B) is "
                              f"{(batch, m, n)}")
-        if device == "cpu" and not (c.hi.flags.writeable and c.lo.flags.writeable):
-            raise ValueError("c is read-only: rgemm_batched overwrites c, pass a writable array")
-        if c.size and any(s == 0 for s, d in zip(c.hi.strides + c.lo.strides, c.shape * 2)
-                          if d > 1):
-            raise ValueError("c has overlapping elements (a zero stride): pass a real array")
+        _check_writable(c, device, "rgemm_batched")
         if c.hi.strides != c.lo.strides:
             raise ValueError("c's hi and lo arrays have different layouts: pass a DDArray whose "
                              "parts are laid out alike (e.g. a copy())")
-    if c.size == 0:
-        return c
-    alpha_zero = float(alpha_dd.hi) == 0 and float(alpha_dd.lo) == 0
-    if k == 0 or alpha_zero:  # no product: C = beta * C (zeros when beta = 0)
-        if beta_zero:
-            c.hi[...] = 0
-            c.lo[...] = 0
-        else:
-            c[...] = multiply(beta_dd.to_device(device), c, fma=opts.fma, add=opts.add)
+    if c.size == 0 or _no_product(c, k, alpha_dd, beta_dd, beta_zero, opts):
         return c
     if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
         op_a, op_b = op_a.copy(), op_b.copy()
     a_hi, a_lo, a_bs, a_rs, a_cs = _batch_strided(op_a, batch)
     b_hi, b_lo, b_bs, b_rs, b_cs = _batch_strided(op_b, batch)
     c_bs, c_rs, c_cs = (s // 8 for s in c.hi.strides)
-    alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
-    flags = (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    flags = _flags(alpha_dd, beta_zero)
     args = (batch, a_bs, b_bs, c_bs, m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs,
             float(alpha_dd.hi), float(alpha_dd.lo), float(beta_dd.hi), float(beta_dd.lo),
             c.hi, c.lo, c_rs, c_cs, flags)

@@ -78,6 +78,33 @@ def _plan(op_a, op_b, opts, info) -> _ozaki.Plan:
     return plan
 
 
+def _check_writable(c: DDArray, device: str, routine: str) -> None:
+    """An output c must be writable and hold distinct elements (no zero stride)."""
+    if device == "cpu" and not (c.hi.flags.writeable and c.lo.flags.writeable):
+        raise ValueError(f"c is read-only: {routine} overwrites c, pass a writable array")
+    if c.size and any(s == 0 for s, d in zip(c.hi.strides + c.lo.strides, c.shape * 2) if d > 1):
+        raise ValueError("c has overlapping elements (a zero stride): pass a real array")
+
+
+def _no_product(c: DDArray, k: int, alpha_dd, beta_dd, beta_zero: bool, opts) -> bool:
+    """When K = 0 or alpha = 0 there is no product: C = beta * C (zeros when beta = 0, C never
+    read). Returns True when that was the whole job."""
+    if k != 0 and not (float(alpha_dd.hi) == 0 and float(alpha_dd.lo) == 0):
+        return False
+    if beta_zero:
+        c.hi[...] = 0
+        c.lo[...] = 0
+    else:
+        c[...] = multiply(beta_dd.to_device(c.device), c, fma=opts.fma, add=opts.add)
+    return True
+
+
+def _flags(alpha_dd, beta_zero: bool) -> int:
+    """The GemmFlags of gemm.h for these scalars."""
+    alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
+    return (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+
+
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
           algorithm="auto", block=None, info=None) -> DDArray:
     """C = alpha * op(A) * op(B) + beta * C in double-double.
@@ -144,20 +171,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         c = operands[2]
         if c.shape != (m, n):
             raise ValueError(f"c has shape {c.shape}, but op(A) @ op(B) is {m}x{n}")
-        if device == "cpu" and not (c.hi.flags.writeable and c.lo.flags.writeable):
-            raise ValueError("c is read-only: rgemm overwrites c, pass a writable array")
-        if c.size and any(s == 0 for s, d in zip(c.hi.strides + c.lo.strides, c.shape * 2)
-                          if d > 1):
-            raise ValueError("c has overlapping elements (a zero stride): pass a real matrix")
-    if m == 0 or n == 0:
-        return c
-    alpha_zero = float(alpha_dd.hi) == 0 and float(alpha_dd.lo) == 0
-    if k == 0 or alpha_zero:  # no product: C = beta * C (zeros when beta = 0)
-        if beta_zero:
-            c.hi[...] = 0
-            c.lo[...] = 0
-        else:
-            c[...] = multiply(beta_dd.to_device(device), c, fma=opts.fma, add=opts.add)
+        _check_writable(c, device, "rgemm")
+    if m == 0 or n == 0 or _no_product(c, k, alpha_dd, beta_dd, beta_zero, opts):
         return c
     if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
         op_a, op_b = op_a.copy(), op_b.copy()
@@ -167,8 +182,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     if c.hi.strides != c.lo.strides:
         raise ValueError("c's hi and lo arrays have different layouts: pass a DDArray whose "
                          "parts are laid out alike (e.g. a copy())")
-    alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
-    flags = (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    flags = _flags(alpha_dd, beta_zero)
     alpha_pair = (float(alpha_dd.hi), float(alpha_dd.lo))
     beta_pair = (float(beta_dd.hi), float(beta_dd.lo))
     args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *alpha_pair, *beta_pair,
