@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from . import _backend
 from ._array import DDArray
-from ._gemm import _check_writable, _flags, _no_product, _scalar, _shares_memory, _trans
-from ._ops import _operands
+from ._gemm import (_check_writable, _flags, _new_output, _no_product, _scalars,
+                    _shares_memory, _trans)
+from ._ops import _operands, _strided
 from ._options import resolve
 
 THREADS = 64                  # DDBLAS_GEMM_BATCHED_THREADS of cuda_src/gemm_batched.h
@@ -27,12 +28,9 @@ def _batch_strided(x: DDArray, batch: int):
     """(hi, lo, batch stride, row stride, column stride) in elements of a 2-D or 3-D operand read
     in place (batch stride 0 for a 2-D operand or a batch of 1 broadcast over `batch`); one
     contiguous copy when hi and lo are laid out differently."""
-    hi, lo = x.hi, x.lo
-    if hi.strides != lo.strides:
-        hi, lo = x.xp.ascontiguousarray(hi), x.xp.ascontiguousarray(lo)
-    strides = [s // 8 for s in hi.strides]
+    hi, lo, *strides = _strided(x)
     if hi.ndim == 2:
-        return hi, lo, 0, strides[0], strides[1]
+        return hi, lo, 0, *strides
     return hi, lo, strides[0] if hi.shape[0] == batch else 0, strides[1], strides[2]
 
 
@@ -75,13 +73,9 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
         raise ValueError(f"rgemm_batched: the batch sizes of a {a.shape} and b {b.shape} differ "
                          f"and neither is 1")
     device = a.device
-    alpha_dd, beta_dd = _scalar(alpha, "alpha"), _scalar(beta, "beta")
-    beta_zero = float(beta_dd.hi) == 0 and float(beta_dd.lo) == 0
+    alpha_dd, beta_dd, beta_zero = _scalars(alpha, beta)
     if c is None:
-        if not beta_zero:
-            raise ValueError("beta != 0 needs an input array c")
-        xp = a.xp
-        c = DDArray(xp.empty((batch, m, n)), xp.empty((batch, m, n)))
+        c = _new_output(a.xp, (batch, m, n), beta_zero, "array")
     else:
         c = operands[2]
         if c.shape != (batch, m, n):

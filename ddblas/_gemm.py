@@ -13,11 +13,9 @@ from __future__ import annotations
 import logging
 import time
 
-import numpy as np
-
 from . import _auto, _backend, _ozaki
 from ._array import DDArray, asarray
-from ._ops import _operands, multiply
+from ._ops import _operands, _strided, multiply
 from ._options import resolve
 
 ALGORITHMS = ("auto", "naive", "tiled", "blocked", "ozaki-fp64")
@@ -52,14 +50,17 @@ def _scalar(value, name: str) -> DDArray:
     return x.reshape(())
 
 
-def _strided(x: DDArray):
-    """(hi, lo, row stride, column stride) in elements, without copying when hi and lo share a
-    layout; otherwise one contiguous copy of both."""
-    hi, lo = x.hi, x.lo
-    if hi.strides != lo.strides:
-        xp = x.xp
-        hi, lo = xp.ascontiguousarray(hi), xp.ascontiguousarray(lo)
-    return hi, lo, hi.strides[0] // 8, hi.strides[1] // 8
+def _scalars(alpha, beta):
+    """alpha and beta as 0-d DDArrays on the CPU, and whether beta is zero."""
+    alpha_dd, beta_dd = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    return alpha_dd, beta_dd, float(beta_dd.hi) == 0 and float(beta_dd.lo) == 0
+
+
+def _new_output(xp, shape: tuple, beta_zero: bool, noun: str) -> DDArray:
+    """An uninitialised result when the caller passed no c (then beta must be 0)."""
+    if not beta_zero:
+        raise ValueError(f"beta != 0 needs an input {noun} c")
+    return DDArray(xp.empty(shape), xp.empty(shape))
 
 
 def _shares_memory(x: DDArray, c: DDArray) -> bool:
@@ -160,13 +161,9 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         raise ValueError(f"rgemm: op(A) is {m}x{k} (a has shape {a.shape}, transa={transa!r}) "
                          f"but op(B) is {k2}x{n} (b has shape {b.shape}, transb={transb!r})")
     device = a.device
-    alpha_dd, beta_dd = _scalar(alpha, "alpha"), _scalar(beta, "beta")
-    beta_zero = float(beta_dd.hi) == 0 and float(beta_dd.lo) == 0
+    alpha_dd, beta_dd, beta_zero = _scalars(alpha, beta)
     if c is None:
-        if not beta_zero:
-            raise ValueError("beta != 0 needs an input matrix c")
-        xp = a.xp
-        c = DDArray(xp.empty((m, n)), xp.empty((m, n)))
+        c = _new_output(a.xp, (m, n), beta_zero, "matrix")
     else:
         c = operands[2]
         if c.shape != (m, n):

@@ -25,6 +25,15 @@ def _device_of_operand(x):
     return None  # Python scalars, strings, Fractions...: follow the other operand
 
 
+def _strided(x: DDArray):
+    """(hi, lo, stride of each axis in elements) of x for a strided kernel: read in place when
+    hi and lo share a layout, otherwise one contiguous copy of both."""
+    hi, lo = x.hi, x.lo
+    if hi.strides != lo.strides:
+        hi, lo = x.xp.ascontiguousarray(hi), x.xp.ascontiguousarray(lo)
+    return (hi, lo, *(s // 8 for s in hi.strides))
+
+
 def _operands(*xs) -> list[DDArray]:
     """The operands as DDArrays on one device; a clear error if they live on different ones."""
     devices = {d for d in map(_device_of_operand, xs) if d is not None}

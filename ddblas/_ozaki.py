@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _backend
+from ._ops import _strided
 
 CHUNK = 8192         # the longest stretch of K in one exact slice product
 MAX_SLICES = 16      # beyond this the classic kernel is used
@@ -126,14 +127,11 @@ def plan(op_a, op_b, variant) -> Plan:
 def _slices(be, x, exps, per_row: bool, p: Plan):
     """(S, R, C) float64 digits of the DDArray x (R x C, any strides)."""
     xp = be.xp
-    hi, lo = x.hi, x.lo
-    if hi.strides != lo.strides:
-        hi, lo = xp.ascontiguousarray(hi), xp.ascontiguousarray(lo)
+    hi, lo, rs, cs = _strided(x)
     rows, cols = x.shape
     out = xp.empty((p.slices, rows, cols))
-    be.launch("ddblas_ozaki_slice", rows * cols, rows, cols, p.slices, p.beta, hi, lo,
-              hi.strides[0] // 8, hi.strides[1] // 8, xp.ascontiguousarray(exps),
-              1 if per_row else 0, 0 if per_row else 1, out)
+    be.launch("ddblas_ozaki_slice", rows * cols, rows, cols, p.slices, p.beta, hi, lo, rs, cs,
+              xp.ascontiguousarray(exps), 1 if per_row else 0, 0 if per_row else 1, out)
     return out
 
 
