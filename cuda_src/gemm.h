@@ -7,9 +7,15 @@
 //     acc = (0, 0);  for k = 0 .. K-1:  acc = madd(acc, op(A)[i, k], op(B)[k, j]);
 //     C[i, j] = gemm_epilogue(acc)
 // in increasing k with no split-K, so all kernels and both backends agree bit for bit.
+// The tall-and-skinny order (rgemm's "tsm", ddblas/_tsm.py) splits K into P pieces of piece_len
+// (the last shorter), sums each piece as above into its own acc_p, then adds them in order:
+//     acc = acc_0;  for p = 1 .. P-1:  acc = add(acc, acc_p);  C[i, j] = gemm_epilogue(acc)
+// (gemm_add_pieces); P = 1 is the order above. A C with fewer rows than columns is computed as
+// C^T = op(B)^T op(A)^T, so its products are madd(acc, op(B)[k, j], op(A)[i, k]) (the DD product
+// is not commutative bit for bit; its bound is). Both backends compute it the same way.
 // Bound (docs/algorithms.md): |C - exact| <= (c_mul + c_add + c_first + (K-1) c_acc)(1 + 2^-40)
 // (|alpha| |op(A)||op(B)| + |beta| |C0|) componentwise, with c_mul, c_add the variant's multiply
-// and add bounds and c_first, c_acc those of its madd (dd.h).
+// and add bounds and c_first, c_acc those of its madd (dd.h); the pieces' order meets it too.
 #pragma once
 #include "dd.h"
 
@@ -54,6 +60,21 @@ DD_HD dd gemm_dot(index_t K, const double *a_hi, const double *a_lo, index_t a_s
         acc = madd<V>(acc, a, b);
     }
     return acc;
+}
+
+// gemm_add_pieces: element e of C (C[i, j], e = i * N + j) from the partial sums of the P pieces
+// of K, stored as P consecutive M x N matrices (w + p * M * N): acc_0 + acc_1 + ... + acc_{P-1}
+// left to right with add<V>, then gemm_epilogue<V>, stored through canonical().
+template <class V>
+DD_HD void gemm_add_pieces(index_t e, index_t M, index_t N, index_t P, const double *w_hi,
+                           const double *w_lo, dd alpha, dd beta, double *c_hi, double *c_lo,
+                           index_t c_rs, index_t c_cs, index_t flags) {
+    dd acc = {w_hi[e], w_lo[e]};
+    for (index_t p = 1; p < P; ++p) acc = add<V>(acc, dd{w_hi[p * M * N + e], w_lo[p * M * N + e]});
+    const index_t off = (e / N) * c_rs + (e % N) * c_cs;
+    const dd r = gemm_epilogue<V>(acc, alpha, beta, c_hi, c_lo, off, flags);
+    c_hi[off] = canonical(r.hi);
+    c_lo[off] = canonical(r.lo);
 }
 
 }  // namespace ddblas

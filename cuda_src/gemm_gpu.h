@@ -1,5 +1,6 @@
 // gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the CPU and the naive kernel are in
-// kernels.h). One template covers two rungs of the classic optimization ladder:
+// kernels.h). One template covers three rungs of the classic optimization ladder and the
+// tall-and-skinny kernel:
 //   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
 //            memory, inner loop unrolled, one C element per thread;
 //   blocked: Nakasato's register blocking: each thread accumulates TM x TN (= b x b) elements of
@@ -7,9 +8,18 @@
 //            shared-memory stage) while the current ones are used. A thread's elements are
 //            strided (rows ty + i * BM / TM, columns tx + j * BN / TN), so a warp's shared-memory
 //            reads of B are consecutive doubles (no bank conflicts) and its stores to C coalesce.
+//   tsm:     TSM2 for tall-and-skinny products (C = A B with N <= 16; J. Chen, N. Xiong, X. Liang,
+//            D. Tao, S. Li, K. Ouyang, K. Zhao, N. DeBardeleben, Q. Guan, Z. Chen, "TSM2:
+//            optimizing tall-and-skinny matrix-matrix multiplication on GPUs", ICS 2019):
+//            BM = t1 = 128 threads each own one row of A and accumulate a whole row of the
+//            TN = t2 columns of C in registers (an outer-product update per k); the BK x TN tile
+//            of B is shared through shared memory; A streams through once, BK = t3 elements per
+//            thread per tile, the next tile in flight. The K range is split into pieces (grid z)
+//            when the rows alone give too few blocks (ddblas/_tsm.py chooses t2 and the pieces).
 // Tiles move global -> shared with cp.async (sm_80+; no staging registers, so more blocks fit
 // per SM), or with plain loads and stores on older GPUs.
-// Every C element is summed over k in increasing order exactly as gemm_dot does (gemm.h).
+// Every C element is summed over its K range in increasing order exactly as gemm_dot does
+// (gemm.h); a launch with several pieces of K writes partial sums that gemm_add_pieces adds.
 #pragma once
 #include "gemm.h"
 
@@ -56,15 +66,18 @@ __device__ __forceinline__ void gemm_shared(
     index_t M, index_t N, index_t K, const double *__restrict__ a_hi,
     const double *__restrict__ a_lo, index_t a_rs, index_t a_cs, const double *__restrict__ b_hi,
     const double *__restrict__ b_lo, index_t b_rs, index_t b_cs, dd alpha, dd beta, double *c_hi,
-    double *c_lo, index_t c_rs, index_t c_cs, index_t flags) {
+    double *c_lo, index_t c_rs, index_t c_cs, index_t flags, index_t k_begin, index_t k_end) {
     static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile TM x TN must divide BM x BN");
     static_assert(K_UNROLL >= 1 && BK % K_UNROLL == 0, "K_UNROLL must divide BK");
     constexpr int THREADS_M = BM / TM, THREADS_N = BN / TN;
     constexpr int THREADS = THREADS_M * THREADS_N;
-    static_assert((BM * BK) % THREADS == 0 && (BK * BN) % THREADS == 0,
-                  "each thread must load the same number of A and B tile elements");
+    constexpr int B_TILE = BK * BN;
+    static_assert((BM * BK) % THREADS == 0, "each thread must load the same number of A elements");
+    static_assert(B_TILE % THREADS == 0 || THREADS % B_TILE == 0,
+                  "the B tile must be a whole number of loads per thread, or fewer than a load "
+                  "per thread (then the first B_TILE threads load it)");
     constexpr int A_LOADS = BM * BK / THREADS;
-    constexpr int B_LOADS = BK * BN / THREADS;
+    constexpr int B_LOADS = (B_TILE + THREADS - 1) / THREADS;
     constexpr int PAD = 1;  // one double per row against shared-memory bank conflicts
     constexpr int STAGES = PREFETCH ? 2 : 1;
 
@@ -91,20 +104,21 @@ __device__ __forceinline__ void gemm_shared(
     const int b_k = B_N_CONTIG ? tid / BN : tid % BK, b_n = B_N_CONTIG ? tid % BN : tid / BK;
     const index_t b_j = col0 + b_n;
     const index_t b_off = b_k * b_rs + b_j * b_cs, b_step = B_STEP * (B_N_CONTIG ? b_rs : b_cs);
+    const bool loads_b = B_TILE >= THREADS || tid < B_TILE;
     auto load_tiles = [&](index_t k0, int stage) {
         const index_t a_tile = a_off + k0 * a_cs, b_tile = b_off + k0 * b_rs;
 #pragma unroll
         for (int r = 0; r < A_LOADS; ++r) {
             const int m = a_m + (A_K_CONTIG ? r * A_STEP : 0), k = a_k + (A_K_CONTIG ? 0 : r * A_STEP);
-            const bool in = row0 + m < M && k0 + k < K;  // never read past A (partial last tile)
+            const bool in = row0 + m < M && k0 + k < k_end;  // never past A or the K range
             const index_t off = in ? a_tile + r * a_step : 0;
             copy_to_shared(&as_hi[stage][k][m], a_hi + off, in);
             copy_to_shared(&as_lo[stage][k][m], a_lo + off, in);
         }
 #pragma unroll
-        for (int r = 0; r < B_LOADS; ++r) {
+        for (int r = 0; r < B_LOADS && loads_b; ++r) {
             const int k = b_k + (B_N_CONTIG ? r * B_STEP : 0), n = b_n + (B_N_CONTIG ? 0 : r * B_STEP);
-            const bool in = k0 + k < K && col0 + n < N;
+            const bool in = k0 + k < k_end && col0 + n < N;
             const index_t off = in ? b_tile + r * b_step : 0;
             copy_to_shared(&bs_hi[stage][k][n], b_hi + off, in);
             copy_to_shared(&bs_lo[stage][k][n], b_lo + off, in);
@@ -118,10 +132,10 @@ __device__ __forceinline__ void gemm_shared(
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = dd{0.0, 0.0};
 
-    if (K > 0) load_tiles(0, 0);
+    if (k_begin < k_end) load_tiles(k_begin, 0);
     int stage = 0;
-    for (index_t k0 = 0; k0 < K; k0 += BK, stage ^= int(PREFETCH)) {
-        const bool more = k0 + BK < K;
+    for (index_t k0 = k_begin; k0 < k_end; k0 += BK, stage ^= int(PREFETCH)) {
+        const bool more = k0 + BK < k_end;
         if (PREFETCH && more) {
             load_tiles(k0 + BK, stage ^ 1);  // the next tiles in flight during this compute
             wait_copies<1>();                // this tile's copies are done
@@ -129,7 +143,7 @@ __device__ __forceinline__ void gemm_shared(
             wait_copies<0>();
         }
         __syncthreads();
-        const int kmax = K - k0 < BK ? int(K - k0) : BK;
+        const int kmax = k_end - k0 < BK ? int(k_end - k0) : BK;
 #pragma unroll K_UNROLL
         for (int kk = 0; kk < BK; ++kk) {
             if (kk < kmax) {  // the last tile is summed only over its valid k: same order as gemm_dot
@@ -201,21 +215,37 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // MIN_BLOCKS the resident blocks per SM promised to ptxas (__launch_bounds__; 0: none).
 // b4 is 64 x 32 x 8 with 128 threads, 3 blocks (12 warps) per SM: chosen on the H100 over the
 // 64 x 64 x 16 256-thread block (1 block per SM) and others (bench/tile_sweep.py).
-#define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, A_K, B_N, LAYOUT, V)       \
+// Every kernel takes piece_len and piece_stride; those with PIECES (tsm) sum, in block z of the
+// grid, the piece k in [z piece_len, min(K, (z + 1) piece_len)) and write C + z piece_stride:
+// one piece (piece_len >= K, grid z = 1) is the whole product; several write their partial sums
+// (flags: alpha = 1, beta = 0) into a workspace for ddblas_gemm_pieces_<V>. The others sum all
+// of K (the pieces' index arithmetic cost b2 registers: spills on sm_90).
+#define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, PIECES, A_K, B_N, LAYOUT, V) \
     DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(CONFIG), MIN_BLOCKS)                   \
-        ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS) {                                \
-        ddblas::gemm_shared<CONFIG, A_K, B_N, PREFETCH, ddblas::variants::V>(DDBLAS_GEMM_ARGS);  \
+        ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS, ddblas::index_t piece_len,       \
+                                            ddblas::index_t piece_stride) {                      \
+        const ddblas::index_t piece = PIECES ? (ddblas::index_t)blockIdx.z : 0;                  \
+        const ddblas::index_t k_begin = PIECES ? piece * piece_len : 0;                          \
+        const ddblas::index_t k_end = !PIECES || K - k_begin < piece_len ? K : k_begin + piece_len; \
+        ddblas::gemm_shared<CONFIG, A_K, B_N, PREFETCH, ddblas::variants::V>(                    \
+            M, N, K, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, ddblas::dd{alpha_hi, alpha_lo}, \
+            ddblas::dd{beta_hi, beta_lo}, c_hi + piece * piece_stride, c_lo + piece * piece_stride, \
+            c_rs, c_cs, flags, k_begin, k_end);                                                  \
     }
-#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, V)                               \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, true, true, kn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, true, false, kk, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, false, true, mn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, false, false, mk, V)
+#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, PIECES, V)                       \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, true, true, kn, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, true, false, kk, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, false, true, mn, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, false, false, mk, V)
 #define DDBLAS_UNPACK(...) __VA_ARGS__
 #define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
-    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, 0, V)                              \
-    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, 0, V)                                   \
-    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), true, 3, V)                                    \
+    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, 0, false, V)                         \
+    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, 0, false, V)                              \
+    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), true, 3, false, V)                               \
+    DDBLAS_GEMM_LAYOUTS(tsm2, (128, 2, 8, 1, 2, 8), true, 0, true, V)                              \
+    DDBLAS_GEMM_LAYOUTS(tsm4, (128, 4, 8, 1, 4, 8), true, 0, true, V)                              \
+    DDBLAS_GEMM_LAYOUTS(tsm8, (128, 8, 8, 1, 8, 4), true, 0, true, V)                              \
+    DDBLAS_GEMM_LAYOUTS(tsm16, (128, 16, 8, 1, 16, 2), true, 0, true, V)                           \
     DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
         ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
     }

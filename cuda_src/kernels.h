@@ -191,6 +191,23 @@ DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_GEMM_NAIVE_KERNEL, gemm_naive)
 
+// pieces: C from the partial sums of P pieces of K (the tall-and-skinny order of gemm.h), one C
+// element per work item; w is the P x M x N workspace the pieces were written to.
+#define DDBLAS_GEMM_PIECES_KERNEL(OP, V)                                                       \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t M, ddblas::index_t N, ddblas::index_t P,     \
+                                    const double *w_hi, const double *w_lo, double alpha_hi,   \
+                                    double alpha_lo, double beta_hi, double beta_lo,           \
+                                    double *c_hi, double *c_lo, ddblas::index_t c_rs,          \
+                                    ddblas::index_t c_cs, ddblas::index_t flags) {             \
+        const ddblas::index_t n = M * N;                                                       \
+        DDBLAS_FOR_EACH(e, n) {                                                                \
+            ddblas::gemm_add_pieces<ddblas::variants::V>(                                      \
+                e, M, N, P, w_hi, w_lo, ddblas::dd{alpha_hi, alpha_lo},                        \
+                ddblas::dd{beta_hi, beta_lo}, c_hi, c_lo, c_rs, c_cs, flags);                  \
+        }                                                                                      \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_GEMM_PIECES_KERNEL, gemm_pieces)
+
 #if !defined(__CUDACC__)
 #include "gemm_cpu.h"
 // cpu: the CPU twin (gemm_cpu.h): packed panels, TM x TN micro-tiles vectorised over columns,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import _tsm
+
 # classic kernel, GPU, GFLOP/s by variant: "blocked b=4", NN, N = 8192
 CLASSIC_GPU_GFLOPS = {"fma_accurate": 1080.7, "fma_sloppy": 1923.3, "nofma_accurate": 859.4,
                       "nofma_sloppy": 1239.9}
@@ -42,6 +44,9 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plan: Callable
     """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "ozaki-fp64" or
     "blocked" (the classic kernel of the device); make_plan() returns _ozaki.plan's Plan and is
     called only on the GPU for M*N*K >= OZAKI_MIN_WORK (plan is None otherwise)."""
+    if _tsm.suits(m, n, k):
+        return "tsm", (f"min(M, N) = {min(m, n)} <= {_tsm.MAX_COLUMNS}: the tall-and-skinny "
+                       f"kernel"), None
     if device == "cpu":
         return "blocked", "CPU: the classic kernel (faster than ozaki-fp64 as measured)", None
     if m * n * k < OZAKI_MIN_WORK:

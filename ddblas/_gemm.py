@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import time
 
-from . import _auto, _backend, _ozaki
+from . import _auto, _backend, _ozaki, _tsm
 from ._array import DDArray, asarray
 from ._ops import _operands, _strided, multiply
 from ._options import resolve
 
-ALGORITHMS = ("auto", "naive", "tiled", "blocked", "ozaki-fp64")
+ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64")
 _log = logging.getLogger("ddblas")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 
@@ -203,6 +203,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
                        None if info is None else info["seconds"])
             return c
         algorithm = "blocked"
+    if algorithm == "tsm":
+        tsm = _tsm.plan(m, n, k, opts.suffix)
+        if info is not None:
+            info.update(algorithm="tsm", tsm=tsm.describe())
+        _tsm.run(tsm, op_a, op_b, alpha_pair, beta_pair, c, flags, opts.suffix)
+        return c
     if info is not None:
         info["algorithm"] = "cpu" if device == "cpu" and algorithm != "naive" else algorithm
     if algorithm == "naive":
@@ -215,7 +221,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         bm, bn, threads = _GEOMETRY["tiled" if algorithm == "tiled" else block]
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{opts.suffix}",
-                       (-(-n // bn), -(-m // bm)), (threads,), *args)
+                       (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
     return c
 
 

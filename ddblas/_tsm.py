@@ -1,0 +1,123 @@
+"""rgemm(algorithm="tsm"): tall-and-skinny products, C = op(A) op(B) with few columns (or rows).
+
+The GPU kernel is TSM2's (cuda_src/gemm_gpu.h, "tsm"): each of t1 = TSM_ROWS threads of a block
+owns one row of op(A) and accumulates t2 columns of C in registers; the t3 = TSM_DEPTH deep
+tiles of op(B) are shared through shared memory and the next tiles of A and B are in flight while
+the current ones are used. C with few rows is computed as its transpose, C^T = op(B)^T op(A)^T.
+When the rows alone give too few blocks to fill a GPU, K is split into pieces (grid z) whose
+partial sums ddblas_gemm_pieces_<V> adds in order: gemm.h's tall-and-skinny order, within the
+classic bound (docs/algorithms.md). The CPU computes the same order (each piece with its GEMM
+kernel, then the same piece sum), so both devices agree bit for bit.
+
+plan() is a function of the shape and the variant only (never of the device), which is what makes
+the two devices agree. Its model, for t2 (C columns per pass) and the number of pieces:
+- a pass over a group of t2 columns streams op(A) once (16 bytes a DD element) and does t2 DD
+  multiply-adds per element of op(A); estimated time max(bytes / HBM bandwidth, flops / DD rate)
+  per pass (the H100's figures of ddblas/_auto.py), summed over the ceil(N / t2) passes. Columns
+  past N in the last group are computed and dropped, so t2 = 16 for N = 9 costs 16 columns of
+  multiply-adds: once the DD rate (not the bandwidth) bounds a pass, narrower groups win. A DD
+  multiply-add is 15-30 float64 instructions (docs/performance.md, FMA study), so a pass is
+  memory-bound only for t2 <= ~3 (fma/accurate) to ~6 (fma/sloppy) on an H100, where float64
+  GEMMs stay memory-bound up to t2 ~ 30: the crossover of TSM2's model moves down ~10x for DD;
+- pieces: enough blocks for TARGET_BLOCKS (about 10 waves of 3 blocks a multiprocessor of an
+  H100), pieces no shorter than MIN_PIECE (each piece costs one more M x N partial sum).
+rgemm(algorithm="auto") takes this path for min(M, N) <= MAX_COLUMNS when the long operand has at
+least MIN_ELEMENTS elements (below, the classic kernel: the same order, as P = 1 there).
+"""
+from __future__ import annotations
+from dataclasses import dataclass
+
+from . import _auto, _backend
+from ._array import DDArray
+from ._ops import _strided
+
+TSM_WIDTHS = (2, 4, 8, 16)   # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
+TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
+TSM_DEPTH = 8                # t3: the k depth of a tile (BK)
+MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
+MIN_ELEMENTS = 1 << 20       # and max(M, N) * K >= this
+TARGET_BLOCKS = 4096         # blocks worth launching: ~10 waves of 3 per SM on a 132-SM H100
+MIN_PIECE = 256              # the shortest piece of K worth its partial sum
+MAX_GRID_YZ = 65535          # CUDA's limit on grid dimensions y (row blocks) and z (pieces)
+
+
+@dataclass(frozen=True)
+class Plan:
+    transposed: bool   # C^T = op(B)^T op(A)^T is computed (C has the fewer rows)
+    width: int         # t2: columns of C per pass
+    groups: int        # passes: ceil(N / t2), N counted after the transposition
+    pieces: int        # P: pieces of K
+    piece_len: int     # the length of every piece but the last
+    seconds: float     # the model's estimate on an H100
+
+    def describe(self) -> dict:
+        return dict(transposed=self.transposed, width=self.width, groups=self.groups,
+                    pieces=self.pieces, piece_len=self.piece_len)
+
+
+def suits(m: int, n: int, k: int) -> bool:
+    """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K."""
+    return min(m, n) <= MAX_COLUMNS and max(m, n) * k >= MIN_ELEMENTS
+
+
+def pass_seconds(m: int, k: int, width: int, suffix: str) -> float:
+    """The model's time of one pass of t2 = width columns over an m x k op(A)."""
+    memory = 16 * m * k / (_auto.MEMORY_GBS * 1e9)
+    compute = 2 * m * k * width / (_auto.CLASSIC_GPU_GFLOPS[suffix] * 1e9)
+    return max(memory, compute)
+
+
+def plan(m: int, n: int, k: int, suffix: str) -> Plan:
+    """The tall-and-skinny plan for an M x N x K product in variant `suffix` (M, N, K >= 1):
+    the cheapest t2 by the model (ties: the wider, fewer passes), then the pieces of K."""
+    transposed = m < n
+    if transposed:
+        m, n = n, m
+    seconds, width = min((-(-n // w) * pass_seconds(m, k, w, suffix), -w) for w in TSM_WIDTHS)
+    width = -width
+    groups = -(-n // width)
+    row_blocks = -(-m // TSM_ROWS)
+    if row_blocks > MAX_GRID_YZ:
+        raise ValueError(f"rgemm(algorithm='tsm'): {max(m, n)} rows exceed the kernel's grid "
+                         f"({MAX_GRID_YZ * TSM_ROWS} at most); use algorithm='blocked'")
+    wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
+    pieces = max(1, min(wanted, k // MIN_PIECE, MAX_GRID_YZ))
+    piece_len = -(-k // pieces)
+    piece_len = -(-piece_len // TSM_DEPTH) * TSM_DEPTH   # whole tiles (the last piece is shorter)
+    return Plan(transposed, width, groups, -(-k // piece_len), piece_len, seconds)
+
+
+def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,
+        suffix: str) -> None:
+    """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
+    gemm.h. op(A), op(B), C: DDArrays on one device, C's hi and lo laid out alike."""
+    from ._gemm import _ALPHA_ONE, _BETA_ZERO
+    if p.transposed:
+        op_a, op_b, c = op_b.T, op_a.T, c.T
+    m, k = op_a.shape
+    n = op_b.shape[1]
+    be = _backend.backend(op_a.device)
+    a_hi, a_lo, a_rs, a_cs = _strided(op_a)
+    b_hi, b_lo, b_rs, b_cs = _strided(op_b)
+    c_rs, c_cs = c.hi.strides[0] // 8, c.hi.strides[1] // 8
+    if p.pieces == 1:
+        out, out_rs, out_cs, out_flags, scalars = c, c_rs, c_cs, flags, (*alpha, *beta)
+    else:   # each piece's partial sums, alpha = 1 and beta = 0 (the epilogue comes last)
+        out = DDArray(be.xp.empty((p.pieces, m, n)), be.xp.empty((p.pieces, m, n)))
+        out_rs, out_cs, out_flags, scalars = n, 1, _ALPHA_ONE | _BETA_ZERO, (1.0, 0.0, 0.0, 0.0)
+    if op_a.device == "gpu":
+        layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
+        be.launch_grid(f"ddblas_gemm_tsm{p.width}_{layout}_{suffix}",
+                       (p.groups, -(-m // TSM_ROWS), p.pieces), (TSM_ROWS,),
+                       m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *scalars,
+                       out.hi, out.lo, out_rs, out_cs, out_flags, p.piece_len, m * n)
+    else:
+        for piece in range(p.pieces):
+            k0, k1 = piece * p.piece_len, min(k, (piece + 1) * p.piece_len)
+            o_hi, o_lo = (out.hi, out.lo) if p.pieces == 1 else (out.hi[piece], out.lo[piece])
+            be.launch("ddblas_gemm_cpu_" + suffix, m * n, m, n, k1 - k0, a_hi[:, k0:k1],
+                      a_lo[:, k0:k1], a_rs, a_cs, b_hi[k0:k1], b_lo[k0:k1], b_rs, b_cs,
+                      *scalars, o_hi, o_lo, out_rs, out_cs, out_flags)
+    if p.pieces > 1:
+        be.launch("ddblas_gemm_pieces_" + suffix, m * n, m, n, p.pieces, out.hi, out.lo,
+                  *alpha, *beta, c.hi, c.lo, c_rs, c_cs, flags)
