@@ -1,4 +1,5 @@
-"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,all} [--quick]`: where ddblas stands.
+"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,all} [--quick]`: where ddblas
+stands.
 
 - rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
   against the in-register DD ceiling, cuBLAS DGEMM and Nakasato's transfer model; the CPU rgemm

@@ -11,7 +11,8 @@ back into pinned memory, records an event, and goes on with chunk i + 1 while th
 slot is reused once its event has fired; then its result is copied into the caller's C.
 
 The model: Nakasato's T = T_comm + T_kernel ("On evaluation of matrix-multiply kernels on a GPU",
-eqs. 2-6) per chunk, as in Webster's chunk-size study of overlapped streams (figure 3.17). A chunk of c units has four stages:
+eqs. 2-6) per chunk, as in Webster's chunk-size study of overlapped streams (figure 3.17). A
+chunk of c units has four stages:
     T_host(c) = (bytes_in(c) + bytes_out(c)) / BW_host + HOST_CHUNK_SECONDS   (staging in and out)
     T_h2d(c)  = bytes_in(c) / BW_h2d
     T_k(c)    = the kernel's estimated time (rates of ddblas/_auto.py; LAUNCH_SECONDS added)
