@@ -330,6 +330,15 @@ def transfer_info(chunk: int, chunks: int, seconds: float, r: Rates) -> dict:
                 h2d_gbs=r.h2d / 1e9, d2h_gbs=r.d2h / 1e9, host_gbs=r.host / 1e9)
 
 
+def _sized(work: Work, chunk, min_chunk: Callable[[], int]) -> tuple[int, float, Rates]:
+    """(chunk, modelled seconds, rates): the caller's chunk (at most all units) or the model's."""
+    measured = rates()
+    if chunk is None:
+        return (*choose_chunk(work, min_chunk(), measured), measured)
+    chunk = min(int(chunk), work.units)
+    return chunk, model_seconds(work, chunk, measured), measured
+
+
 def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bool, opts,
          algorithm: str, block, chunk, info) -> DDArray:
     """rgemm on host op(A), op(B), C through the pipeline over rows (checked by rgemm). The
@@ -348,12 +357,7 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
         modelled = "ozaki-fp64" if big and _auto.ozaki_seconds(m, n, k, TYPICAL_SLICES) < \
             _auto.classic_seconds(m, n, k, suffix) else "blocked"
     work = rgemm_work(m, n, k, not beta_zero, rgemm_kernel_seconds(modelled, n, k, suffix))
-    measured = rates()
-    if chunk is None:
-        chunk, seconds = choose_chunk(work, rgemm_min_rows(n, _multiprocessors()), measured)
-    else:
-        chunk = min(int(chunk), m)
-        seconds = model_seconds(work, chunk, measured)
+    chunk, seconds, measured = _sized(work, chunk, lambda: rgemm_min_rows(n, _multiprocessors()))
     decided = [algorithm]
 
     def compute(views, out):
@@ -387,12 +391,8 @@ def gemm_batched(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_
         (16 * m * n if not beta_zero else 0)
     fixed_in = sum(s for s, split in zip(sizes, chunked) if not split) * 16
     work = Work(batch, unit_in, 16 * m * n, fixed_in, batched_kernel_seconds(m, n, k, opts.suffix))
-    measured = rates()
-    if chunk is None:
-        chunk, seconds = choose_chunk(work, MIN_BATCH_CHUNK_PER_SM * _multiprocessors(), measured)
-    else:
-        chunk = min(int(chunk), batch)
-        seconds = model_seconds(work, chunk, measured)
+    chunk, seconds, measured = _sized(work, chunk,
+                                      lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
 
     def compute(views, out):
         rgemm_batched(*views, out, alpha=alpha, beta=beta, fma=opts.fma, add=opts.add)
