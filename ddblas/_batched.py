@@ -7,9 +7,9 @@ single rgemm's, so the result equals a loop of rgemm calls bit for bit, on eithe
 """
 from __future__ import annotations
 
-from . import _backend
+from . import _backend, _transfer
 from ._array import DDArray
-from ._gemm import (_check_writable, _flags, _new_output, _no_product, _scalars,
+from ._gemm import (_check_info, _check_writable, _flags, _new_output, _no_product, _scalars,
                     _shares_memory, _trans)
 from ._ops import _operands, _strided
 from ._options import resolve
@@ -35,7 +35,7 @@ def _batch_strided(x: DDArray, batch: int):
 
 
 def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,
-                  add=None) -> DDArray:
+                  add=None, device=None, chunk=None, info=None) -> DDArray:
     """C[p] = alpha * op(A[p]) * op(B[p]) + beta * C[p] in double-double for every p of a batch.
 
     a, b: 3-D DDArrays (batch, m, k) and (batch, k, n) after op() (op(X) transposes the last two
@@ -49,8 +49,20 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
     memory when they fit; CPU: OpenMP over the products). Each element is summed exactly like
     rgemm's, so the result equals a loop of rgemm calls bit for bit, and the CPU equals the GPU;
     the error bound is rgemm's.
+
+    device: None (the default) runs on the operands' device. device="gpu" with host (NumPy)
+    operands runs on the GPU as a pipeline of chunks of the batch whose copies to the GPU,
+    kernels and copies back overlap (ddblas/_transfer.py; a 2-D or batch-1 operand is sent
+    once) and returns a host array: c, if given (a host array, overwritten), or a new one; the
+    same bits as on GPU copies of the operands. chunk: products a chunk (default: chosen by the
+    pipeline's model); used only by that pipeline. info: a dict that the pipeline fills with
+    "transfer" (chunk, chunks, streams, the model's seconds, the bandwidths in GB/s); left empty
+    otherwise. device="cpu" with GPU operands is a ValueError, device="gpu" without a GPU a
+    RuntimeError.
     """
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
+    _check_info(info, "rgemm_batched")
+    _transfer.check_chunk(chunk)
     opts = resolve(fma, add)
     operands = _operands(a, b) if c is None else _operands(a, b, c)
     a, b = operands[0], operands[1]
@@ -72,6 +84,7 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
     if any(s not in (1, batch) for s in batches):
         raise ValueError(f"rgemm_batched: the batch sizes of a {a.shape} and b {b.shape} differ "
                          f"and neither is 1")
+    target = _transfer.target_device(device, a.device)
     device = a.device
     alpha_dd, beta_dd, beta_zero = _scalars(alpha, beta)
     if c is None:
@@ -89,6 +102,9 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
         return c
     if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
         op_a, op_b = op_a.copy(), op_b.copy()
+    if target != device:
+        return _transfer.gemm_batched(op_a, op_b, c, alpha=alpha_dd, beta=beta_dd,
+                                      beta_zero=beta_zero, opts=opts, chunk=chunk, info=info)
     a_hi, a_lo, a_bs, a_rs, a_cs = _batch_strided(op_a, batch)
     b_hi, b_lo, b_bs, b_rs, b_cs = _batch_strided(op_b, batch)
     c_bs, c_rs, c_cs = (s // 8 for s in c.hi.strides)

@@ -1,4 +1,5 @@
-"""`python -m ddblas bench {rgemm,baselines,fma,batched,all} [--quick]`: where ddblas stands.
+"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,all} [--quick]`: where ddblas
+stands.
 
 - rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
   against the in-register DD ceiling, cuBLAS DGEMM and Nakasato's transfer model; the CPU rgemm
@@ -9,6 +10,10 @@
 - fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/_fmastudy.py): instruction counts
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
   madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
+- transfers (GPU only): host operands to a host result, synchronous (copy in, compute, copy back)
+  against the overlapped pipeline (device="gpu", ddblas/_transfer.py) for square rgemm and the
+  batched shapes, against min(kernel rate, transfer rate): the kernel timed on device-resident
+  data in the same run, the transfers at the measured pinned bandwidths.
 - batched: rgemm_batched on the issue's CFD shapes (m x k x n) and batches, its speed-up over a
   Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
   rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
@@ -28,7 +33,7 @@ import time
 
 import numpy as np
 
-from . import _auto, _backend, _baselines, _cpu, _fmastudy, _ozaki, accuracy
+from . import _auto, _backend, _baselines, _cpu, _fmastudy, _ozaki, _transfer, accuracy
 from ._array import DDArray, random
 from ._cpu import cpu_threads
 from ._batched import rgemm_batched
@@ -36,7 +41,7 @@ from ._gemm import _default_block, rgemm
 from ._ops import add, divide, multiply
 from ._options import Options
 
-SUITES = ("rgemm", "baselines", "fma", "batched")
+SUITES = ("rgemm", "baselines", "fma", "batched", "transfers")
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -67,6 +72,8 @@ class Plan:
     batched_gpu_batches: tuple = (1000, 10000, 100000)
     batched_cpu_batches: tuple = (1000, 10000)
     batched_loop: int = 200                     # products timed as a loop of rgemm calls
+    transfer_sizes: tuple = (1024, 2048, 4096, 8192)   # square rgemm from and to the host
+    transfer_batches: tuple = (1000, 10000, 100000)    # batched_shapes from and to the host
     repeat: int = 3
 
     @classmethod
@@ -75,7 +82,8 @@ class Plan:
                    cpu_ladder_n=256, baseline_sizes=(64, 128), fma_gpu_n=1024, fma_cpu_n=128,
                    elementwise_gpu_n=1 << 20, elementwise_cpu_n=1 << 16,
                    batched_shapes=((19, 32, 9), (34, 56, 9)), batched_gpu_batches=(1000,),
-                   batched_cpu_batches=(1000,), repeat=3)
+                   batched_cpu_batches=(1000,), transfer_sizes=(1024,),
+                   transfer_batches=(10000,), repeat=3)
 
 
 # ---- timing ----
@@ -394,6 +402,59 @@ def suite_batched(plan: Plan, progress) -> dict:
     return dict(tables={"batched": rows}, summary={}, notes=[])
 
 
+def _transfer_row(case, flops, bytes_in, bytes_out, rates, kernel, synchronous, overlapped):
+    """Times (seconds) of one case; the model throughput is min(kernel rate, transfer rate), the
+    transfer time the longer direction (the two copy engines run at once)."""
+    transfer = max(bytes_in / rates.h2d, bytes_out / rates.d2h)
+    model = flops / max(kernel, transfer) / 1e9
+    info = {}
+    seconds = overlapped(info)
+    return dict(case, kernel_gflops=flops / kernel / 1e9, transfer_gflops=flops / transfer / 1e9,
+                model_gflops=model, sync_gflops=flops / synchronous / 1e9,
+                overlapped_gflops=flops / seconds / 1e9,
+                model_fraction=flops / seconds / 1e9 / model, speedup=synchronous / seconds,
+                staging_seconds=(bytes_in + bytes_out) / rates.host, seconds=seconds,
+                chunk=info["transfer"]["chunk"], chunks=info["transfer"]["chunks"])
+
+
+def suite_transfers(plan: Plan, progress) -> dict:
+    """GPU only (a note on the CPU): synchronous against overlapped, default variant, classic
+    kernel."""
+    if not _backend.gpu_available():
+        return dict(tables={}, summary={}, notes=["transfers: no GPU, nothing measured"])
+    rates = _transfer.rates()
+    steps = [("rgemm", (n, n, n), 1) for n in plan.transfer_sizes]
+    steps += [("rgemm_batched", shape, batch) for shape in plan.batched_shapes
+              for batch in plan.transfer_batches]
+    rows = []
+    for routine, (m, k, n), batch in progress(steps, "transfers"):
+        if routine == "rgemm":
+            a, b = random((m, k), seed=1), random((k, n), seed=2)
+            bytes_in = 16 * (m * k + k * n)
+            kw = dict(algorithm="blocked")
+        else:
+            a, b = random((batch, m, k), seed=1), random((batch, k, n), seed=2)
+            bytes_in = 16 * batch * (m * k + k * n)
+            kw = {}
+        f = rgemm if routine == "rgemm" else rgemm_batched
+        da, db = a.to_device("gpu"), b.to_device("gpu")
+        kernel = _time_gpu(lambda: f(da, db, **kw), plan.repeat)
+        synchronous = _time_wall(lambda: f(a.to_device("gpu"), b.to_device("gpu"), **kw)
+                                 .to_device("cpu"), plan.repeat)
+
+        def overlapped(info):
+            f(a, b, device="gpu", info=info, **kw)
+            return _time_wall(lambda: f(a, b, device="gpu", **kw), plan.repeat)
+
+        case = dict(routine=routine, shape=f"{m}x{k}x{n}", batch=batch,
+                    variant=variant_name(DEFAULT))
+        rows.append(_transfer_row(case, 2 * m * k * n * batch, bytes_in, 16 * batch * m * n,
+                                  rates, kernel, synchronous, overlapped))
+    summary = dict(pinned_h2d_gbs=rates.h2d / 1e9, pinned_d2h_gbs=rates.d2h / 1e9,
+                   staging_gbs=rates.host / 1e9)
+    return dict(tables={"transfers": rows}, summary=summary, notes=[])
+
+
 def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
@@ -404,7 +465,7 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
     results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
     for suite in suites:
         part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
-                "batched": suite_batched}[suite](plan, progress)
+                "batched": suite_batched, "transfers": suite_transfers}[suite](plan, progress)
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])

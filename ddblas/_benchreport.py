@@ -65,6 +65,15 @@ TABLES = {
         ("gflops", "GFLOP/s", ".2f"), ("seconds", "s", ".4g"),
         ("loop_speedup", "vs rgemm loop", ".1fx"), ("padded_shape", "padded", "s"),
         ("padded_gflops", "padded GFLOP/s", ".2f")]),
+    "transfers": ("Host operands to a host result: synchronous (copy in, compute, copy back) vs "
+                  "overlapped (device='gpu'; GFLOP/s, DD; model: min(kernel, transfer rate); "
+                  "staging: the pageable/pinned host copies at the measured rate)", [
+        ("routine", "routine", "s"), ("shape", "m x k x n", "s"), ("batch", "batch", "d"),
+        ("kernel_gflops", "kernel", ".1f"), ("transfer_gflops", "transfer", ".1f"),
+        ("model_gflops", "model", ".1f"), ("sync_gflops", "sync", ".1f"),
+        ("overlapped_gflops", "overlapped", ".1f"), ("model_fraction", "of model", "%"),
+        ("speedup", "vs sync", ".2fx"), ("chunk", "chunk", "d"), ("chunks", "chunks", "d"),
+        ("staging_seconds", "staging s", ".4g"), ("seconds", "s", ".4g")]),
 }
 
 
@@ -159,7 +168,16 @@ def _summary_lines(results) -> list[str]:
         lines.append(f"cuBLAS DGEMM (N = 8192): {s['cublas_dgemm_gflops']:.0f} GFLOP/s; PCIe "
                      f"host-to-device {s['pcie_gbs']:.1f} GB/s; transfer/compute balance at "
                      f"N = {s['balance_n']:.0f}")
+    if "pinned_h2d_gbs" in s:
+        lines.append(f"pinned host-to-device {s['pinned_h2d_gbs']:.1f} GB/s, device-to-host "
+                     f"{s['pinned_d2h_gbs']:.1f} GB/s; host staging copy {s['staging_gbs']:.1f} "
+                     f"GB/s ({_transfer_threads()} threads)")
     return lines + results["notes"]
+
+
+def _transfer_threads() -> int:
+    from ._transfer import COPY_THREADS
+    return COPY_THREADS
 
 
 def _plot_libraries(rows, path):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 
-from . import _auto, _backend, _ozaki, _tsm
+from . import _auto, _backend, _ozaki, _transfer, _tsm
 from ._array import DDArray, asarray
 from ._ops import _operands, _strided, multiply
 from ._options import resolve
@@ -106,8 +106,14 @@ def _flags(alpha_dd, beta_zero: bool) -> int:
     return (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
 
 
+def _check_info(info, routine: str) -> None:
+    if info is not None and not isinstance(info, dict):
+        raise TypeError(f"info must be a dict (filled with what {routine} did), got "
+                        f"{type(info).__name__}")
+
+
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
-          algorithm="auto", block=None, info=None) -> DDArray:
+          algorithm="auto", block=None, info=None, device=None, chunk=None) -> DDArray:
     """C = alpha * op(A) * op(B) + beta * C in double-double.
 
     a, b: 2-D DDArrays (or anything ddblas.asarray accepts) on one device; op(X) is X for
@@ -136,6 +142,19 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases);
     left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
+    device: None (the default) runs on the operands' device. device="gpu" with host (NumPy)
+    operands runs on the GPU as a pipeline of row chunks of op(A) and C whose copies to the
+    GPU, kernels and copies back overlap (pinned buffers, CUDA streams; ddblas/_transfer.py,
+    docs/performance.md) and returns a host array: c, if given (a host array, overwritten), or
+    a new one. The classic kernels give the same bits as on GPU copies of the operands; for
+    "auto" the algorithm is chosen once for the whole product (ozaki-fp64's S from the first
+    chunk's plan); ozaki-fp64 plans every chunk, so its result is within the same bound but may
+    differ in the last bits from the unchunked call. chunk: rows of op(A) a chunk (default:
+    chosen by the pipeline's model of the measured bandwidths and the kernel rates); used only
+    by that pipeline. info then also gets "transfer": chunk, chunks, streams, the model's
+    seconds and the bandwidths (GB/s). device="cpu" with GPU operands is a ValueError,
+    device="gpu" without a GPU a RuntimeError.
+
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
     componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
     products need entries up to 2^996 in magnitude and products up to 2^1000 (beyond: inf or nan
@@ -144,9 +163,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    if info is not None and not isinstance(info, dict):
-        raise TypeError(f"info must be a dict (filled with what rgemm did), got "
-                        f"{type(info).__name__}")
+    _check_info(info, "rgemm")
+    _transfer.check_chunk(chunk)
     if block is not None and block not in BLOCKS:
         raise ValueError(f"block must be 2 or 4, got {block!r}")
     opts = resolve(fma, add)
@@ -160,6 +178,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     if k != k2:
         raise ValueError(f"rgemm: op(A) is {m}x{k} (a has shape {a.shape}, transa={transa!r}) "
                          f"but op(B) is {k2}x{n} (b has shape {b.shape}, transb={transb!r})")
+    target = _transfer.target_device(device, a.device)
     device = a.device
     alpha_dd, beta_dd, beta_zero = _scalars(alpha, beta)
     if c is None:
@@ -173,12 +192,15 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         return c
     if _shares_memory(a, c) or _shares_memory(b, c):  # C is written while A and B are read
         op_a, op_b = op_a.copy(), op_b.copy()
-    a_hi, a_lo, a_rs, a_cs = _strided(op_a)
-    b_hi, b_lo, b_rs, b_cs = _strided(op_b)
-    c_hi, c_lo, c_rs, c_cs = c.hi, c.lo, c.hi.strides[0] // 8, c.hi.strides[1] // 8
     if c.hi.strides != c.lo.strides:
         raise ValueError("c's hi and lo arrays have different layouts: pass a DDArray whose "
                          "parts are laid out alike (e.g. a copy())")
+    if target != device:
+        return _transfer.gemm(op_a, op_b, c, alpha=alpha_dd, beta=beta_dd, beta_zero=beta_zero,
+                              opts=opts, algorithm=algorithm, block=block, chunk=chunk, info=info)
+    a_hi, a_lo, a_rs, a_cs = _strided(op_a)
+    b_hi, b_lo, b_rs, b_cs = _strided(op_b)
+    c_hi, c_lo, c_rs, c_cs = c.hi, c.lo, c.hi.strides[0] // 8, c.hi.strides[1] // 8
     flags = _flags(alpha_dd, beta_zero)
     alpha_pair = (float(alpha_dd.hi), float(alpha_dd.lo))
     beta_pair = (float(beta_dd.hi), float(beta_dd.lo))

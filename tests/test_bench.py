@@ -119,3 +119,21 @@ def test_batched_suite(tmp_path):
     assert all(r["gflops"] == pytest.approx(2 * 19 * 32 * 9 * 1000 / r["seconds"] / 1e9)
                for r in rows[:1])
     assert "vs rgemm loop" in stdout
+
+
+def test_transfers_suite_without_gpu():
+    if _bench._backend.gpu_available():
+        pytest.skip("the CPU-only behaviour")
+    part = _bench.suite_transfers(_bench.Plan.quick(), lambda xs, desc: xs)
+    assert part["tables"] == {} and part["notes"] == ["transfers: no GPU, nothing measured"]
+
+
+def test_transfer_row_arithmetic():
+    rates = _bench._transfer.Rates(h2d=10.0, d2h=5.0, host=20.0)
+    row = _bench._transfer_row(dict(routine="x"), 1e9, 100, 80, rates, 4.0, 30.0,
+                               lambda info: info.update(transfer=dict(chunk=7, chunks=3)) or 20.0)
+    assert row["transfer_gflops"] == pytest.approx(1 / 16) and row["kernel_gflops"] == 0.25
+    assert row["model_gflops"] == pytest.approx(1 / 16)
+    assert row["model_fraction"] == pytest.approx(16 / 20) and row["speedup"] == 1.5
+    assert row["staging_seconds"] == 9.0 and (row["chunk"], row["chunks"]) == (7, 3)
+    assert "of model" in _benchreport.text_table("transfers", [row])

@@ -1,0 +1,323 @@
+"""device="gpu" on host operands (ddblas/_transfer.py): argument errors and the chunk model (CPU);
+the pipeline's chunking, staging orders, slots and drain against a stand-in CuPy whose "device"
+is host memory (CPU); on a GPU, bitwise equality with rgemm / rgemm_batched on device copies."""
+from __future__ import annotations
+
+import ctypes
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import ddblas
+from ddblas import _transfer
+from conftest import HAS_GPU, requires_gpu
+from test_batched import _same, _stack
+from test_gemm import _matrix
+
+RATES = _transfer.Rates(h2d=25e9, d2h=25e9, host=10e9)
+
+
+# ---- arguments (CPU) ----
+
+def _ab():
+    return ddblas.random((5, 4), seed=1), ddblas.random((4, 3), seed=2)
+
+
+@pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched"])
+def test_bad_device_and_chunk(routine):
+    a, b = _ab()
+    if routine == "rgemm_batched":
+        a = a.reshape(1, 5, 4)
+    f = getattr(ddblas, routine)
+    with pytest.raises(ValueError, match="device must be"):
+        f(a, b, device="tpu")
+    for chunk in (0, -3, 2.5, True, "4"):
+        with pytest.raises(ValueError, match="chunk must be a positive int"):
+            f(a, b, chunk=chunk)
+    if not HAS_GPU:
+        with pytest.raises(RuntimeError, match="no GPU available"):
+            f(a, b, device="gpu")
+    with pytest.raises(TypeError, match="info must be a dict"):
+        f(a, b, info=[])
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_cpu_device_with_gpu_operands():
+    a, b = (x.to_device("gpu") for x in _ab())
+    with pytest.raises(ValueError, match="device='cpu' with GPU operands"):
+        ddblas.rgemm(a, b, device="cpu")
+    with pytest.raises(ValueError, match="device='cpu' with GPU operands"):
+        ddblas.rgemm_batched(a.reshape(1, 5, 4), b, device="cpu")
+    with pytest.raises(ValueError, match="different devices"):
+        ddblas.rgemm(a, b.to_device("cpu"), device="gpu")
+
+
+def test_same_device_is_the_plain_call():
+    a, b = _ab()
+    ref = ddblas.rgemm(a, b)
+    info = {}
+    assert _same(ddblas.rgemm(a, b, device="cpu", chunk=2, info=info), ref)
+    assert "transfer" not in info
+    info = {}
+    batch = ddblas.rgemm_batched(_stack(3, 5, 4, 1, "cpu"), b, device="cpu", info=info)
+    assert _same(batch, ddblas.rgemm_batched(_stack(3, 5, 4, 1, "cpu"), b)) and info == {}
+
+
+# ---- the model (CPU) ----
+
+def _rgemm_work(m, n=1024, k=1024):
+    return _transfer.rgemm_work(m, n, k, False,
+                                _transfer.rgemm_kernel_seconds("blocked", n, k, "fma_accurate"))
+
+
+def test_model_counts_every_stage():
+    work = _transfer.Work(10, 100, 50, 1000, lambda c: 1e-3 * c)
+    r = _transfer.Rates(h2d=1e3, d2h=1e3, host=1e4)
+    stages = [300 / 1e4 + _transfer.HOST_CHUNK_SECONDS, 0.2, 2e-3, 0.1]
+    fixed = 1000 / 1e4 + 1000 / 1e3
+    assert _transfer.model_seconds(work, 2, r) == pytest.approx(fixed + sum(stages)
+                                                                + 4 * max(stages))
+    one = [1500 / 1e4 + _transfer.HOST_CHUNK_SECONDS, 1.0, 1e-2, 0.5]
+    assert _transfer.model_seconds(work, 10, r) == pytest.approx(fixed + sum(one))
+    assert _transfer.model_seconds(work, 50, r) == _transfer.model_seconds(work, 10, r)
+
+
+def test_chosen_chunk_is_sane():
+    sms = 132
+    low = _transfer.rgemm_min_rows(1024, sms)
+    assert low % _transfer.TILE_ROWS == 0 and low >= _transfer.TILE_ROWS
+    # its tiles cover every multiprocessor WAVES times, one tile row fewer does not
+    tiles = lambda rows: -(-rows // 64) * -(-1024 // 32)  # noqa: E731
+    assert tiles(low) >= 3 * sms > tiles(low - 64)
+    for m in (1, 100, low, 4096, 65536):
+        work = _rgemm_work(m)
+        chunk, seconds = _transfer.choose_chunk(work, low, RATES)
+        assert min(m, low) <= chunk <= m
+        assert seconds == pytest.approx(_transfer.model_seconds(work, chunk, RATES))
+        # no chunk count the search tries is modelled faster
+        for count in range(1, min(m, 64) + 1):
+            other = -(-m // count)
+            if other >= min(m, low):
+                assert seconds <= _transfer.model_seconds(work, other, RATES) * (1 + 1e-12)
+    assert _transfer.choose_chunk(_rgemm_work(100), low, RATES)[0] == 100  # below the minimum
+
+
+def test_chunking_pays_and_the_staging_cap_holds():
+    work = _rgemm_work(65536, 4096, 4096)
+    chunk, seconds = _transfer.choose_chunk(work, 64, RATES)
+    assert chunk < 65536 and seconds < _transfer.model_seconds(work, 65536, RATES)
+    assert _transfer.STREAMS * chunk * (work.unit_in + work.unit_out) <= \
+        _transfer.MAX_STAGING_BYTES
+    # a minimum beyond the cap wins over it
+    huge = _transfer.MAX_STAGING_BYTES // (work.unit_in + work.unit_out)
+    assert _transfer.choose_chunk(work, huge, RATES)[0] >= huge
+
+
+def test_batched_model_minimum():
+    work = _transfer.Work(100000, 16 * (19 * 32 + 32 * 9), 16 * 19 * 9, 0,
+                          _transfer.batched_kernel_seconds(19, 9, 32, "fma_accurate"))
+    floor = _transfer.MIN_BATCH_CHUNK_PER_SM * 132
+    chunk, _ = _transfer.choose_chunk(work, floor, RATES)
+    assert floor <= chunk <= 100000
+    assert _transfer.choose_chunk(work, 10 ** 6, RATES)[0] == 100000
+
+
+# ---- the pipeline against a stand-in CuPy (CPU) ----
+
+class _HostAsDevice(np.ndarray):
+    """A "device" array: host memory with CuPy's .data.ptr."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+
+class _Stream:
+    ptr = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def record(self):
+        return _Event()
+
+    def wait_event(self, event):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+class _Event:
+    def __init__(self, **kw):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """Copies are immediate memmoves; streams and events order nothing (everything is in order
+    already), so this checks which bytes go where, not the overlap."""
+    runtime = types.SimpleNamespace(
+        memcpyHostToDevice=1, memcpyDeviceToHost=2,
+        memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))
+    cuda = types.SimpleNamespace(Stream=lambda **kw: _Stream(), Event=_Event,
+                                 get_current_stream=_Stream, runtime=runtime)
+    cupy = types.SimpleNamespace(cuda=cuda, empty=lambda n: np.empty(n).view(_HostAsDevice))
+    cupyx = types.SimpleNamespace(empty_pinned=lambda n: np.full(n, np.nan))
+    for name, module in (("cupy", cupy), ("cupy.cuda", cuda), ("cupyx", cupyx)):
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(_transfer, "rates", lambda: RATES)
+    monkeypatch.setattr(_transfer, "_multiprocessors", lambda: 4)
+    # the "device" GEMMs are the CPU's on plain views of the host-as-device buffers
+    host = lambda x: ddblas.DDArray(np.asarray(x.hi), np.asarray(x.lo))  # noqa: E731
+    rgemm, batched = ddblas.rgemm, ddblas.rgemm_batched
+    monkeypatch.setattr("ddblas._gemm.rgemm", lambda a, b, c, **kw: rgemm(
+        host(a), host(b), host(c), **kw))
+    monkeypatch.setattr("ddblas._batched.rgemm_batched", lambda a, b, c, **kw: batched(
+        host(a), host(b), host(c), **kw))
+
+
+def _host_pipeline(routine, a, b, c, **kw):
+    """The pipeline on host operands already checked (as rgemm / rgemm_batched hand them on)."""
+    from ddblas._gemm import _scalars
+    alpha_dd, beta_dd, beta_zero = _scalars(kw.pop("alpha", 1), kw.pop("beta", 0))
+    opts = ddblas.get_options()
+    run = _transfer.gemm if routine == "rgemm" else _transfer.gemm_batched
+    if routine == "rgemm":
+        kw.setdefault("algorithm", "blocked")
+        kw.setdefault("block", None)
+    return run(a, b, c, alpha=alpha_dd, beta=beta_dd, beta_zero=beta_zero, opts=opts, **kw)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 16, 100, None])
+@pytest.mark.parametrize("layout", ["NN", "TN", "NT", "strided"])
+@pytest.mark.parametrize("beta", [0, "0.5"])
+def test_rgemm_pipeline_on_host(fake_cupy, chunk, layout, beta):
+    m, n, k = 16, 5, 9
+    a = _matrix(k, m, 1, "cpu").T if layout == "TN" else _matrix(m, k, 1, "cpu")
+    b = _matrix(n, k, 2, "cpu").T if layout == "NT" else _matrix(k, n, 2, "cpu")
+    if layout == "strided":
+        a = _matrix(2 * m, 3 * k, 1, "cpu")[::2, ::3]
+    c0 = _matrix(m, n, 3, "cpu")
+    ref = ddblas.rgemm(a, b, c0.copy(), alpha="0.75", beta=beta)
+    info = {}
+    c = c0.copy()
+    out = _host_pipeline("rgemm", a, b, c, alpha="0.75", beta=beta, chunk=chunk, info=info)
+    assert out is c and _same(c, ref)
+    t = info["transfer"]
+    assert t["chunks"] == -(-m // t["chunk"]) and t["streams"] == min(3, t["chunks"])
+    assert t["chunk"] == (min(chunk, m) if chunk else t["chunk"])
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 64, None])
+@pytest.mark.parametrize("shapes", [(7, 7), (None, 7), (7, 1), (1, 1)],
+                         ids=["both", "a-2d", "b-batch-1", "batch-1"])
+@pytest.mark.parametrize("beta", [0, "-1.5"])
+def test_batched_pipeline_on_host(fake_cupy, chunk, shapes, beta):
+    m, n, k = 3, 4, 5
+    batch = max(s or 1 for s in shapes)
+    a = _matrix(m, k, 1, "cpu") if shapes[0] is None else _stack(shapes[0], m, k, 1, "cpu")
+    b = _stack(shapes[1], n, k, 2, "cpu").transpose(0, 2, 1)  # a transposed view
+    c0 = _stack(batch, m, n, 3, "cpu")
+    ref = ddblas.rgemm_batched(a, b, c0.copy(), beta=beta)
+    c, info = c0.copy(), {}
+    _host_pipeline("rgemm_batched", a, b, c, beta=beta, chunk=chunk, info=info)
+    assert _same(c, ref)
+    assert info["transfer"]["chunks"] == -(-batch // info["transfer"]["chunk"])
+
+
+# ---- on the GPU ----
+
+
+def _host_copy(x):
+    return ddblas.DDArray(x.hi.copy(), x.lo.copy())
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1000, None])
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT", "TT"])
+@pytest.mark.parametrize("algorithm", ["blocked", "tiled", "naive", "auto"])
+def test_gpu_rgemm_equals_device_call(chunk, trans, algorithm):
+    m, n, k = 200, 70, 90
+    a = _matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
+    b = _matrix(*((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
+    a_before, b_before = _host_copy(a), _host_copy(b)
+    kw = dict(transa=trans[0], transb=trans[1], algorithm=algorithm)
+    ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), **kw)
+    info = {}
+    c = ddblas.rgemm(a, b, device="gpu", chunk=chunk, info=info, **kw)
+    assert c.device == "cpu" and _same(c, ref)
+    assert _same(a, a_before) and _same(b, b_before)
+    assert info["transfer"]["chunks"] == -(-m // info["transfer"]["chunk"])
+    assert info["algorithm"] == ("blocked" if algorithm == "auto" else algorithm)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("chunk", [1, 3, 64, None])
+@pytest.mark.parametrize("beta", ["0.5", 0])
+def test_gpu_rgemm_views_and_c(chunk, beta):
+    big_a, b = _matrix(300, 200, 1, "cpu"), _matrix(50, 70, 2, "cpu")
+    a = big_a[::3, 10:60:1]                      # 100 x 50, strided rows
+    c_big = _matrix(200, 140, 3, "cpu")
+    c = c_big[::2, ::2]                          # a strided output view
+    c0 = _host_copy(c)
+    ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                       alpha="-0.25", beta=beta, algorithm="blocked")
+    untouched = _host_copy(c_big[1::2])
+    out = ddblas.rgemm(a, b, c, alpha="-0.25", beta=beta, algorithm="blocked", device="gpu",
+                       chunk=chunk)
+    assert out is c and _same(c, ref) and _same(c_big[1::2], untouched)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_rgemm_ozaki_within_bound():
+    """ozaki-fp64 plans per chunk: not the device call's bits, its bound."""
+    a, b = _matrix(300, 120, 1, "cpu"), _matrix(120, 80, 2, "cpu")
+    classic = ddblas.rgemm(a, b, algorithm="blocked")
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm="ozaki-fp64", device="gpu", chunk=128, info=info)
+    assert info["algorithm"] == "ozaki-fp64" and info["transfer"]["chunks"] == 3
+    err = np.abs((c - classic).to_float64())
+    scale = ddblas.rgemm(ddblas.abs(a), ddblas.abs(b)).to_float64()
+    assert float((err / scale).max()) <= 2 * 120 * 2.0 ** -104
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("chunk", [1, 4, 1000, None])
+@pytest.mark.parametrize("shapes", [(50, 50), (None, 50), (50, 1), (1, 1), (0, 0)],
+                         ids=["both", "a-2d", "b-batch-1", "batch-1", "batch-0"])
+@pytest.mark.parametrize("trans", ["NN", "TT"])
+def test_gpu_batched_equals_device_call(chunk, shapes, trans):
+    m, n, k = 19, 9, 32
+    a = _matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu") if shapes[0] is None \
+        else _stack(shapes[0], *((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
+    b = _stack(shapes[1], *((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
+    kw = dict(transa=trans[0], transb=trans[1])
+    before = _host_copy(a), _host_copy(b)
+    ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), **kw)
+    c = ddblas.rgemm_batched(a, b, device="gpu", chunk=chunk, **kw)
+    assert c.device == "cpu" and _same(c, ref)
+    assert _same(a, before[0]) and _same(b, before[1])
+    c0 = _stack(c.shape[0], m, n, 3, "cpu")
+    ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                               beta="1.5", **kw)
+    out = c0.copy()
+    ddblas.rgemm_batched(a, b, out, beta="1.5", device="gpu", chunk=chunk, **kw)
+    assert _same(out, ref)
+
