@@ -222,5 +222,5 @@ extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
 }
 #endif
 
-// ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of ozaki-fp64 and ozaki-int8 ----
+// ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of ozaki-fp64 and -int8 ----
 #include "ozaki.h"
