@@ -239,5 +239,5 @@ extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
 }
 #endif
 
-// ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of algorithm="ozaki-fp64" ----
+// ---- Ozaki scheme I (ozaki.h): slicing, accumulation, scale-back of ozaki-fp64 and -int8 ----
 #include "ozaki.h"

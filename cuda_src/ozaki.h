@@ -1,16 +1,19 @@
-// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64"),
-// Ozaki scheme I on float64 engines.
+// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64") and
+// rgemm(algorithm="ozaki-int8"), Ozaki scheme I on float64 and on int8 engines.
 // op(A) and op(B) are cut into S slices of integers below 2^beta (each row of op(A) against its own
 // power of two 2^e_i, each column of op(B) against 2^f_j); every slice product A_t B_u is then an
-// exact float64 GEMM (NumPy's BLAS or cuBLAS, called from ddblas/_ozaki.py); these kernels add
-// the products with t + u = s exactly, accumulate the groups s = S+1, ..., 2 in DD and apply
-// the scale 2^(e_i + f_j) and the BLAS epilogue. docs/ozaki.md proves the bound.
+// exact GEMM (float64 digits: NumPy's BLAS or cuBLAS DGEMM; int8 digits, beta = 7: cuBLAS
+// int8 x int8 -> int32, called from ddblas/_ozaki.py); these kernels add the products with
+// t + u = s exactly, accumulate the groups s = S+1, ..., 2 in DD and apply the scale
+// 2^(e_i + f_j) and the BLAS epilogue. docs/ozaki.md proves the bound.
 // Sources:
 //   [OOO12] K. Ozaki, T. Ogita, S. Oishi, S. M. Rump, "Error-free transformations of matrix
 //           multiplication by using fast routines of matrix multiplication and its
 //           applications", Numer. Algorithms 59(1), 2012 (the splitting, Alg. 3 / scheme I).
 //   [MOI20] D. Mukunoki, K. Ozaki, T. Ogita, T. Imamura, "DGEMM using Tensor Cores, and its
 //           accurate and reproducible versions", ISC 2020 (the t + u <= S + 1 truncation).
+//   [OOY24] H. Ootomo, K. Ozaki, R. Yokota, "DGEMM on integer matrix multiplication unit",
+//           IJHPCA 2024 (the int8 variant: 7-bit digits, int32 products).
 #pragma once
 #include "dd.h"
 #include "gemm.h"
@@ -79,6 +82,32 @@ DD_HD dd ozaki_group(const double *p, index_t count, index_t plane, double scale
     return g;
 }
 
+// ozaki_group (int32 products): the exact sum of `count` int32 products p[c * plane]
+// (count < 2^31) as a normalized DD, times the power of two `scale`: summed in int64 (exact,
+// |sum| < 2^62), then split into its nearest float64 and the exact remainder (an integer,
+// |.| <= 2^9). The scaling is exact for scale >= 2^-1000 (nonzero parts are at least 1).
+DD_HD dd ozaki_group(const int *p, index_t count, index_t plane, double scale) {
+    static_assert(sizeof(int) == 4, "int32 products");
+    long long sum = 0;
+    for (index_t c = 0; c < count; ++c) sum += p[c * plane];
+    dd g;
+    g.hi = double(sum);
+    g.lo = double(sum - (long long)g.hi);
+    g.hi *= scale;
+    g.lo *= scale;
+    return g;
+}
+
+// ozaki_slice_entry: the digits t = 1..S of x against 2^(e - beta t) (ozaki_slice_step), digit t
+// stored as DIGIT at out[(t - 1) * step]. DIGIT holds every |d| < 2^beta (double: beta <= 26;
+// signed char: beta <= 7).
+template <class DIGIT>
+DD_HD void ozaki_slice_entry(dd x, index_t e, index_t slices, index_t beta, DIGIT *out,
+                             index_t step) {
+    for (index_t t = 0; t < slices; ++t)
+        out[t * step] = DIGIT(ozaki_slice_step(x, e - beta * (t + 1)));
+}
+
 // ozaki_scale: x * 2^e for a DD x, exact unless the result underflows; on overflow (inf, 0).
 DD_HD dd ozaki_scale(dd x, index_t e) {
     dd r = {scale2(x.hi, e), scale2(x.lo, e)};
@@ -89,66 +118,81 @@ DD_HD dd ozaki_scale(dd x, index_t e) {
 }  // namespace ddblas
 
 // ---- kernels (included by kernels.h) ----
-// slice: out[t, i, j] (t < S, planes R x C row-major) = the digit t + 1 of
-// x[i, j] = (hi, lo)[i * x_rs + j * x_cs] against 2^(e - beta (t + 1)), e = exps[i * e_rs +
-// j * e_cs] (a row's or a column's exponent, |x| < 2^e). The digits sum to x up to a remainder
-// of x's sign below 2^(e - beta S).
-DDBLAS_KERNEL ddblas_ozaki_slice(ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices,
-                                 ddblas::index_t beta, const double *x_hi, const double *x_lo,
-                                 ddblas::index_t x_rs, ddblas::index_t x_cs,
-                                 const ddblas::index_t *exps, ddblas::index_t e_rs,
-                                 ddblas::index_t e_cs, double *out) {
-    const ddblas::index_t n = R * C;
-    DDBLAS_FOR_EACH(w, n) {
-        const ddblas::index_t i = w / C, j = w % C, off = i * x_rs + j * x_cs;
-        ddblas::dd r = {x_hi[off], x_lo[off]};
-        const ddblas::index_t e = exps[i * e_rs + j * e_cs];
-        for (ddblas::index_t t = 0; t < slices; ++t)
-            out[t * n + w] = ddblas::ozaki_slice_step(r, e - beta * (t + 1));
+// slice: the digits t = 1..S of x[i, j] = (hi, lo)[i * x_rs + j * x_cs] against
+// 2^(e - beta t), e = exps[i * e_rs + j * e_cs] (a row's or a column's exponent, |x| < 2^e),
+// stored at out[i * o_rs + j * o_cs + o_t0 + (t - 1) * o_ts] (o_ts < 0: the slices in reverse
+// order). The digits sum to x up to a remainder of x's sign below 2^(e - beta S). Digit types:
+// double (ozaki-fp64) and signed char (ozaki-int8, beta = 7).
+#define DDBLAS_OZAKI_SLICE_KERNEL(NAME, DIGIT)                                                 \
+    DDBLAS_KERNEL NAME(ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices,           \
+                       ddblas::index_t beta, const double *x_hi, const double *x_lo,           \
+                       ddblas::index_t x_rs, ddblas::index_t x_cs,                             \
+                       const ddblas::index_t *exps, ddblas::index_t e_rs, ddblas::index_t e_cs, \
+                       DIGIT *out, ddblas::index_t o_rs, ddblas::index_t o_cs,                 \
+                       ddblas::index_t o_t0, ddblas::index_t o_ts) {                           \
+        const ddblas::index_t n = R * C;                                                       \
+        DDBLAS_FOR_EACH(w, n) {                                                                \
+            const ddblas::index_t i = w / C, j = w % C, off = i * x_rs + j * x_cs;             \
+            const ddblas::dd x = {x_hi[off], x_lo[off]};                                       \
+            ddblas::ozaki_slice_entry(x, exps[i * e_rs + j * e_cs], slices, beta,              \
+                                      out + i * o_rs + j * o_cs + o_t0, o_ts);                 \
+        }                                                                                      \
     }
-}
+DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice, double)
+DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice_int8, signed char)
 
-// accumulate: acc = the exact sum of the `count` M x N products (planes of `products`) times
-// `scale` (first != 0), or acc + that with the variant's DD addition. acc is contiguous M x N.
-#define DDBLAS_OZAKI_ACCUMULATE_KERNEL(OP, V)                                                  \
-    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t M, ddblas::index_t N, ddblas::index_t count,  \
-                                    const double *products, double scale, ddblas::index_t first, \
-                                    double *acc_hi, double *acc_lo) {                           \
-        const ddblas::index_t n = M * N;                                                        \
-        DDBLAS_FOR_EACH(w, n) {                                                                 \
-            ddblas::dd g = ddblas::ozaki_group(products + w, count, n, scale);                  \
-            if (!first) {                                                                       \
-                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                  \
-                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                            \
-            }                                                                                   \
-            acc_hi[w] = g.hi;                                                                   \
-            acc_lo[w] = g.lo;                                                                   \
-        }                                                                                       \
+// accumulate: acc = the exact sum (ozaki_group) of the `count` products of each entry,
+// products[c * M * ldp + i * ldp + j] (PRODUCT: double or int), times `scale` (first != 0), or
+// acc + that with the variant's DD addition. acc is contiguous M x N.
+#define DDBLAS_OZAKI_ACCUMULATE_KERNEL(PREFIX, PRODUCT, V)                                    \
+    DDBLAS_KERNEL ddblas_##PREFIX##_accumulate_##V(                                            \
+        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,  \
+        ddblas::index_t ldp, double scale, ddblas::index_t first, double *acc_hi,              \
+        double *acc_lo) {                                                                      \
+        const ddblas::index_t n = M * N;                                                       \
+        DDBLAS_FOR_EACH(w, n) {                                                                \
+            const ddblas::index_t i = w / N, j = w % N;                                        \
+            ddblas::dd g = ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale); \
+            if (!first) {                                                                      \
+                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                 \
+                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                           \
+            }                                                                                  \
+            acc_hi[w] = g.hi;                                                                  \
+            acc_lo[w] = g.lo;                                                                  \
+        }                                                                                      \
     }
-DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_ACCUMULATE_KERNEL, ozaki_accumulate)
 
 // finish: the last group (s = 2) added to acc as in accumulate, the result scaled by
 // 2^(row_exp[i] + col_exp[j]) and C[i, j] = gemm_epilogue (alpha, beta, flags as in gemm.h),
 // stored canonically through C's strides.
-#define DDBLAS_OZAKI_FINISH_KERNEL(OP, V)                                                      \
-    DDBLAS_KERNEL ddblas_##OP##_##V(                                                            \
-        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const double *products,    \
-        double scale, const double *acc_hi, const double *acc_lo,                               \
-        const ddblas::index_t *row_exp, const ddblas::index_t *col_exp, double alpha_hi,        \
-        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,            \
-        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags) {                    \
-        const ddblas::index_t n = M * N;                                                        \
-        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};               \
-        DDBLAS_FOR_EACH(w, n) {                                                                 \
-            const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;              \
-            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                      \
-            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                             \
-                acc, ddblas::ozaki_group(products + w, count, n, scale));                       \
-            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                                \
-            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,     \
-                                                           flags);                              \
-            c_hi[off] = ddblas::canonical(r.hi);                                                \
-            c_lo[off] = ddblas::canonical(r.lo);                                                \
-        }                                                                                       \
+#define DDBLAS_OZAKI_FINISH_KERNEL(PREFIX, PRODUCT, V)                                        \
+    DDBLAS_KERNEL ddblas_##PREFIX##_finish_##V(                                                \
+        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,  \
+        ddblas::index_t ldp, double scale, const double *acc_hi, const double *acc_lo,         \
+        const ddblas::index_t *row_exp, const ddblas::index_t *col_exp, double alpha_hi,       \
+        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,           \
+        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags) {                   \
+        const ddblas::index_t n = M * N;                                                       \
+        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};              \
+        DDBLAS_FOR_EACH(w, n) {                                                                \
+            const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;             \
+            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                     \
+            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                            \
+                acc, ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale));      \
+            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                               \
+            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,    \
+                                                           flags);                             \
+            c_hi[off] = ddblas::canonical(r.hi);                                               \
+            c_lo[off] = ddblas::canonical(r.lo);                                               \
+        }                                                                                      \
     }
-DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_FINISH_KERNEL, ozaki_finish)
+
+// Both kernels per variant: ddblas_ozaki_{accumulate,finish}_<V> over float64 products
+// (ozaki-fp64), ddblas_ozaki_int8_{accumulate,finish}_<V> over int32 products (ozaki-int8).
+#define DDBLAS_OZAKI_KERNELS(PREFIX, PRODUCT, V)          \
+    DDBLAS_OZAKI_ACCUMULATE_KERNEL(PREFIX, PRODUCT, V)    \
+    DDBLAS_OZAKI_FINISH_KERNEL(PREFIX, PRODUCT, V)
+#define DDBLAS_OZAKI_FP64_KERNELS(PREFIX, V) DDBLAS_OZAKI_KERNELS(PREFIX, double, V)
+#define DDBLAS_OZAKI_INT32_KERNELS(PREFIX, V) DDBLAS_OZAKI_KERNELS(PREFIX, int, V)
+DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_FP64_KERNELS, ozaki)
+DDBLAS_EACH_VARIANT(DDBLAS_OZAKI_INT32_KERNELS, ozaki_int8)

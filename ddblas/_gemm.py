@@ -5,8 +5,9 @@ naive kernel of both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled 
 register-blocked GPU kernels). Every classic kernel sums each C element over k in increasing
 order, so all of them and both devices agree bit for bit. algorithm="ozaki-fp64"
 (ddblas/_ozaki.py, cuda_src/ozaki.h, docs/ozaki.md) sums exact float64 slice products instead: a
-different result within the same bound, equal on both devices. algorithm="auto" (the default)
-chooses between them by ddblas/_auto.py's cost model.
+different result within the same bound, equal on both devices; algorithm="ozaki-int8" does the
+same with int8 slices and exact int32 products (cuBLAS int8 GEMMs on the GPU). algorithm="auto"
+(the default) chooses between the classic kernel and ozaki-fp64 by ddblas/_auto.py's cost model.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from ._array import DDArray, asarray
 from ._ops import _operands, _strided, multiply
 from ._options import resolve
 
-ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64")
+ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8")
+_OZAKI = {"ozaki-fp64": "fp64", "ozaki-int8": "int8"}   # algorithm -> _ozaki engine
 _log = logging.getLogger("ddblas")
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 
@@ -68,11 +70,11 @@ def _shares_memory(x: DDArray, c: DDArray) -> bool:
     return any(may_share(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
 
 
-def _plan(op_a, op_b, opts, info) -> _ozaki.Plan:
-    """ozaki-fp64's plan; info (a dict or None) receives it and its time ("gemms" stays 0 until
-    the plan is run)."""
+def _plan(op_a, op_b, opts, info, engine: str = "fp64") -> _ozaki.Plan:
+    """ozaki-fp64's (engine "fp64") or ozaki-int8's ("int8") plan; info (a dict or None)
+    receives it and its time ("gemms" stays 0 until the plan is run)."""
     start = time.perf_counter()
-    plan = _ozaki.plan(op_a, op_b, opts)
+    plan = _ozaki.plan(op_a, op_b, opts, engine)
     if info is not None:
         info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
                     gemms=0, fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
@@ -136,8 +138,13 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     and transposed views are read in place. "ozaki-fp64" (both devices): exact float64 GEMMs of
     integer slices (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same
     bound, with the same result on CPU and GPU; it falls back to the classic kernel (the CPU
-    kernel or "blocked") for non-finite inputs and badly scaled data. info: a dict to fill with
-    what was done ("algorithm"; for "auto" its reason, "auto"; when ozaki-fp64 was planned
+    kernel or "blocked") for non-finite inputs and badly scaled data. "ozaki-int8" (both
+    devices, not chosen by "auto"): the same scheme with 7-bit slices (int8 digits in
+    [-127, 127]) whose products are exact int8 x int8 -> int32 GEMMs (cuBLAS on the GPU, NumPy
+    on the CPU), the products of one t + u as one GEMM over the concatenated K; the same bound,
+    the same result on CPU and GPU and the same fallbacks (S up to 24; about 14 or more for
+    full DD data). info: a dict to fill with what was done ("algorithm"; for "auto" its
+    reason, "auto"; when an Ozaki algorithm was planned
     "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "fallback", "seconds" per
     phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases);
     left empty when no product is formed (an empty C, K = 0 or alpha = 0).
@@ -156,7 +163,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     device="gpu" without a GPU a RuntimeError.
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
-    componentwise (docs/algorithms.md); ozaki-fp64 meets the same bound (docs/ozaki.md). Non-FMA
+    componentwise (docs/algorithms.md); ozaki-fp64 and ozaki-int8 meet the same bound
+    (docs/ozaki.md). Non-FMA
     products need entries up to 2^996 in magnitude and products up to 2^1000 (beyond: inf or nan
     in C).
     """
@@ -215,12 +223,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
                    "cpu" if device == "cpu" and algorithm == "blocked" else algorithm, reason)
         if info is not None:
             info["auto"] = reason
-    if algorithm == "ozaki-fp64":
+    if algorithm in _OZAKI:
         if plan is None:
-            plan = _plan(op_a, op_b, opts, info)
+            plan = _plan(op_a, op_b, opts, info, _OZAKI[algorithm])
         if plan.fallback is None:
             if info is not None:
-                info.update(algorithm="ozaki-fp64", gemms=plan.gemms)
+                info.update(algorithm=algorithm, gemms=plan.gemms)
             _ozaki.run(plan, op_a, op_b, alpha_pair, beta_pair, c, flags, opts.suffix,
                        None if info is None else info["seconds"])
             return c

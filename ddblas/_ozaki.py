@@ -1,19 +1,24 @@
-"""rgemm(algorithm="ozaki-fp64"): DD GEMM as exact float64 GEMMs of integer slices (Ozaki scheme I).
+"""rgemm(algorithm="ozaki-fp64" / "ozaki-int8"): DD GEMM as exact GEMMs of integer slices
+(Ozaki scheme I) on float64 or on int8 engines.
 
 Python plans and orchestrates; the arithmetic is in cuda_src/ozaki.h (slicing, exact group
-sums, DD accumulation, scale-back and epilogue) and in the float64 engine (numpy.matmul on the
-CPU, cupy.matmul = cuBLAS DGEMM on the GPU), which only ever multiplies integer matrices whose
-dot products are exact. docs/ozaki.md describes the method and proves the bound.
+sums, DD accumulation, scale-back and epilogue) and in the engine, which only ever multiplies
+integer matrices whose dot products are exact: for "fp64" numpy.matmul on the CPU and
+cupy.matmul (cuBLAS DGEMM) on the GPU; for "int8" cuBLAS int8 x int8 -> int32 GEMMs on the GPU
+and, on the CPU, numpy.matmul in float64 of the same int8 digits (exact as well: every partial
+sum is an integer below 2^31). docs/ozaki.md describes the method and proves the bound.
 
 plan() picks from the data
 - e_i, f_j: the exponents of each row of op(A) and column of op(B) (|x| < 2^e, from frexp of hi);
-- beta = floor((53 - ceil(log2 chunk)) / 2) bits per slice, chunk = min(K, CHUNK): every slice
-  product over a chunk of K is a sum of integers below 2^53, exact in any order;
+- beta, the bits per slice: for "fp64" floor((53 - ceil(log2 chunk)) / 2), chunk = min(K, CHUNK),
+  so every slice product over a chunk of K is a sum of integers below 2^53, exact in any order;
+  for "int8" INT8_BITS = 7 (digits in [-127, 127]), and the products with t + u = s are one
+  GEMM over the concatenated K, cut into stretches of at most INT8_CHUNK (sums below 2^31);
 - S, the fewest slices for which the proven error stays within rgemm's classic bound
   accuracy.bound("gemm", variant, K), using a float64 lower bound of (|op(A)||op(B)|)_ij
-  (one more float64 GEMM);
+  (one more float64 GEMM, for both engines);
 or a reason to fall back to the classic kernel (non-finite entries, entries more than 2^GAP_LIMIT
-below their row's or column's maximum, or S > MAX_SLICES).
+below their row's or column's maximum, or more slices than the engine's limit).
 """
 from __future__ import annotations
 
@@ -27,8 +32,14 @@ import numpy as np
 from . import _backend
 from ._ops import _strided
 
-CHUNK = 8192         # the longest stretch of K in one exact slice product
-MAX_SLICES = 16      # beyond this the classic kernel is used
+CHUNK = 8192         # the longest stretch of K in one exact slice product (fp64)
+MAX_SLICES = 16      # beyond this the classic kernel is used (fp64)
+INT8_BITS = 7        # int8 digits: |d| <= 2^7 - 1 = 127
+INT8_CHUNK = (2 ** 31 - 1) // 127 ** 2  # 133144: int8 products summed over this much of the
+                                        # (concatenated) K stay below 2^31 in magnitude (int32)
+INT8_ALIGN = 16      # K padded, and int8 GEMMs cut, to multiples of 16 bytes (IMMA alignment)
+INT8_MAX_SLICES = 32  # beyond this the classic kernel is used (int8)
+ENGINES = ("fp64", "int8")
 GAP_LIMIT = 450      # scaled |hi| >= 2^-450: the bound GEMM's products stay normal (>= 2^-900)
 _U = Fraction(1, 2 ** 53)
 _GROWTH = 1 + Fraction(1, 2 ** 40)
@@ -40,9 +51,25 @@ def slice_bits(chunk: int) -> int:
     return (53 - (chunk - 1).bit_length()) // 2
 
 
+def int8_chunk() -> int:
+    """The longest stretch of the concatenated K in one int8 GEMM: INT8_CHUNK rounded down to a
+    multiple of INT8_ALIGN (so every GEMM starts 16-byte aligned)."""
+    chunk = INT8_CHUNK // INT8_ALIGN * INT8_ALIGN
+    if chunk < INT8_ALIGN:
+        raise ValueError(f"INT8_CHUNK must be at least {INT8_ALIGN}, got {INT8_CHUNK}")
+    return chunk
+
+
+def int8_padded(k: int) -> int:
+    """K rounded up to a multiple of INT8_ALIGN: the length of one int8 slice (zero-padded)."""
+    return -(-k // INT8_ALIGN) * INT8_ALIGN
+
+
 @dataclass
 class Plan:
-    """What ozaki-fp64 will do for one call (or why it will not: `fallback`)."""
+    """What ozaki-fp64 or ozaki-int8 (`engine`) will do for one call (or why it will not:
+    `fallback`). chunk: the longest stretch of K (int8: of the concatenated K) in one slice
+    product; chunks: the GEMMs of one slice pair (fp64) or of the largest group s = S + 1 (int8)."""
     slices: int = 0
     beta: int = 0
     chunk: int = 0
@@ -50,11 +77,17 @@ class Plan:
     row_exp: object = None   # e_i, int64 on the device
     col_exp: object = None   # f_j
     fallback: str | None = None
+    engine: str = "fp64"
+    k: int = 0
 
     @property
     def gemms(self) -> int:
-        """float64 GEMMs: the bound's |A||B| and one per slice pair t + u <= S + 1 and chunk."""
-        return 1 + self.slices * (self.slices + 1) // 2 * self.chunks
+        """The bound's float64 |A||B| and the slice products: fp64, one per pair t + u <= S + 1
+        and chunk; int8, one per group s and stretch of its concatenated K, (s-1) padded K."""
+        if self.engine == "fp64":
+            return 1 + self.slices * (self.slices + 1) // 2 * self.chunks
+        kp = int8_padded(self.k)
+        return 1 + sum(-(-(s - 1) * kp // self.chunk) for s in range(2, self.slices + 2))
 
 
 def _exponents(xp, hi, axis: int):
@@ -74,36 +107,46 @@ def budget(variant, k: int) -> Fraction:
             - 2 * bound_constant("add", variant))
 
 
-def slices_needed(m_min: float, k: int, beta: int, variant) -> int | None:
+def slices_needed(m_min: float, k: int, beta: int, variant,
+                  max_slices: int = MAX_SLICES) -> int | None:
     """The fewest S >= 2 for which, with M the exact scaled (|op(A)||op(B)|)_ij of any entry,
     M >= L = m_min (1 - (K+2) u) (m_min: the smallest nonzero entry of the bound GEMM),
-        K (S+1) 2^(-beta S) + c_add (1+2^-40) (S-2) min(M, 2K 2^-beta) <= B M
-    (docs/ozaki.md, Theorem); None beyond MAX_SLICES. The left side minus the right is piecewise
-    linear in M, so it is checked at M = L and at the kink M = 2K 2^-beta."""
+        K (S+1) 2^(-beta S) + c_add (1+2^-40) sum_(s=3..S) min(M, X_s) <= B M,
+        X_s = (s-1) K 2^(-beta (s-2))
+    (docs/ozaki.md, Theorem); None beyond max_slices. The left side minus the right is concave
+    and piecewise linear in M with kinks at the X_s, so it is checked at M = L and at the kinks
+    above L."""
     from .accuracy import bound_constant
     if not math.isfinite(m_min):     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
     c_add = bound_constant("add", variant) * _GROWTH
     room = budget(variant, k)
     low = Fraction(m_min) * (1 - (k + 2) * _U)
-    kink = Fraction(2 * k, 2 ** beta)
-    for s in range(2, MAX_SLICES + 1):
+    for s in range(2, max_slices + 1):
+        kinks = [Fraction((r - 1) * k, 2 ** (beta * (r - 2))) for r in range(3, s + 1)]
+
         def fits(m):
-            return k * (s + 1) * Fraction(1, 2 ** (beta * s)) + c_add * (s - 2) * min(m, kink) \
-                <= room * m
-        if fits(low) and (kink <= low or fits(kink)):
+            return k * (s + 1) * Fraction(1, 2 ** (beta * s)) \
+                + c_add * sum(min(m, x) for x in kinks) <= room * m
+        if all(fits(m) for m in [low] + [x for x in kinks if x > low]):
             return s
     return None
 
 
-def plan(op_a, op_b, variant) -> Plan:
-    """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device. An inf or
-    nan among the hi parts reaches the bound GEMM (inf * 0 = nan), which is how it is detected
-    (a normalized DD with a finite hi has a finite lo)."""
+def plan(op_a, op_b, variant, engine: str = "fp64") -> Plan:
+    """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device, on the
+    engine "fp64" or "int8". An inf or nan among the hi parts reaches the bound GEMM
+    (inf * 0 = nan), which is how it is detected (a normalized DD with a finite hi has a finite
+    lo)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     xp = op_a.xp
     k = op_a.shape[1]
-    chunk = min(k, CHUNK)
-    beta = slice_bits(chunk)
+    if engine == "fp64":
+        chunk, max_slices = min(k, CHUNK), MAX_SLICES
+        beta = slice_bits(chunk)
+    else:
+        chunk, max_slices, beta = int8_chunk(), INT8_MAX_SLICES, INT8_BITS
     row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
     mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
     mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
@@ -116,23 +159,132 @@ def plan(op_a, op_b, variant) -> Plan:
             return Plan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
                                  f"column's (B) largest")
     m_min = float(xp.where(bound > 0, bound, np.inf).min())
-    s = slices_needed(m_min, k, beta, variant)
+    s = slices_needed(m_min, k, beta, variant, max_slices)
     if s is None:
-        return Plan(beta=beta, chunk=chunk, fallback=f"more than {MAX_SLICES} slices needed "
-                    f"(entries far below their row's or column's largest)")
-    return Plan(slices=s, beta=beta, chunk=chunk, chunks=-(-k // chunk), row_exp=row_exp,
-                col_exp=col_exp)
+        return Plan(beta=beta, engine=engine, k=k, fallback=f"more than {max_slices} slices "
+                    f"needed (entries far below their row's or column's largest)")
+    if engine == "fp64":
+        chunks = -(-k // chunk)
+    else:
+        chunks, chunk = -(-s * int8_padded(k) // chunk), min(chunk, s * int8_padded(k))
+    return Plan(slices=s, beta=beta, chunk=chunk, chunks=chunks, row_exp=row_exp,
+                col_exp=col_exp, engine=engine, k=k)
+
+
+def _slice(be, kernel: str, x, exps, per_row: bool, p: Plan, out, o_rs: int, o_cs: int,
+           o_t0: int, o_ts: int) -> None:
+    """The digits of the DDArray x (R x C, any strides) against its rows' (per_row) or columns'
+    exponents into out[i * o_rs + j * o_cs + o_t0 + (t - 1) * o_ts] (ozaki.h, slice)."""
+    hi, lo, rs, cs = _strided(x)
+    rows, cols = x.shape
+    be.launch(kernel, rows * cols, rows, cols, p.slices, p.beta, hi, lo, rs, cs,
+              be.xp.ascontiguousarray(exps), 1 if per_row else 0, 0 if per_row else 1, out,
+              o_rs, o_cs, o_t0, o_ts)
 
 
 def _slices(be, x, exps, per_row: bool, p: Plan):
     """(S, R, C) float64 digits of the DDArray x (R x C, any strides)."""
-    xp = be.xp
-    hi, lo, rs, cs = _strided(x)
     rows, cols = x.shape
-    out = xp.empty((p.slices, rows, cols))
-    be.launch("ddblas_ozaki_slice", rows * cols, rows, cols, p.slices, p.beta, hi, lo, rs, cs,
-              xp.ascontiguousarray(exps), 1 if per_row else 0, 0 if per_row else 1, out)
+    out = be.xp.empty((p.slices, rows, cols))
+    _slice(be, "ddblas_ozaki_slice", x, exps, per_row, p, out, cols, 1, 0, rows * cols)
     return out
+
+
+def int8_slices(be, x, exps, p: Plan, rows: int, reverse: bool):
+    """The int8 digits of the DDArray x (R x K, any strides; exponents per row) as a
+    (rows, S * Kp) array, rows >= R, Kp = int8_padded(K): row i holds its slices one after the
+    other, slice t at columns (t - 1) Kp (reverse: (S - t) Kp) onwards; padding (columns
+    K..Kp-1 of each slice, rows R..rows-1) is zero."""
+    r, k = x.shape
+    kp = int8_padded(k)
+    out = be.xp.zeros((rows, p.slices * kp), dtype=np.int8)
+    t0, ts = ((p.slices - 1) * kp, -kp) if reverse else (0, kp)
+    _slice(be, "ddblas_ozaki_slice_int8", x, exps, True, p, out, p.slices * kp, 1, t0, ts)
+    return out
+
+
+class _Fp64Products:
+    """ozaki-fp64's slice products: float64 digits (S, R, C) and one float64 GEMM (numpy.matmul
+    or cupy.matmul) per pair t + u = s and chunk of K."""
+    kernels = "ddblas_ozaki_"
+
+    def __init__(self, be, p: Plan, op_a, op_b):
+        self.xp, self.p = be.xp, p
+        self.sa = _slices(be, op_a, p.row_exp, True, p)
+        self.sb = _slices(be, op_b, p.col_exp, False, p)
+        self.stack = self.xp.empty((p.slices * p.chunks, op_a.shape[0], op_b.shape[1]))
+
+    def group(self, s: int):
+        """(products, count, ldp): the products with t + u = s, `count` planes of M x ldp."""
+        count, k = 0, self.sa.shape[2]
+        for t in range(1, s):
+            for k0 in range(0, k, self.p.chunk):
+                self.xp.matmul(self.sa[t - 1, :, k0:k0 + self.p.chunk],
+                               self.sb[s - t - 1, k0:k0 + self.p.chunk], out=self.stack[count])
+                count += 1
+        return self.stack, count, self.stack.shape[2]
+
+
+class _Int8Products:
+    """ozaki-int8's slice products: int8 digits of op(A) by rows (m, S * Kp) and of op(B) by
+    columns in reverse slice order (ldp, S * Kp), so that for each s the concatenations
+    [A_1 | ... | A_(s-1)] and [B_(s-1) | ... | B_1] are column ranges of them (no copies), and
+    their product, the whole group t + u = s, is one int8 GEMM per stretch of at most
+    p.chunk of the concatenated K (int32 products, M x ldp, ldp = N rounded up to 4)."""
+    kernels = "ddblas_ozaki_int8_"
+
+    def __init__(self, be, p: Plan, op_a, op_b):
+        self.device, self.xp, self.p = op_a.device, be.xp, p
+        self.kp = int8_padded(p.k)
+        self.ldp = -(-op_b.shape[1] // 4) * 4
+        self.sa = int8_slices(be, op_a, p.row_exp, p, op_a.shape[0], reverse=False)
+        self.sb = int8_slices(be, op_b.T, p.col_exp, p, self.ldp, reverse=True)
+
+    def group(self, s: int):
+        """(products, count, ldp): the group t + u = s as `count` int32 planes of M x ldp."""
+        length, b0, chunk = (s - 1) * self.kp, (self.p.slices - s + 1) * self.kp, self.p.chunk
+        starts = range(0, length, chunk)
+        out = self.xp.empty((len(starts), self.sa.shape[0], self.ldp), dtype=np.int32)
+        gemm = _cublas_int8 if self.device == "gpu" else _numpy_int8
+        for c, k0 in enumerate(starts):
+            k1 = min(k0 + chunk, length)
+            gemm(self.sa[:, k0:k1], self.sb[:, b0 + k0:b0 + k1], out[c])
+        return out, len(starts), self.ldp
+
+
+def _numpy_int8(a, b, out) -> None:
+    """out (int32) = a b^T for int8 a (M x L) and b (ldp x L), L <= INT8_CHUNK, by NumPy's
+    float64 BLAS: exact, every partial sum being an integer below L 127^2 < 2^31 < 2^53."""
+    out[...] = np.matmul(a.astype(np.float64), b.astype(np.float64).T)
+
+
+# cuBLAS constants (cublas_api.h, library_types.h)
+_CUBLAS_OP_N, _CUBLAS_OP_T = 0, 1
+_CUDA_R_8I, _CUDA_R_32I = 3, 10
+_CUBLAS_COMPUTE_32I = 72
+_CUBLAS_GEMM_DEFAULT = -1
+_CUBLAS_POINTER_MODE_HOST = 0
+_INT32_ONE, _INT32_ZERO = np.ones(1, np.int32), np.zeros(1, np.int32)
+
+
+def _cublas_int8(a, b, out) -> None:
+    """out (int32, M x ldp, rows contiguous) = a b^T for int8 CuPy views a (M x L) and b
+    (ldp x L), K-contiguous rows: cuBLAS gemmEx int8 x int8 -> int32 (CUBLAS_COMPUTE_32I), exact
+    for L <= INT8_CHUNK. Column-major, out^T = b a^T is the "TN" product (both operands
+    K-contiguous, the IMMA layout); leading dimensions are multiples of 16 (a, b) and 4 (out)."""
+    import cupy
+    from cupy_backends.cuda.libs import cublas
+    handle = cupy.cuda.device.get_cublas_handle()
+    mode = cublas.getPointerMode(handle)
+    cublas.setPointerMode(handle, _CUBLAS_POINTER_MODE_HOST)
+    try:
+        cublas.gemmEx(handle, _CUBLAS_OP_T, _CUBLAS_OP_N, b.shape[0], a.shape[0], a.shape[1],
+                      _INT32_ONE.ctypes.data, b.data.ptr, _CUDA_R_8I, b.strides[0],
+                      a.data.ptr, _CUDA_R_8I, a.strides[0], _INT32_ZERO.ctypes.data,
+                      out.data.ptr, _CUDA_R_32I, out.strides[0] // 4, _CUBLAS_COMPUTE_32I,
+                      _CUBLAS_GEMM_DEFAULT)
+    finally:
+        cublas.setPointerMode(handle, mode)
 
 
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
@@ -141,8 +293,7 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp
-    m, k = op_a.shape
-    n = op_b.shape[1]
+    m, n = op_a.shape[0], op_b.shape[1]
     clock = [time.perf_counter()]
 
     def lap(phase):
@@ -153,26 +304,19 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
             times[phase] = times.get(phase, 0.0) + now - clock[0]
             clock[0] = now
 
-    sa = _slices(be, op_a, p.row_exp, True, p)
-    sb = _slices(be, op_b, p.col_exp, False, p)
+    products = (_Fp64Products if p.engine == "fp64" else _Int8Products)(be, p, op_a, op_b)
     lap("slice")
     acc_hi, acc_lo = xp.empty((m, n)), xp.empty((m, n))
-    stack = xp.empty((p.slices * p.chunks, m, n))
     c_rs, c_cs = c.hi.strides[0] // 8, c.hi.strides[1] // 8
     for s in range(p.slices + 1, 1, -1):       # smallest products first
-        count = 0
-        for t in range(1, s):
-            for k0 in range(0, k, p.chunk):
-                xp.matmul(sa[t - 1, :, k0:k0 + p.chunk], sb[s - t - 1, k0:k0 + p.chunk],
-                          out=stack[count])
-                count += 1
+        stack, count, ldp = products.group(s)
         lap("gemm")
         scale = 2.0 ** (-p.beta * s)
         if s > 2:
-            be.launch("ddblas_ozaki_accumulate_" + suffix, m * n, m, n, count, stack, scale,
-                      int(s == p.slices + 1), acc_hi, acc_lo)
+            be.launch(products.kernels + "accumulate_" + suffix, m * n, m, n, count, stack, ldp,
+                      scale, int(s == p.slices + 1), acc_hi, acc_lo)
         else:
-            be.launch("ddblas_ozaki_finish_" + suffix, m * n, m, n, count, stack, scale,
-                      acc_hi, acc_lo, p.row_exp, p.col_exp, *alpha, *beta, c.hi, c.lo,
+            be.launch(products.kernels + "finish_" + suffix, m * n, m, n, count, stack, ldp,
+                      scale, acc_hi, acc_lo, p.row_exp, p.col_exp, *alpha, *beta, c.hi, c.lo,
                       c_rs, c_cs, flags)
         lap("accumulate")
