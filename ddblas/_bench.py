@@ -1,5 +1,5 @@
-"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,all} [--quick]`: where ddblas
-stands.
+"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,all} [--quick]`: where
+ddblas stands.
 
 - rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
   against the in-register DD ceiling, cuBLAS DGEMM and Nakasato's transfer model; the CPU rgemm
@@ -14,6 +14,10 @@ stands.
   against the overlapped pipeline (device="gpu", ddblas/_transfer.py) for square rgemm and the
   batched shapes, against min(kernel rate, transfer rate): the kernel timed on device-resident
   data in the same run, the transfers at the measured pinned bandwidths.
+- tsm: the tall-and-skinny kernel (rgemm algorithm="tsm", ddblas/_tsm.py) against the classic
+  kernel for C = op(A) B, A n x n, B n x k, k = 1 .. 32 (NN and TN): GFLOP/s, the bandwidth it
+  draws from op(A) (16 n^2 bytes per call) against the measured device copy rate, and the
+  fraction of the in-register DD ceiling; the CPU runs the same sweep at a small n.
 - batched: rgemm_batched on the issue's CFD shapes (m x k x n) and batches, its speed-up over a
   Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
   rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
@@ -41,7 +45,7 @@ from ._gemm import _default_block, rgemm
 from ._ops import add, divide, multiply
 from ._options import Options
 
-SUITES = ("rgemm", "baselines", "fma", "batched", "transfers")
+SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -74,6 +78,9 @@ class Plan:
     batched_loop: int = 200                     # products timed as a loop of rgemm calls
     transfer_sizes: tuple = (1024, 2048, 4096, 8192)   # square rgemm from and to the host
     transfer_batches: tuple = (1000, 10000, 100000)    # batched_shapes from and to the host
+    tsm_gpu_sizes: tuple = (8192, 16384, 32768)        # tall-and-skinny: A n x n, B n x k
+    tsm_cpu_n: int = 2048
+    tsm_columns: tuple = (1, 2, 4, 8, 16, 32)
     repeat: int = 3
 
     @classmethod
@@ -83,7 +90,8 @@ class Plan:
                    elementwise_gpu_n=1 << 20, elementwise_cpu_n=1 << 16,
                    batched_shapes=((19, 32, 9), (34, 56, 9)), batched_gpu_batches=(1000,),
                    batched_cpu_batches=(1000,), transfer_sizes=(1024,),
-                   transfer_batches=(10000,), repeat=3)
+                   transfer_batches=(10000,), tsm_gpu_sizes=(4096,), tsm_cpu_n=512,
+                   tsm_columns=(1, 4, 16), repeat=3)
 
 
 # ---- timing ----
@@ -455,6 +463,46 @@ def suite_transfers(plan: Plan, progress) -> dict:
     return dict(tables={"transfers": rows}, summary=summary, notes=[])
 
 
+def device_copy_gbs(nbytes=1 << 31) -> float:
+    """The GPU's memory rate: GB/s read plus written by a device-to-device copy."""
+    import cupy
+    x = cupy.ones(nbytes // 8)
+    y = cupy.empty_like(x)
+    return 2 * nbytes / _time_gpu(lambda: cupy.copyto(y, x), 3) / 1e9
+
+
+def suite_tsm(plan: Plan, progress) -> dict:
+    """C = op(A) B, A n x n and B n x k, by the tall-and-skinny kernel and the classic one
+    (default variant; NN and TN)."""
+    gpu = _backend.gpu_available()
+    cases = [("cpu", plan.tsm_cpu_n)] + [("gpu", n) for n in plan.tsm_gpu_sizes if gpu]
+    memory = device_copy_gbs() if gpu else None
+    ceiling = {"gpu": gpu_madd_ceiling(DEFAULT) if gpu else None,
+               "cpu": _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    steps = [(d, n, k, trans, algorithm) for d, n in cases for k in plan.tsm_columns
+             for trans in ("N", "T") for algorithm in ("tsm", "blocked")]
+    rows, operands = [], {}
+    for device, n, k, trans, algorithm in progress(steps, "tsm"):
+        if operands.get("key") != (device, n):
+            operands.clear()       # one n x n A per size (17 GB at n = 32768)
+            operands.update(key=(device, n), a=random((n, n), seed=1, device=device))
+        b = random((n, k), seed=2, device=device)
+        info = {}
+        rgemm(operands["a"], b, transa=trans, algorithm=algorithm, info=info)
+        t = time_on(device, lambda: rgemm(operands["a"], b, transa=trans, algorithm=algorithm),
+                    plan.repeat)
+        gflops = 2 * n * n * k / t / 1e9
+        tsm = info.get("tsm")
+        rows.append(dict(device=device, n=n, k=k, trans=f"{trans}N", algorithm=algorithm,
+                         gflops=gflops, gbs=16 * n * n / t / 1e9,
+                         memory_fraction=16 * n * n / t / 1e9 / memory if device == "gpu" else None,
+                         ceiling_fraction=gflops / ceiling[device],
+                         plan=f"t2 {tsm['width']} x {tsm['groups']}, P {tsm['pieces']}"
+                         if tsm else "", seconds=t))
+    summary = {"gpu_copy_gbs": memory} if gpu else {}
+    return dict(tables={"tsm": rows}, summary=summary, notes=[])
+
+
 def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
@@ -465,7 +513,8 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
     results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
     for suite in suites:
         part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
-                "batched": suite_batched, "transfers": suite_transfers}[suite](plan, progress)
+                "batched": suite_batched, "transfers": suite_transfers,
+                "tsm": suite_tsm}[suite](plan, progress)
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])

@@ -345,8 +345,9 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
     algorithm is decided once for the whole product; for "auto" at M*N*K >= OZAKI_MIN_WORK
     ozaki-fp64's S comes from the plan of the first chunk of rows (the whole of op(A) is never
     on the GPU at once). The classic kernels sum every element as the unchunked call does: the
-    same bits. ozaki-fp64 plans each chunk (its S, and a fallback, may differ from the whole
-    product's plan): within the same bound, possibly not the same last bits."""
+    same bits. ozaki-fp64 and tsm plan each chunk (ozaki-fp64's S and fallback, tsm's pieces of
+    K, may differ from the whole product's plan): within the same bound, possibly not the same
+    last bits."""
     from ._gemm import rgemm
     from ._ozaki import plan
     (m, k), n = op_a.shape, op_b.shape[1]

@@ -121,6 +121,19 @@ def test_batched_suite(tmp_path):
     assert "vs rgemm loop" in stdout
 
 
+def test_tsm_suite(tmp_path):
+    results, stdout = _bench_cli(tmp_path, "tsm", "--quick")
+    rows = [r for r in results["tables"]["tsm"] if r["device"] == "cpu"]
+    assert [(r["k"], r["trans"], r["algorithm"]) for r in rows] == [
+        (k, t, a) for k in (1, 4, 16) for t in ("NN", "TN") for a in ("tsm", "blocked")]
+    n = _bench.Plan.quick().tsm_cpu_n
+    for r in rows:
+        assert r["gflops"] == pytest.approx(2 * n * n * r["k"] / r["seconds"] / 1e9)
+        assert r["gbs"] == pytest.approx(16 * n * n / r["seconds"] / 1e9)
+        assert (r["plan"] != "") == (r["algorithm"] == "tsm") and 0 < r["ceiling_fraction"]
+    assert "of ceiling" in stdout
+
+
 def test_transfers_suite_without_gpu():
     if _bench._backend.gpu_available():
         pytest.skip("the CPU-only behaviour")
