@@ -45,6 +45,7 @@ from ._gemm import _default_block, rgemm
 from ._ops import add, divide, multiply
 from ._options import Options
 
+BATCHED_CALLS = 20          # back-to-back rgemm_batched calls timed together (GPU throughput)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
@@ -96,18 +97,21 @@ class Plan:
 
 # ---- timing ----
 
-def _time_gpu(fn, repeat):
-    """Median seconds of fn() over `repeat` calls, by CUDA events, after one warm-up call."""
+def _time_gpu(fn, repeat, calls=1):
+    """Median seconds per call of fn(), by CUDA events around `calls` back-to-back calls (> 1:
+    the GPU's throughput, Python's launch overhead hidden behind the running kernels), over
+    `repeat` such timings, after one warm-up call."""
     import cupy
     fn()
     times = []
     for _ in range(repeat):
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
-        fn()
+        for _ in range(calls):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
     return statistics.median(times)
 
 
@@ -152,6 +156,15 @@ def cublas_dgemm(n=8192, repeat=5) -> float:
     return gflops(n, _time_gpu(lambda: a @ b, repeat))
 
 
+def cublas_int8(n=8192, repeat=5) -> float:
+    """TOP/s of cuBLAS's int8 x int8 -> int32 GEMM (gemmEx, as ozaki-int8 calls it)."""
+    import cupy
+    a = cupy.random.randint(-127, 128, (n, n), dtype=np.int8)
+    b = cupy.random.randint(-127, 128, (n, n), dtype=np.int8)
+    out = cupy.empty((n, n), dtype=np.int32)
+    return 2 * n ** 3 / _time_gpu(lambda: _ozaki._cublas_int8(a, b, out), repeat) / 1e12
+
+
 def pcie_bandwidth(nbytes=1 << 28) -> float:
     """Host-to-device GB/s for a pageable NumPy array (what DDArray.to_device uses)."""
     host = np.ones(nbytes // 8)
@@ -186,6 +199,7 @@ def suite_rgemm(plan: Plan, progress) -> dict:
     summary = {}
     if gpu:
         summary["cublas_dgemm_gflops"] = cublas_dgemm()
+        summary["cublas_int8_tops"] = cublas_int8()
         summary["pcie_gbs"] = pcie_bandwidth()
         tables["rgemm-gpu"] = _rgemm_gpu(plan, ceiling_rows, progress)
         tables["rgemm-transfers"] = _rgemm_transfers(plan, tables["rgemm-gpu"], summary)
@@ -199,9 +213,10 @@ def suite_rgemm(plan: Plan, progress) -> dict:
 
 def _algorithms(plan, ceiling_rows, summary, progress):
     """The classic kernel against Ozaki scheme I at the default variant: DD GFLOP/s, the
-    engine's share (classic: of the in-register ceiling; ozaki: slice GEMM flops over the
-    engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N), S and the number of
-    float64 GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
+    engine's share (classic: of the in-register ceiling; ozaki-fp64: slice GEMM flops over the
+    engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N; ozaki-int8 (GPU only):
+    its int8 GEMM operations over cuBLAS's int8 rate at N = 8192), S and the number of slice
+    GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
     algorithm="auto" picks (ddblas/_auto.py's cost model)."""
     rows = []
     sizes = [("gpu", n) for n in plan.gpu_sizes if _backend.gpu_available()]
@@ -216,19 +231,25 @@ def _algorithms(plan, ceiling_rows, summary, progress):
             engine = gflops(n, _time_wall(lambda: x @ x, plan.repeat))
         picked = _auto.choose(device, n, n, n, DEFAULT.suffix,
                               lambda: _ozaki.plan(a, b, DEFAULT))[0]
-        for algorithm in RGEMM_ALGORITHMS:
+        for algorithm in RGEMM_ALGORITHMS + (("ozaki-int8",) if device == "gpu" else ()):
             info = {}
             c = rgemm(a, b, algorithm=algorithm, info=info)
             t = time_on(device, lambda: rgemm(a, b, algorithm=algorithm), plan.repeat)
             rate = gflops(n, t)
-            ozaki = info["algorithm"] == "ozaki-fp64"
+            ozaki = info["algorithm"].startswith("ozaki")
+            if info["algorithm"] == "ozaki-int8":   # (s - 1) Kp long products for s = 2 .. S + 1
+                s = info["slices"]
+                share = n * n * _ozaki.int8_padded(n) * s * (s + 1) / t / 1e12 / summary[
+                    "cublas_int8_tops"]
+            elif ozaki:
+                share = info["gemms"] * rate / engine
+            else:
+                share = rate / _ceiling(ceiling_rows, device, variant_name(DEFAULT),
+                                        None if device == "gpu" else _cpu.get_threads())
             rows.append(dict(device=device, n=n, algorithm=algorithm, variant=variant_name(
                 DEFAULT), seconds=t, gflops=rate, slices=info.get("slices") if ozaki else None,
                 gemms=info["gemms"] if ozaki else None, fallback=info.get("fallback"),
-                engine_fraction=info["gemms"] * rate / engine if ozaki else rate / _ceiling(
-                    ceiling_rows, device, variant_name(DEFAULT), None if device == "gpu"
-                    else _cpu.get_threads()),
-                error=accuracy.gemm_error(c, a, b, **sample).max,
+                engine_fraction=share, error=accuracy.gemm_error(c, a, b, **sample).max,
                 auto="yes" if algorithm == picked else ""))
     return rows
 
@@ -392,19 +413,25 @@ def suite_batched(plan: Plan, progress) -> dict:
     devices = ["cpu"] + (["gpu"] if _backend.gpu_available() else [])
     steps = [(d, shape, batch) for d in devices for shape in plan.batched_shapes
              for batch in (plan.batched_gpu_batches if d == "gpu" else plan.batched_cpu_batches)]
+    ceiling = {"cpu": _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    if "gpu" in devices:
+        ceiling["gpu"] = gpu_madd_ceiling(DEFAULT)
     rows = []
     for device, (m, k, n), batch in progress(steps, "batched"):
         a = random((batch, m, k), seed=1, device=device)
         b = random((batch, k, n), seed=2, device=device)
         flops = 2 * m * k * n * batch
         t = time_on(device, lambda: rgemm_batched(a, b), plan.repeat)
+        t_stream = (_time_gpu(lambda: rgemm_batched(a, b), plan.repeat, calls=BATCHED_CALLS)
+                    if device == "gpu" else t)
         loop = min(plan.batched_loop, batch)
         t_loop = time_on(device, lambda: [rgemm(a[p], b[p]) for p in range(loop)], plan.repeat)
         pad = [-(-d // 16) * 16 for d in (m, k, n)]
         pa, pb = _padded(a, pad[0], pad[1]), _padded(b, pad[1], pad[2])
         t_pad = time_on(device, lambda: rgemm_batched(pa, pb), plan.repeat)
         rows.append(dict(device=device, shape=f"{m}x{k}x{n}", batch=batch,
-                         gflops=flops / t / 1e9, seconds=t,
+                         gflops=flops / t / 1e9, seconds=t, stream_gflops=flops / t_stream / 1e9,
+                         ceiling_fraction=flops / t_stream / 1e9 / ceiling[device],
                          loop_speedup=t_loop * batch / loop / t,
                          padded_shape="x".join(map(str, pad)), padded_gflops=flops / t_pad / 1e9))
     return dict(tables={"batched": rows}, summary={}, notes=[])

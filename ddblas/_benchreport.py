@@ -41,7 +41,7 @@ TABLES = {
                          "variant)", [
         ("device", "device", "s"), ("n", "N", "d"), ("algorithm", "algorithm", "s"),
         ("gflops", "GFLOP/s", ".1f"), ("engine_fraction", "of engine", "%"),
-        ("slices", "S", "d"), ("gemms", "float64 GEMMs", "d"), ("error", "error u²", ".3g"),
+        ("slices", "S", "d"), ("gemms", "slice GEMMs", "d"), ("error", "error u²", ".3g"),
         ("fallback", "fallback", "s"), ("seconds", "s", ".4f"), ("auto", "auto picks", "s")]),
     "baselines": ("ddblas against other libraries (same inputs; speed-up of the faster ddblas "
                   "algorithm)", [
@@ -58,11 +58,13 @@ TABLES = {
         ("device", "device", "s"), ("add", "add", "s"), ("predicted", "predicted", ".2f"),
         ("madd ceiling", "ceiling", ".2f"), ("rgemm", "rgemm", ".2f"),
         ("elementwise mul", "elementwise mul", ".2f"), ("census", "counts from", "s")]),
-    "batched": ("rgemm_batched (default variant; GFLOP/s = 2 m k n batch / time; speed-up over a "
-                "Python loop of rgemm calls; padded: m, k, n zero-padded to multiples of 16, "
-                "unpadded flops)", [
+    "batched": ("rgemm_batched (default variant; GFLOP/s = 2 m k n batch / time of one call; "
+                "streamed: back-to-back calls on the GPU, and its fraction of the in-register "
+                "ceiling; speed-up over a Python loop of rgemm calls; padded: m, k, n zero-padded "
+                "to multiples of 16, unpadded flops)", [
         ("device", "device", "s"), ("shape", "m x k x n", "s"), ("batch", "batch", "d"),
         ("gflops", "GFLOP/s", ".2f"), ("seconds", "s", ".4g"),
+        ("stream_gflops", "streamed GFLOP/s", ".2f"), ("ceiling_fraction", "of ceiling", "%"),
         ("loop_speedup", "vs rgemm loop", ".1fx"), ("padded_shape", "padded", "s"),
         ("padded_gflops", "padded GFLOP/s", ".2f")]),
     "tsm": ("Tall-and-skinny C = op(A) B (A n x n, B n x k; default variant): the tsm kernel "

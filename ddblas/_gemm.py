@@ -123,13 +123,14 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     overwritten and returned (BLAS semantics); when None a new array is returned and beta must be
     0. alpha, beta: DD scalars (numbers, strings, 0-d DDArrays). beta = 0 never reads C; alpha = 0
     skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm:
-    "auto" (the default) picks the classic kernel or ozaki-fp64 by a cost model of measured
-    rates (ddblas/_auto.py, docs/ozaki.md): on the CPU always the classic kernel; on the GPU the
-    classic kernel for M*N*K < 1024^3, above that ozaki-fp64 when its estimated time (from the
-    number of slices its plan picks) is lower. Both meet the bound below, so "auto" does too; its
-    choice and the reason are in info["algorithm"] and info["auto"] and in a debug message of the
-    logger "ddblas". Results equal the CPU's bit for bit when both devices pick the same
-    algorithm; where the GPU picks ozaki-fp64 they differ from the CPU's (both within the bound).
+    "auto" (the default) picks by the shape and a cost model of measured rates (ddblas/_auto.py,
+    docs/ozaki.md): "tsm" on both devices for tall-and-skinny products (min(M, N) <= 32 and
+    max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
+    kernel for M*N*K < 1024^3, above that ozaki-fp64 when its estimated time (from the number of
+    slices its plan picks) is lower. All meet the bound below, so "auto" does too; its choice and
+    the reason are in info["algorithm"] and info["auto"] and in a debug message of the logger
+    "ddblas". Results equal the CPU's bit for bit when both devices pick the same algorithm;
+    where the GPU picks ozaki-fp64 they differ from the CPU's (both within the bound).
     Or explicitly: "naive" (one element per thread, on either device: the reference), or on the
     GPU "tiled" (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2
     or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised
@@ -138,7 +139,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     and transposed views are read in place. "ozaki-fp64" (both devices): exact float64 GEMMs of
     integer slices (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same
     bound, with the same result on CPU and GPU; it falls back to the classic kernel (the CPU
-    kernel or "blocked") for non-finite inputs and badly scaled data. "ozaki-int8" (both
+    kernel or "blocked") for non-finite inputs and badly scaled data. "tsm" (both devices): the
+    tall-and-skinny kernel (TSM2, ddblas/_tsm.py): one row of op(A) per GPU thread, the few
+    columns of C in registers, K split into pieces whose partial sums are added in a fixed order
+    when the rows alone cannot fill the GPU (gemm.h; a C with fewer rows than columns is
+    computed as C^T); the same order on the CPU, so CPU == GPU bit for bit; info["tsm"] has its
+    plan (transposed, width t2, groups, pieces, piece_len). "ozaki-int8" (both
     devices, not chosen by "auto"): the same scheme with 7-bit slices (int8 digits in
     [-127, 127]) whose products are exact int8 x int8 -> int32 GEMMs (cuBLAS on the GPU, NumPy
     on the CPU), the products of one t + u as one GEMM over the concatenated K; the same bound,
@@ -155,18 +161,17 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     docs/performance.md) and returns a host array: c, if given (a host array, overwritten), or
     a new one. The classic kernels give the same bits as on GPU copies of the operands; for
     "auto" the algorithm is chosen once for the whole product (ozaki-fp64's S from the first
-    chunk's plan); ozaki-fp64 plans every chunk, so its result is within the same bound but may
-    differ in the last bits from the unchunked call. chunk: rows of op(A) a chunk (default:
+    chunk's plan); ozaki-fp64 and tsm plan every chunk, so their results are within the same
+    bound but may differ in the last bits from the unchunked call. chunk: rows of op(A) a chunk (default:
     chosen by the pipeline's model of the measured bandwidths and the kernel rates); used only
     by that pipeline. info then also gets "transfer": chunk, chunks, streams, the model's
     seconds and the bandwidths (GB/s). device="cpu" with GPU operands is a ValueError,
     device="gpu" without a GPU a RuntimeError.
 
     Error: |C - exact| <= (2 c_mul + K c_add)(1 + 2^-40)(|alpha| |op(A)||op(B)| + |beta| |C0|)
-    componentwise (docs/algorithms.md); ozaki-fp64 and ozaki-int8 meet the same bound
-    (docs/ozaki.md). Non-FMA
-    products need entries up to 2^996 in magnitude and products up to 2^1000 (beyond: inf or nan
-    in C).
+    componentwise (docs/algorithms.md; tsm's pieces too); ozaki-fp64 and ozaki-int8 meet the
+    same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996 in magnitude and
+    products up to 2^1000 (beyond: inf or nan in C).
     """
     flip_a, flip_b = _trans(transa, "transa"), _trans(transb, "transb")
     if algorithm not in ALGORITHMS:

@@ -275,6 +275,7 @@ def _cublas_int8(a, b, out) -> None:
     import cupy
     from cupy_backends.cuda.libs import cublas
     handle = cupy.cuda.device.get_cublas_handle()
+    cublas.setStream(handle, cupy.cuda.get_current_stream().ptr)
     mode = cublas.getPointerMode(handle)
     cublas.setPointerMode(handle, _CUBLAS_POINTER_MODE_HOST)
     try:
