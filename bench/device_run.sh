@@ -4,7 +4,8 @@
 #   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
-#                                    racecheck of the rgemm grid
+#                                    the tsm kernels (in sanitize_gemm.py), device="gpu" transfer
+#                                    pipelines, ozaki-int8; racecheck of the rgemm grid
 #   bash bench/device_run.sh bench   python -m ddblas bench all (SIZES overrides the GPU rgemm
 #                                    sizes), the report into docs/performance.md's "h100" section;
 #                                    the baseline libraries come from .whl/ (carry it)
@@ -55,6 +56,16 @@ for m, k, n, batch in ((19, 32, 9, 300), (1, 1, 1, 5), (34, 56, 9, 70), (40, 300
     c = ddblas.rgemm_batched(a, b); ddblas.rgemm_batched(a.transpose(0, 2, 1).copy(), b, transa='T')
 " > "$OUT/memcheck_batched.log" 2>&1
 echo "memcheck batched exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_batched.log" | tail -1
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import _ozaki, accuracy; from unittest import mock
+a = accuracy.random_dd((67, 301), seed=1); b = accuracy.random_dd((301, 45), seed=2)
+ddblas.rgemm(a, b, device='gpu', chunk=20); ddblas.rgemm(a.T.copy(), b, transa='T', device='gpu')
+x = accuracy.random_dd((500, 19, 32), seed=3); y = accuracy.random_dd((32, 9), seed=4)
+ddblas.rgemm_batched(x, y, device='gpu', chunk=64)
+with mock.patch.object(_ozaki, 'INT8_CHUNK', 100):
+    ddblas.rgemm(a.to_device('gpu'), b.to_device('gpu'), algorithm='ozaki-int8')
+" > "$OUT/memcheck_transfer_int8.log" 2>&1
+echo "memcheck transfers + ozaki-int8 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_transfer_int8.log" | tail -1
 fi
 if [ "$stage" = bench ]; then
 echo "== bench"

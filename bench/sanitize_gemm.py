@@ -28,4 +28,16 @@ for m, n, k in shapes:
                 assert np.array_equal(ref.hi, got.hi) and np.array_equal(ref.lo, got.lo), \
                     (m, n, k, transa, transb, fma, add, algorithm, block)
                 checked += 1
+# The tall-and-skinny kernels, K cut into pieces of 8 (many grid-z blocks and a piece sum).
+from ddblas import _tsm  # noqa: E402
+_tsm.MIN_PIECE, _tsm.TARGET_BLOCKS = 8, 10 ** 6
+for m, n, k in [(129, 1, 33), (1, 129, 17), (200, 3, 50), (33, 17, 100), (5, 32, 9)]:
+    for transa, transb in [("N", "N"), ("T", "N"), ("N", "T")]:
+        a = ddblas.random((m, k) if transa == "N" else (k, m), seed=m)
+        b = ddblas.random((k, n) if transb == "N" else (n, k), seed=n)
+        ref = ddblas.rgemm(a, b, transa=transa, transb=transb, algorithm="tsm")
+        got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), transa=transa, transb=transb,
+                           algorithm="tsm").to_device("cpu")
+        assert np.array_equal(ref.hi, got.hi) and np.array_equal(ref.lo, got.lo), (m, n, k)
+        checked += 1
 print(f"sanitize_gemm: {checked} GPU rgemm calls over {len(shapes)} shapes, all equal to the CPU")
