@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#define DD_HD inline
+#define DD_HD inline __attribute__((always_inline))  // as CUDA: whole operations in a function
 using std::copysign;
 using std::fabs;
 using std::fma;
