@@ -8,7 +8,7 @@
 //            shared-memory stage) while the current ones are used. A thread's elements are
 //            strided (rows ty + i * BM / TM, columns tx + j * BN / TN), so a warp's shared-memory
 //            reads of B are consecutive doubles (no bank conflicts) and its stores to C coalesce.
-//   tsm:     TSM2 for tall-and-skinny products (C = A B with N <= 16; J. Chen, N. Xiong, X. Liang,
+//   tsm:     TSM2 for tall-and-skinny products (C = A B, few columns; J. Chen, N. Xiong, X. Liang,
 //            D. Tao, S. Li, K. Ouyang, K. Zhao, N. DeBardeleben, Q. Guan, Z. Chen, "TSM2:
 //            optimizing tall-and-skinny matrix-matrix multiplication on GPUs", ICS 2019):
 //            BM = t1 = 128 threads each own one row of A and accumulate a whole row of the
@@ -242,6 +242,7 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
     DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, 0, false, V)                         \
     DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, 0, false, V)                              \
     DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), true, 3, false, V)                               \
+    DDBLAS_GEMM_LAYOUTS(tsm1, (128, 1, 8, 1, 1, 8), true, 0, true, V)                             \
     DDBLAS_GEMM_LAYOUTS(tsm2, (128, 2, 8, 1, 2, 8), true, 0, true, V)                              \
     DDBLAS_GEMM_LAYOUTS(tsm4, (128, 4, 8, 1, 4, 8), true, 0, true, V)                              \
     DDBLAS_GEMM_LAYOUTS(tsm8, (128, 8, 8, 1, 8, 4), true, 0, true, V)                              \

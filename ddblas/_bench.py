@@ -500,30 +500,36 @@ def device_copy_gbs(nbytes=1 << 31) -> float:
 
 def suite_tsm(plan: Plan, progress) -> dict:
     """C = op(A) B, A n x n and B n x k, by the tall-and-skinny kernel and the classic one
-    (default variant; NN and TN)."""
+    (default variant; NN and TN); on the GPU also the tsm kernel in fma/sloppy (fewer FP64
+    instructions a multiply-add: memory-bound up to a larger k)."""
     gpu = _backend.gpu_available()
     cases = [("cpu", plan.tsm_cpu_n)] + [("gpu", n) for n in plan.tsm_gpu_sizes if gpu]
     memory = device_copy_gbs() if gpu else None
-    ceiling = {"gpu": gpu_madd_ceiling(DEFAULT) if gpu else None,
-               "cpu": _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
-    steps = [(d, n, k, trans, algorithm) for d, n in cases for k in plan.tsm_columns
-             for trans in ("N", "T") for algorithm in ("tsm", "blocked")]
+    sloppy = Options(True, "sloppy")
+    ceiling = {("cpu", DEFAULT): _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    if gpu:
+        ceiling.update({("gpu", v): gpu_madd_ceiling(v) for v in (DEFAULT, sloppy)})
+    steps = [(d, n, k, trans, algorithm, v) for d, n in cases for k in plan.tsm_columns
+             for trans in ("N", "T")
+             for algorithm, v in [("tsm", DEFAULT), ("blocked", DEFAULT)] + (
+                 [("tsm", sloppy)] if d == "gpu" else [])]
     rows, operands = [], {}
-    for device, n, k, trans, algorithm in progress(steps, "tsm"):
+    for device, n, k, trans, algorithm, v in progress(steps, "tsm"):
         if operands.get("key") != (device, n):
             operands.clear()       # one n x n A per size (17 GB at n = 32768)
             operands.update(key=(device, n), a=random((n, n), seed=1, device=device))
         b = random((n, k), seed=2, device=device)
         info = {}
-        rgemm(operands["a"], b, transa=trans, algorithm=algorithm, info=info)
-        t = time_on(device, lambda: rgemm(operands["a"], b, transa=trans, algorithm=algorithm),
-                    plan.repeat)
+        kw = dict(transa=trans, algorithm=algorithm, fma=v.fma, add=v.add)
+        rgemm(operands["a"], b, info=info, **kw)
+        t = time_on(device, lambda: rgemm(operands["a"], b, **kw), plan.repeat)
         gflops = 2 * n * n * k / t / 1e9
         tsm = info.get("tsm")
         rows.append(dict(device=device, n=n, k=k, trans=f"{trans}N", algorithm=algorithm,
+                         variant=variant_name(v),
                          gflops=gflops, gbs=16 * n * n / t / 1e9,
                          memory_fraction=16 * n * n / t / 1e9 / memory if device == "gpu" else None,
-                         ceiling_fraction=gflops / ceiling[device],
+                         ceiling_fraction=gflops / ceiling[device, v],
                          plan=f"t2 {tsm['width']} x {tsm['groups']}, P {tsm['pieces']}"
                          if tsm else "", seconds=t))
     summary = {"gpu_copy_gbs": memory} if gpu else {}

@@ -67,11 +67,11 @@ TABLES = {
         ("stream_gflops", "streamed GFLOP/s", ".2f"), ("ceiling_fraction", "of ceiling", "%"),
         ("loop_speedup", "vs rgemm loop", ".1fx"), ("padded_shape", "padded", "s"),
         ("padded_gflops", "padded GFLOP/s", ".2f")]),
-    "tsm": ("Tall-and-skinny C = op(A) B (A n x n, B n x k; default variant): the tsm kernel "
-            "and the classic one; GB/s drawn from op(A), of the device copy rate; fraction of "
-            "the in-register DD ceiling", [
+    "tsm": ("Tall-and-skinny C = op(A) B (A n x n, B n x k): the tsm kernel and the classic "
+            "one; GB/s drawn from op(A), of the device copy rate; fraction of the variant's "
+            "in-register DD ceiling", [
         ("device", "device", "s"), ("n", "n", "d"), ("k", "k", "d"), ("trans", "op", "s"),
-        ("algorithm", "algorithm", "s"), ("gflops", "GFLOP/s", ".1f"), ("gbs", "GB/s", ".1f"),
+        ("algorithm", "algorithm", "s"), ("variant", "variant", "s"), ("gflops", "GFLOP/s", ".1f"), ("gbs", "GB/s", ".1f"),
         ("memory_fraction", "of memory", "%"), ("ceiling_fraction", "of ceiling", "%"),
         ("plan", "plan", "s"), ("seconds", "s", ".4g")]),
     "transfers": ("Host operands to a host result: synchronous (copy in, compute, copy back) vs "

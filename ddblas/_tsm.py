@@ -19,8 +19,11 @@ the two devices agree. Its model, for t2 (C columns per pass) and the number of 
   multiply-add is 15-30 float64 instructions (docs/performance.md, FMA study), so a pass is
   memory-bound only for t2 <= ~3 (fma/accurate) to ~6 (fma/sloppy) on an H100, where float64
   GEMMs stay memory-bound up to t2 ~ 30: the crossover of TSM2's model moves down ~10x for DD;
-- pieces: enough blocks for TARGET_BLOCKS (about 10 waves of 3 blocks a multiprocessor of an
-  H100), pieces no shorter than MIN_PIECE (each piece costs one more M x N partial sum).
+- pieces: enough blocks for TARGET_BLOCKS (6 or more waves of 3-7 blocks a multiprocessor of an
+  H100: a partial last wave costs at most 1/7; with the 32 pieces of 256 first tried, k = 1
+  ran 3.1 waves, 1.84 TB/s under Nsight Compute), pieces no shorter than MIN_PIECE, and their
+  partial sums (written and read: 32 bytes an element per piece) at most 1/16 of op(A)'s
+  traffic: P <= K / (WORKSPACE_SHARE N).
 rgemm(algorithm="auto") takes this path for min(M, N) <= MAX_COLUMNS when the long operand has at
 least MIN_ELEMENTS elements (below, the classic kernel: the same order, as P = 1 there).
 """
@@ -31,13 +34,14 @@ from . import _auto, _backend
 from ._array import DDArray
 from ._ops import _strided
 
-TSM_WIDTHS = (2, 4, 8, 16)   # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
+TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
 TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
 TSM_DEPTH = 8                # t3: the k depth of a tile (BK)
 MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
 MIN_ELEMENTS = 1 << 20       # and max(M, N) * K >= this
-TARGET_BLOCKS = 4096         # blocks worth launching: ~10 waves of 3 per SM on a 132-SM H100
-MIN_PIECE = 256              # the shortest piece of K worth its partial sum
+TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
+MIN_PIECE = 64               # the shortest piece of K worth its partial sum
+WORKSPACE_SHARE = 32         # partial sums move <= 1/16 of op(A)'s bytes: P <= K / (32 N)
 MAX_GRID_YZ = 65535          # CUDA's limit on grid dimensions y (row blocks) and z (pieces)
 
 
@@ -69,19 +73,19 @@ def pass_seconds(m: int, k: int, width: int, suffix: str) -> float:
 
 def plan(m: int, n: int, k: int, suffix: str) -> Plan:
     """The tall-and-skinny plan for an M x N x K product in variant `suffix` (M, N, K >= 1):
-    the cheapest t2 by the model (ties: the wider, fewer passes), then the pieces of K."""
+    the cheapest t2 by the model (ties: fewer passes, then the narrower: less compute for the
+    same traffic), then the pieces of K."""
     transposed = m < n
     if transposed:
         m, n = n, m
-    seconds, width = min((-(-n // w) * pass_seconds(m, k, w, suffix), -w) for w in TSM_WIDTHS)
-    width = -width
-    groups = -(-n // width)
+    seconds, groups, width = min((-(-n // w) * pass_seconds(m, k, w, suffix), -(-n // w), w)
+                                 for w in TSM_WIDTHS)
     row_blocks = -(-m // TSM_ROWS)
     if row_blocks > MAX_GRID_YZ:
         raise ValueError(f"rgemm(algorithm='tsm'): {max(m, n)} rows exceed the kernel's grid "
                          f"({MAX_GRID_YZ * TSM_ROWS} at most); use algorithm='blocked'")
     wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
-    pieces = max(1, min(wanted, k // MIN_PIECE, MAX_GRID_YZ))
+    pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), MAX_GRID_YZ))
     piece_len = -(-k // pieces)
     piece_len = -(-piece_len // TSM_DEPTH) * TSM_DEPTH   # whole tiles (the last piece is shorter)
     return Plan(transposed, width, groups, -(-k // piece_len), piece_len, seconds)

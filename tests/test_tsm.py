@@ -23,6 +23,7 @@ def many_pieces(monkeypatch):
     monkeypatch.setattr(_tsm, "MIN_PIECE", 1)
     monkeypatch.setattr(_tsm, "TSM_DEPTH", 1)
     monkeypatch.setattr(_tsm, "TARGET_BLOCKS", 10 ** 6)
+    monkeypatch.setattr(_tsm, "WORKSPACE_SHARE", Fraction(1, 10 ** 6))
 
 
 def _operands(m, n, k, transa, transb, seed, device):
@@ -40,7 +41,7 @@ def _same_bits(x, y) -> bool:
     return all(np.array_equal(p, q) for p, q in zip(_bits(x), _bits(y)))
 
 
-@pytest.mark.parametrize("n, width, groups", [(1, 2, 1), (2, 2, 1), (3, 4, 1), (5, 8, 1),
+@pytest.mark.parametrize("n, width, groups", [(1, 1, 1), (2, 2, 1), (3, 4, 1), (5, 8, 1),
                                               (16, 16, 1), (24, 8, 3), (32, 16, 2)])
 def test_plan_takes_the_cheapest_width(n, width, groups):
     p = _tsm.plan(8192, n, 8192, "fma_accurate")
@@ -54,13 +55,14 @@ def test_plan_pieces_and_transposition():
     p = _tsm.plan(8192, 4, 8192, "fma_sloppy")
     row_blocks = 8192 // _tsm.TSM_ROWS
     wanted = -(-_tsm.TARGET_BLOCKS // (row_blocks * p.groups))
-    assert p.pieces == min(wanted, 8192 // _tsm.MIN_PIECE)
+    assert p.pieces == min(wanted, 8192 // _tsm.MIN_PIECE, 8192 // (_tsm.WORKSPACE_SHARE * 4))
     assert p.piece_len % _tsm.TSM_DEPTH == 0 and p.piece_len >= _tsm.MIN_PIECE
     assert (p.pieces - 1) * p.piece_len < 8192 <= p.pieces * p.piece_len
     q = _tsm.plan(4, 8192, 8192, "fma_sloppy")
     assert q.transposed and q.describe() == {**p.describe(), "transposed": True}
-    assert _tsm.plan(8192, 4, 300, "fma_sloppy").pieces == 1      # K < 2 MIN_PIECE: one piece
-    assert _tsm.plan(10 ** 6, 16, 10 ** 6, "fma_sloppy").pieces == 1  # rows fill the GPU
+    assert _tsm.plan(8192, 4, 100, "fma_sloppy").pieces == 1      # K < 2 MIN_PIECE: one piece
+    assert _tsm.plan(8192, 16, 1000, "fma_sloppy").pieces == 1    # partial sums: too much traffic
+    assert _tsm.plan(2 * 10 ** 6, 16, 10 ** 6, "fma_sloppy").pieces == 1  # rows fill the GPU
     with pytest.raises(ValueError, match="rows exceed"):
         _tsm.plan(_tsm.MAX_GRID_YZ * _tsm.TSM_ROWS + 1, 2, 8, "fma_sloppy")
 
@@ -137,6 +139,7 @@ def test_tsm_within_bound(variant, m, n, k, trans, scalars, piece_len, seed):
         patch.setattr(_tsm, "MIN_PIECE", 1)
         patch.setattr(_tsm, "TSM_DEPTH", piece_len)
         patch.setattr(_tsm, "TARGET_BLOCKS", 10 ** 6)
+        patch.setattr(_tsm, "WORKSPACE_SHARE", Fraction(1, 10 ** 6))
         c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
                          transa=transa, transb=transb, algorithm="tsm", **variant)
     _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
