@@ -1,13 +1,14 @@
-"""rgemm(algorithm="auto"): the classic kernel or ozaki-fp64, by a cost model of measured rates.
+"""rgemm(algorithm="auto"): the classic kernel, ozaki-fp64 or ozaki-int8, by a cost model of
+measured rates.
 
-Both algorithms meet the same documented bound, so the choice is about time only. The rates are
-the H100 figures of docs/performance.md (section "H100 and its host CPU", 2026-11-22); they are
-constants, not measured at import. The model (docs/ozaki.md, "algorithm='auto'"):
+All three meet the same documented bound, so the choice is about time only. The rates are the
+H100 figures of docs/performance.md; they are constants, not measured at import. The model
+(docs/ozaki.md, "algorithm='auto'"):
 - CPU: the classic kernel (measured faster than ozaki-fp64 at N = 256..1024 on 2 and 16 cores);
-- GPU, M*N*K < OZAKI_MIN_WORK: the classic kernel, without planning (ozaki-fp64's fixed cost,
-  ~1.7 ms, is about the classic kernel's whole time at N = 1024, 2.2 ms, and more below);
-- GPU, larger: ozaki-fp64's plan (one float64 GEMM) gives S; ozaki-fp64 runs when its estimate
-  beats the classic kernel's, else (and when the plan falls back) the classic kernel.
+- GPU, M*N*K < OZAKI_MIN_WORK: the classic kernel, without planning (the Ozaki schemes' fixed
+  cost, ~2-4 ms, is about the classic kernel's whole time at N = 1024, 2.2 ms, and more below);
+- GPU, larger: one scan of the data (an int8 GEMM of first digits) gives both engines' S; the
+  algorithm with the smallest estimate runs (an engine whose plan falls back is left out).
 """
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from . import _tsm
 CLASSIC_GPU_GFLOPS = {"fma_accurate": 1080.7, "fma_sloppy": 1923.3, "nofma_accurate": 859.4,
                       "nofma_sloppy": 1239.9}
 FP64_GEMM_GFLOPS = 58127.0      # cuBLAS DGEMM, N = 8192
+INT8_GEMM_TOPS = 1234.8         # cuBLAS int8 gemmEx (int32 accumulation), N = 8192
 MEMORY_GBS = 2875.1             # the memory ceiling (1 GiB read + 1 GiB written)
 OZAKI_FIXED_SECONDS = 1.7e-3    # ozaki-fp64 at N = 256 and 512 (1.9, 1.7 ms; its GEMMs < 0.1 ms)
-OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans ozaki-fp64
+INT8_FIXED_SECONDS = 4.0e-3     # ozaki-int8's time beyond its GEMMs and passes at N = 1024
+OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
 
 
 def classic_seconds(m: int, n: int, k: int, suffix: str) -> float:
@@ -29,21 +32,48 @@ def classic_seconds(m: int, n: int, k: int, suffix: str) -> float:
     return 2 * m * n * k / (CLASSIC_GPU_GFLOPS[suffix] * 1e9)
 
 
-def ozaki_seconds(m: int, n: int, k: int, slices: int) -> float:
-    """ozaki-fp64's estimated time with S slices: the fixed cost, the bound GEMM and the
-    S(S+1)/2 slice products over all of K at the DGEMM rate, and its memory passes (docs/ozaki.md
-    "Cost and memory": slicing reads op(A), op(B) and writes S digits; S passes over C read the
-    products and the DD accumulator and write it) at the memory ceiling."""
+def _scan_seconds(m: int, n: int, k: int, bound: str) -> float:
+    """The plan's data scan (docs/ozaki.md "The lower bound"): a few passes over op(A) and
+    op(B) and one GEMM, of int8 first digits or (where those prove nothing) float64."""
+    kp = -(-k // 16) * 16
+    gemm = 2 * m * n * k / (FP64_GEMM_GFLOPS * 1e9) if bound == "float64" else \
+        2 * m * n * kp / (INT8_GEMM_TOPS * 1e12)
+    return gemm + 64 * (m * k + k * n) / (MEMORY_GBS * 1e9)
+
+
+def ozaki_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits") -> float:
+    """ozaki-fp64's estimated time with S slices: the fixed cost, the scan, the S(S+1)/2 slice
+    products over all of K at the DGEMM rate, and its memory passes (docs/ozaki.md "Cost and
+    memory": slicing reads op(A), op(B) and writes S digits; S passes over C read the products
+    and the DD accumulator and write it) at the memory ceiling."""
     products = slices * (slices + 1) // 2
-    flops = 2 * m * n * k * (1 + products)
+    flops = 2 * m * n * k * products
     traffic = (16 + 8 * slices) * (m * k + k * n) + (8 * products + 32 * slices) * m * n
-    return OZAKI_FIXED_SECONDS + flops / (FP64_GEMM_GFLOPS * 1e9) + traffic / (MEMORY_GBS * 1e9)
+    return OZAKI_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + \
+        flops / (FP64_GEMM_GFLOPS * 1e9) + traffic / (MEMORY_GBS * 1e9)
 
 
-def choose(device: str, m: int, n: int, k: int, suffix: str, make_plan: Callable):
-    """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "ozaki-fp64" or
-    "blocked" (the classic kernel of the device); make_plan() returns _ozaki.plan's Plan and is
-    called only on the GPU for M*N*K >= OZAKI_MIN_WORK (plan is None otherwise)."""
+def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits") -> float:
+    """ozaki-int8's estimated time with S slices: the fixed cost, the scan, the int8 GEMMs of
+    the groups s = 2..S+1 over (s-1) Kp of the concatenated K (S(S+1) M N Kp operations) at the
+    int8 rate, the slicing (S bytes a digit) and S passes over C (int32 products, DD
+    accumulator in and out)."""
+    kp = -(-k // 16) * 16
+    ops = m * n * kp * slices * (slices + 1)
+    traffic = 16 * (m * k + k * n) + slices * kp * (m + n) + 36 * slices * m * n
+    return INT8_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + \
+        ops / (INT8_GEMM_TOPS * 1e12) + traffic / (MEMORY_GBS * 1e9)
+
+
+_ESTIMATES = {"fp64": ozaki_seconds, "int8": int8_seconds}
+
+
+def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callable):
+    """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "tsm", "blocked"
+    (the classic kernel of the device), "ozaki-fp64" or "ozaki-int8", whichever is estimated
+    fastest; make_plans() returns {engine: _ozaki Plan} for both engines (one scan of the
+    data) and is called only on the GPU for M*N*K >= OZAKI_MIN_WORK; plan is the chosen Ozaki
+    algorithm's (None otherwise)."""
     if _tsm.suits(m, n, k):
         return "tsm", (f"min(M, N) = {min(m, n)} <= {_tsm.MAX_COLUMNS}: the tall-and-skinny "
                        f"kernel"), None
@@ -51,10 +81,16 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plan: Callable
         return "blocked", "CPU: the classic kernel (faster than ozaki-fp64 as measured)", None
     if m * n * k < OZAKI_MIN_WORK:
         return "blocked", f"M*N*K = {m * n * k} < {OZAKI_MIN_WORK}: the classic kernel", None
-    plan = make_plan()
-    if plan.fallback is not None:
-        return "blocked", f"ozaki-fp64 falls back: {plan.fallback}", plan
-    ozaki, classic = ozaki_seconds(m, n, k, plan.slices), classic_seconds(m, n, k, suffix)
-    estimate = (f"estimated ozaki-fp64 {ozaki * 1e3:.3g} ms (S = {plan.slices}) against the "
-                f"classic kernel {classic * 1e3:.3g} ms ({suffix})")
-    return ("ozaki-fp64" if ozaki < classic else "blocked"), estimate, plan
+    plans = make_plans()
+    options = [("blocked", classic_seconds(m, n, k, suffix), None, f"({suffix})")]
+    falls_back = []
+    for engine, plan in plans.items():
+        if plan.fallback is not None:
+            falls_back.append(f"ozaki-{engine} falls back: {plan.fallback}")
+        else:
+            options.append((f"ozaki-{engine}", _ESTIMATES[engine](m, n, k, plan.slices,
+                                                                 plan.bound), plan,
+                            f"(S = {plan.slices})"))
+    algorithm, _, plan, _ = min(options, key=lambda o: o[1])
+    estimates = ", ".join(f"{name} {t * 1e3:.3g} ms {note}" for name, t, _, note in options)
+    return algorithm, "; ".join([f"estimated {estimates}"] + falls_back), plan

@@ -70,15 +70,21 @@ def _shares_memory(x: DDArray, c: DDArray) -> bool:
     return any(may_share(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
 
 
-def _plan(op_a, op_b, opts, info, engine: str = "fp64") -> _ozaki.Plan:
-    """ozaki-fp64's (engine "fp64") or ozaki-int8's ("int8") plan; info (a dict or None)
-    receives it and its time ("gemms" stays 0 until the plan is run)."""
+def _plan(op_a, op_b, opts, info, engines=("fp64",)) -> dict:
+    """The plans of the Ozaki engines ("fp64", "int8") from one scan of the data; info (a dict
+    or None) gets the time in seconds["plan"] (_record_plan adds the chosen plan)."""
     start = time.perf_counter()
-    plan = _ozaki.plan(op_a, op_b, opts, engine)
+    scanned = _ozaki.scan(op_a, op_b)
+    plans = {e: _ozaki.plan(op_a, op_b, opts, e, scanned) for e in engines}
+    if info is not None:
+        info["seconds"] = {"plan": time.perf_counter() - start}
+    return plans
+
+
+def _record_plan(plan: _ozaki.Plan, info) -> None:
     if info is not None:
         info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk, chunks=plan.chunks,
-                    gemms=0, fallback=plan.fallback, seconds={"plan": time.perf_counter() - start})
-    return plan
+                    gemms=0, bound=plan.bound, fallback=plan.fallback)
 
 
 def _check_writable(c: DDArray, device: str, routine: str) -> None:
@@ -222,15 +228,16 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     be = _backend.backend(device)
     plan = None
     if algorithm == "auto":
-        algorithm, reason, plan = _auto.choose(device, m, n, k, opts.suffix,
-                                               lambda: _plan(op_a, op_b, opts, info))
+        algorithm, reason, plan = _auto.choose(
+            device, m, n, k, opts.suffix, lambda: _plan(op_a, op_b, opts, info, _ozaki.ENGINES))
         _log.debug("rgemm M=%d N=%d K=%d on %s: algorithm='auto' chose %s: %s", m, n, k, device,
                    "cpu" if device == "cpu" and algorithm == "blocked" else algorithm, reason)
         if info is not None:
             info["auto"] = reason
     if algorithm in _OZAKI:
         if plan is None:
-            plan = _plan(op_a, op_b, opts, info, _OZAKI[algorithm])
+            plan = _plan(op_a, op_b, opts, info, (_OZAKI[algorithm],))[_OZAKI[algorithm]]
+        _record_plan(plan, info)
         if plan.fallback is None:
             if info is not None:
                 info.update(algorithm=algorithm, gemms=plan.gemms)

@@ -79,6 +79,7 @@ class Plan:
     fallback: str | None = None
     engine: str = "fp64"
     k: int = 0
+    bound: str = ""          # the GEMM that gave S's lower bound: "int8 first digits" / "float64"
 
     @property
     def gemms(self) -> int:
@@ -107,21 +108,19 @@ def budget(variant, k: int) -> Fraction:
             - 2 * bound_constant("add", variant))
 
 
-def slices_needed(m_min: float, k: int, beta: int, variant,
-                  max_slices: int = MAX_SLICES) -> int | None:
-    """The fewest S >= 2 for which, with M the exact scaled (|op(A)||op(B)|)_ij of any entry,
-    M >= L = m_min (1 - (K+2) u) (m_min: the smallest nonzero entry of the bound GEMM),
+def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES) -> int | None:
+    """The fewest S >= 2 for which, with M the exact scaled (|op(A)||op(B)|)_ij of any entry
+    with M > 0 and `low` <= M (a Fraction; None when every M is 0),
         K (S+1) 2^(-beta S) + c_add (1+2^-40) sum_(s=3..S) min(M, X_s) <= B M,
         X_s = (s-1) K 2^(-beta (s-2))
     (docs/ozaki.md, Theorem); None beyond max_slices. The left side minus the right is concave
-    and piecewise linear in M with kinks at the X_s, so it is checked at M = L and at the kinks
-    above L."""
+    and piecewise linear in M with kinks at the X_s, so it is checked at M = low and at the
+    kinks above it."""
     from .accuracy import bound_constant
-    if not math.isfinite(m_min):     # every (|A||B|)_ij is 0: C = beta C0 exactly
+    if low is None:     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
     c_add = bound_constant("add", variant) * _GROWTH
     room = budget(variant, k)
-    low = Fraction(m_min) * (1 - (k + 2) * _U)
     for s in range(2, max_slices + 1):
         kinks = [Fraction((r - 1) * k, 2 ** (beta * (r - 2))) for r in range(3, s + 1)]
 
@@ -133,42 +132,95 @@ def slices_needed(m_min: float, k: int, beta: int, variant,
     return None
 
 
-def plan(op_a, op_b, variant, engine: str = "fp64") -> Plan:
+@dataclass
+class Scan:
+    """What plan() reads from the data, for either engine: the exponents e_i, f_j, a lower
+    bound `low` of every nonzero scaled (|op(A)||op(B)|)_ij (a Fraction; None if all are 0)
+    and the GEMM it came from (`bound`), or a reason to fall back."""
+    row_exp: object = None
+    col_exp: object = None
+    low: Fraction | None = None
+    bound: str = ""
+    fallback: str | None = None
+
+
+def _first_digit_low(be, op_a, op_b, row_exp, col_exp):
+    """2^-14 min P_ij over the entries with P_ij > 0, P = |A_1| |B_1| the exact product of the
+    absolute first int8 digits (docs/ozaki.md, "The lower bound"), or None when some P_ij = 0
+    although row i of op(A) and column j of op(B) are both nonzero (then it proves nothing
+    there), or when K exceeds one int8 GEMM."""
+    xp = be.xp
+    (m, k), n = op_a.shape, op_b.shape[1]
+    if int8_padded(k) > int8_chunk():
+        return None
+    first = Plan(slices=1, beta=INT8_BITS, k=k)
+    ldp = -(-n // 4) * 4
+    da = int8_slices(be, op_a, row_exp, first, m, reverse=False)
+    db = int8_slices(be, op_b.T, col_exp, first, ldp, reverse=False)
+    xp.abs(da, out=da)
+    xp.abs(db, out=db)
+    p = xp.empty((m, ldp), dtype=np.int32)
+    (_cublas_int8 if op_a.device == "gpu" else _numpy_int8)(da, db, p)
+    p = p[:, :n]
+    live = (op_a.hi != 0).any(axis=1)[:, None] & (op_b.hi != 0).any(axis=0)[None, :]
+    if bool((live & (p == 0)).any()):
+        return None
+    smallest = int(xp.where(p > 0, p, np.int32(2 ** 31 - 1)).min())
+    return None if smallest == 2 ** 31 - 1 else Fraction(smallest, 2 ** (2 * INT8_BITS))
+
+
+def scan(op_a, op_b) -> Scan:
+    """The exponents and the lower bound of (|op(A)||op(B)|)_ij 2^-(e_i + f_j) for op(A)
+    (m x K) and op(B) (K x n), DDArrays on one device. The bound comes from the first int8
+    digits (exact, one int8 GEMM), or where that proves nothing from a float64 GEMM of the
+    scaled |hi| parts: M >= fl(M) (1 - (K+2) u). Falls back for inf or nan among the hi parts
+    (a normalized DD with a finite hi has a finite lo) and for entries too far below their
+    row's or column's largest."""
+    be = _backend.backend(op_a.device)
+    xp = be.xp
+    k = op_a.shape[1]
+    row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
+    mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
+    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
+    if not (bool(xp.isfinite(mag_a).all()) and bool(xp.isfinite(mag_b).all())):
+        return Scan(fallback="non-finite entries (inf or nan) in A or B")
+    for x, mag in ((op_a, mag_a), (op_b, mag_b)):  # a scaled entry may underflow to 0
+        if float(xp.where(x.hi != 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
+            return Scan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
+                                 f"column's (B) largest")
+    low = _first_digit_low(be, op_a, op_b, row_exp, col_exp)
+    if low is not None:
+        return Scan(row_exp, col_exp, low, "int8 first digits")
+    m_min = float(xp.where((bound := xp.matmul(mag_a, mag_b)) > 0, bound, np.inf).min())
+    low = Fraction(m_min) * (1 - (k + 2) * _U) if math.isfinite(m_min) else None
+    return Scan(row_exp, col_exp, low, "float64")
+
+
+def plan(op_a, op_b, variant, engine: str = "fp64", scanned: Scan | None = None) -> Plan:
     """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device, on the
-    engine "fp64" or "int8". An inf or nan among the hi parts reaches the bound GEMM
-    (inf * 0 = nan), which is how it is detected (a normalized DD with a finite hi has a finite
-    lo)."""
+    engine "fp64" or "int8"; scanned: scan(op_a, op_b) if already done (it serves both)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    xp = op_a.xp
     k = op_a.shape[1]
+    sc = scan(op_a, op_b) if scanned is None else scanned
     if engine == "fp64":
         chunk, max_slices = min(k, CHUNK), MAX_SLICES
         beta = slice_bits(chunk)
     else:
         chunk, max_slices, beta = int8_chunk(), INT8_MAX_SLICES, INT8_BITS
-    row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
-    mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
-    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
-    with np.errstate(invalid="ignore"):  # inf * 0 in NumPy's BLAS: the nan is the detection
-        bound = xp.matmul(mag_a, mag_b)  # (|op(A)||op(B)|)_ij 2^-(e_i + f_j), rounded
-    if not bool(xp.isfinite(bound).all()):
-        return Plan(fallback="non-finite entries (inf or nan) in A or B")
-    for x, mag in ((op_a, mag_a), (op_b, mag_b)):  # a scaled entry may underflow to 0
-        if float(xp.where(x.hi != 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
-            return Plan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
-                                 f"column's (B) largest")
-    m_min = float(xp.where(bound > 0, bound, np.inf).min())
-    s = slices_needed(m_min, k, beta, variant, max_slices)
+    if sc.fallback is not None:
+        return Plan(engine=engine, k=k, fallback=sc.fallback)
+    s = slices_needed(sc.low, k, beta, variant, max_slices)
     if s is None:
-        return Plan(beta=beta, engine=engine, k=k, fallback=f"more than {max_slices} slices "
-                    f"needed (entries far below their row's or column's largest)")
+        return Plan(beta=beta, engine=engine, k=k, bound=sc.bound, fallback=f"more than "
+                    f"{max_slices} slices needed (entries far below their row's or column's "
+                    f"largest)")
     if engine == "fp64":
         chunks = -(-k // chunk)
     else:
         chunks, chunk = -(-s * int8_padded(k) // chunk), min(chunk, s * int8_padded(k))
-    return Plan(slices=s, beta=beta, chunk=chunk, chunks=chunks, row_exp=row_exp,
-                col_exp=col_exp, engine=engine, k=k)
+    return Plan(slices=s, beta=beta, chunk=chunk, chunks=chunks, row_exp=sc.row_exp,
+                col_exp=sc.col_exp, engine=engine, k=k, bound=sc.bound)
 
 
 def _slice(be, kernel: str, x, exps, per_row: bool, p: Plan, out, o_rs: int, o_cs: int,

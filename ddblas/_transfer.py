@@ -349,7 +349,7 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
     K, may differ from the whole product's plan): within the same bound, possibly not the same
     last bits."""
     from ._gemm import rgemm
-    from ._ozaki import plan
+    from ._ozaki import ENGINES, plan, scan
     (m, k), n = op_a.shape, op_b.shape[1]
     suffix = opts.suffix
     modelled = algorithm
@@ -364,8 +364,8 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
     def compute(views, out):
         a, b = views
         if decided[0] == "auto":
-            decided[0], reason, _ = _auto.choose("gpu", m, n, k, suffix,
-                                                 lambda: plan(a, b, opts))
+            decided[0], reason, _ = _auto.choose("gpu", m, n, k, suffix, lambda: {
+                e: plan(a, b, opts, e, scanned) for scanned in [scan(a, b)] for e in ENGINES})
             if info is not None:
                 info["auto"] = reason + (" (S planned on the first chunk of rows)"
                                          if m * n * k >= _auto.OZAKI_MIN_WORK else "")

@@ -19,8 +19,12 @@ def _never_planned():
     raise AssertionError("the plan must not be computed here")
 
 
-def _planned(slices=5, fallback=None):
-    return lambda: _ozaki.Plan(slices=slices, beta=20, chunk=4096, chunks=1, fallback=fallback)
+def _planned(slices=5, int8_slices=15, fallback=None, int8_fallback=None):
+    return lambda: {"fp64": _ozaki.Plan(slices=slices, beta=20, chunk=4096, chunks=1,
+                                        fallback=fallback, bound="int8 first digits"),
+                    "int8": _ozaki.Plan(slices=int8_slices, beta=7, chunk=133136, chunks=1,
+                                        fallback=int8_fallback, engine="int8",
+                                        bound="int8 first digits")}
 
 
 def test_cpu_always_uses_the_classic_kernel():
@@ -35,21 +39,31 @@ def test_small_gpu_products_skip_the_plan():
 
 
 def test_large_gpu_products_compare_the_estimates():
+    """The smallest estimate wins: ozaki-int8 for large products, ozaki-fp64 when int8 needs
+    many more slices or falls back, the classic kernel when both need many slices."""
     algorithm, reason, plan = _auto.choose("gpu", 4096, 4096, 4096, FMA, _planned())
-    assert algorithm == "ozaki-fp64" and plan.slices == 5 and "S = 5" in reason
-    # many slices make ozaki-fp64 slower than the classic kernel
-    assert _auto.choose("gpu", 2048, 2048, 2048, FMA, _planned(16))[0] == "blocked"
+    assert algorithm == "ozaki-int8" and plan.slices == 15 and plan.engine == "int8"
+    assert "ozaki-fp64" in reason and "S = 5" in reason and "S = 15" in reason
+    algorithm, reason, plan = _auto.choose("gpu", 4096, 4096, 4096, FMA, _planned(
+        int8_fallback="more than 32 slices needed"))
+    assert algorithm == "ozaki-fp64" and plan.slices == 5 and "ozaki-int8 falls back" in reason
+    assert _auto.choose("gpu", 4096, 4096, 4096, FMA, _planned(int8_slices=30))[0] == "ozaki-fp64"
+    # many slices make both slower than the classic kernel
+    assert _auto.choose("gpu", 1536, 1536, 1536, FMA, _planned(16, 32))[0] == "blocked"
     # the variant's rate counts: at N = 1536 ozaki-fp64 beats fma/accurate, not fma/sloppy
     assert _auto.choose("gpu", 1536, 1536, 1536, FMA, _planned())[0] == "ozaki-fp64"
     assert _auto.choose("gpu", 1536, 1536, 1536, "fma_sloppy", _planned())[0] == "blocked"
-    algorithm, reason, _ = _auto.choose("gpu", 4096, 4096, 4096, FMA,
-                                        _planned(fallback="non-finite entries"))
-    assert algorithm == "blocked" and "falls back: non-finite" in reason
+    algorithm, reason, plan = _auto.choose("gpu", 4096, 4096, 4096, FMA, _planned(
+        fallback="non-finite entries", int8_fallback="non-finite entries"))
+    assert algorithm == "blocked" and plan is None
+    assert "ozaki-fp64 falls back: non-finite" in reason and "ozaki-int8 falls back" in reason
 
 
 def test_estimates_grow_with_work():
-    assert _auto.ozaki_seconds(2048, 2048, 2048, 6) > _auto.ozaki_seconds(2048, 2048, 2048, 5)
-    assert _auto.ozaki_seconds(2048, 2048, 4096, 5) > _auto.ozaki_seconds(2048, 2048, 2048, 5)
+    for estimate in (_auto.ozaki_seconds, _auto.int8_seconds):
+        assert estimate(2048, 2048, 2048, 6) > estimate(2048, 2048, 2048, 5)
+        assert estimate(2048, 2048, 4096, 5) > estimate(2048, 2048, 2048, 5)
+        assert estimate(2048, 2048, 2048, 5, "float64") > estimate(2048, 2048, 2048, 5)
     for suffix in _auto.CLASSIC_GPU_GFLOPS:
         assert _auto.classic_seconds(64, 64, 128, suffix) == \
             2 * _auto.classic_seconds(64, 64, 64, suffix)
@@ -76,15 +90,17 @@ def test_default_is_auto_with_info_and_log(device, caplog):
 @requires_gpu
 @pytest.mark.gpu
 def test_gpu_auto_runs_ozaki_on_large_products():
-    """N = 1536 (fma/accurate): the model picks ozaki-fp64; the result is ozaki-fp64's, bit for
-    bit, and within the bound on sampled entries."""
-    n = 1536
-    a = ddblas.random((n, n), seed=1, device="gpu")
-    b = ddblas.random((n, n), seed=2, device="gpu")
-    info = {}
-    c = ddblas.rgemm(a, b, info=info)
-    assert info["algorithm"] == "ozaki-fp64" and "S = " in info["auto"]
-    assert _same_bits(c, ddblas.rgemm(a, b, algorithm="ozaki-fp64"))
-    sample = dict(rows=[0, 700, n - 1], cols=[3, 1000, n - 2])
-    assert accuracy.gemm_error(c, a, b, **sample).within(
-        accuracy.bound("gemm", ddblas.Options(), n))
+    """N = 1536 (fma/accurate): the model picks ozaki-fp64 (int8 needs S ~ 15); N = 4096:
+    ozaki-int8. Each result is that algorithm's, bit for bit, and within the bound on sampled
+    entries."""
+    for n, expected in ((1536, "ozaki-fp64"), (4096, "ozaki-int8")):
+        a = ddblas.random((n, n), seed=1, device="gpu")
+        b = ddblas.random((n, n), seed=2, device="gpu")
+        info = {}
+        c = ddblas.rgemm(a, b, info=info)
+        assert info["algorithm"] == expected and "S = " in info["auto"]
+        assert info["bound"] == "int8 first digits"
+        assert _same_bits(c, ddblas.rgemm(a, b, algorithm=expected))
+        sample = dict(rows=[0, 700, n - 1], cols=[3, 1000, n - 2])
+        assert accuracy.gemm_error(c, a, b, **sample).within(
+            accuracy.bound("gemm", ddblas.Options(), n))

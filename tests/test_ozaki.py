@@ -86,6 +86,53 @@ def test_slice_bits_make_every_product_exact():
     assert _ozaki.slice_bits(1) == 26 and _ozaki.slice_bits(8192) == 20
 
 
+def _exact_scaled_products(a: ddblas.DDArray, b: ddblas.DDArray, row_exp, col_exp):
+    """(M, P) as Fraction matrices: M = |A||B| scaled by 2^-(e_i + f_j), P = |A_1||B_1| of the
+    first 7-bit digits trunc(x 2^(7 - e)), both exact."""
+    ea = np.array(exact_values(a), dtype=object).reshape(a.shape)
+    eb = np.array(exact_values(b), dtype=object).reshape(b.shape)
+    sa = np.array([[abs(ea[i, k]) / Fraction(2) ** int(row_exp[i]) for k in range(a.shape[1])]
+                   for i in range(a.shape[0])], dtype=object)
+    sb = np.array([[abs(eb[k, j]) / Fraction(2) ** int(col_exp[j]) for j in range(b.shape[1])]
+                   for k in range(b.shape[0])], dtype=object)
+    digit = np.vectorize(lambda v: int(v * 128), otypes=[object])
+    return sa.dot(sb), digit(sa).dot(digit(sb))
+
+
+@pytest.mark.parametrize("zero_rows", [(), (1,)])
+def test_scan_bound_from_first_digits_is_exact(device, zero_rows):
+    """On dense data the lower bound is 2^-14 min P of the first int8 digits, exactly, and below
+    every nonzero scaled (|A||B|)_ij; a zero row of A changes nothing (its entries are 0)."""
+    a = _scaled(5, 9, 71, 3, 30, 0, zero_rows, ()).to_device(device)
+    b = _scaled(9, 6, 72, 3, 0, 30, (), ()).to_device(device)
+    sc = _ozaki.scan(a, b)
+    assert sc.bound == "int8 first digits" and sc.fallback is None
+    row_exp, col_exp = (np.asarray(x.get() if device == "gpu" else x)
+                        for x in (sc.row_exp, sc.col_exp))
+    m, p = _exact_scaled_products(a.to_device("cpu"), b.to_device("cpu"), row_exp, col_exp)
+    live = [(i, j) for i in range(5) for j in range(6) if i not in zero_rows]
+    assert sc.low == Fraction(min(p[i, j] for i, j in live), 2 ** 14)
+    assert all(0 < sc.low <= m[i, j] for i, j in live)
+
+
+def test_scan_falls_back_to_the_float64_bound(device):
+    """Where a first-digit product is 0 but (|A||B|)_ij is not, or K exceeds one int8 GEMM, the
+    bound comes from the float64 GEMM, M >= fl(M)(1 - (K+2) u)."""
+    a = ddblas.array([[1.0, 2.0 ** -10], [1.0, 0.5]], device=device)
+    b = ddblas.array([[0.0, 1.0], [1.0, 1.0]], device=device)  # a[0] . b[:, 0]: digits 0
+    sc = _ozaki.scan(a, b)
+    assert sc.bound == "float64"
+    assert sc.low == Fraction(2.0 ** -12) * (1 - 4 * _ozaki._U)  # 2^-11 * 2^-1 scaled
+    a, b = _matrix(3, 40, 73, device), _matrix(40, 2, 74, device)
+    assert _ozaki.scan(a, b).bound == "int8 first digits"
+    with mock.patch.object(_ozaki, "INT8_CHUNK", 32):
+        assert _ozaki.scan(a, b).bound == "float64"
+    for algorithm in (OZAKI, "ozaki-int8"):
+        info = {}
+        ddblas.rgemm(a, b, algorithm=algorithm, info=info)
+        assert info["bound"] == "int8 first digits" and info["algorithm"] == algorithm
+
+
 def _scaled(rows, cols, seed, spread, row_spread, col_spread, zero_rows, zero_cols):
     """_matrix entries (within-row spread 2^+-spread) times 2^r_i per row and 2^c_j per column,
     with some rows and columns zeroed."""
@@ -246,29 +293,36 @@ def test_info_must_be_a_dict():
 
 
 # ---- GPU: bitwise equality with the CPU ----
+def check_gpu_equals_cpu(shape, algorithm, spread, limit, lengths, transposes=TRANS):
+    """For each transpose pair, and each variant with a chunk length (`lengths[v]` set as the
+    module constant `limit` of _ozaki, e.g. "CHUNK"): rgemm on the GPU gives the CPU's bits,
+    with the same S, on scaled data (within-row spread 2^+-spread, a zero row and column)."""
+    m, n, k = shape
+    for t, (transa, transb) in enumerate(transposes):
+        a = _scaled(*((m, k) if transa == "N" else (k, m)), 40 + t, spread, 30, 30, (0,), ())
+        b = _scaled(*((k, n) if transb == "N" else (n, k)), 50 + t, spread, 30, 30, (), (1,))
+        c0 = _matrix(m, n, 60 + t, "cpu")
+        for length, (fma, add) in zip(lengths, [(True, "accurate"), (True, "sloppy"),
+                                                (False, "accurate"), (False, "sloppy")]):
+            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
+                      algorithm=algorithm)
+            cpu_info, gpu_info = {}, {}
+            with mock.patch.object(_ozaki, limit, length):
+                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
+                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                                   info=gpu_info, **kw)
+            assert cpu_info["algorithm"] == gpu_info["algorithm"] == algorithm
+            assert cpu_info["slices"] == gpu_info["slices"]
+            assert cpu_info["bound"] == gpu_info["bound"]
+            assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
+
+
 @requires_gpu
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 129), (64, 64, 300), (129, 31, 1000)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_gpu_equals_cpu_bitwise(shape):
-    m, n, k = shape
-    for t, (transa, transb) in enumerate(TRANS):
-        a = _scaled(*((m, k) if transa == "N" else (k, m)), 40 + t, 20, 30, 30, (0,), ())
-        b = _scaled(*((k, n) if transb == "N" else (n, k)), 50 + t, 20, 30, 30, (), (1,))
-        c0 = _matrix(m, n, 60 + t, "cpu")
-        for length, (fma, add) in zip((_ozaki.CHUNK, 64, 7, 100),
-                                      [(True, "accurate"), (True, "sloppy"), (False, "accurate"),
-                                       (False, "sloppy")]):
-            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
-                      algorithm=OZAKI)
-            cpu_info, gpu_info = {}, {}
-            with chunk(length):
-                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
-                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
-                                   info=gpu_info, **kw)
-            assert cpu_info["algorithm"] == gpu_info["algorithm"] == OZAKI
-            assert cpu_info["slices"] == gpu_info["slices"]
-            assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
+    check_gpu_equals_cpu(shape, OZAKI, 20, "CHUNK", (_ozaki.CHUNK, 64, 7, 100))
 
 
 def test_too_few_slices_break_the_bound(variant):

@@ -17,7 +17,7 @@ from conftest import requires_gpu
 from ddblas import _backend, _ozaki, accuracy
 from ddvalues import dd_value, exact_values, to_ddarray
 from test_gemm import TRANS, _check_bound, _matrix
-from test_ozaki import _same_bits, _scaled
+from test_ozaki import _same_bits, _scaled, check_gpu_equals_cpu
 
 INT8 = "ozaki-int8"
 
@@ -265,24 +265,8 @@ def test_unknown_engine():
 @pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 129), (64, 64, 300), (129, 31, 1000),
                                    (8, 8, 140000)], ids=lambda s: "x".join(map(str, s)))
 def test_int8_gpu_equals_cpu_bitwise(shape):
-    m, n, k = shape
-    for t, (transa, transb) in enumerate(TRANS if k < 10 ** 5 else TRANS[:1]):
-        a = _scaled(*((m, k) if transa == "N" else (k, m)), 40 + t, 5, 30, 30, (0,), ())
-        b = _scaled(*((k, n) if transb == "N" else (n, k)), 50 + t, 5, 30, 30, (), (1,))
-        c0 = _matrix(m, n, 60 + t, "cpu")
-        for length, (fma, add) in zip((_ozaki.INT8_CHUNK, 64, 40, 1000),
-                                      [(True, "accurate"), (True, "sloppy"), (False, "accurate"),
-                                       (False, "sloppy")]):
-            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
-                      algorithm=INT8)
-            cpu_info, gpu_info = {}, {}
-            with chunk(length):
-                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
-                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
-                                   info=gpu_info, **kw)
-            assert cpu_info["algorithm"] == gpu_info["algorithm"] == INT8
-            assert cpu_info["slices"] == gpu_info["slices"]
-            assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
+    check_gpu_equals_cpu(shape, INT8, 5, "INT8_CHUNK", (_ozaki.INT8_CHUNK, 64, 40, 1000),
+                         TRANS if shape[2] < 10 ** 5 else TRANS[:1])
 
 
 @requires_gpu
