@@ -132,11 +132,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     "auto" (the default) picks by the shape and a cost model of measured rates (ddblas/_auto.py,
     docs/ozaki.md): "tsm" on both devices for tall-and-skinny products (min(M, N) <= 32 and
     max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
-    kernel for M*N*K < 1024^3, above that ozaki-fp64 when its estimated time (from the number of
-    slices its plan picks) is lower. All meet the bound below, so "auto" does too; its choice and
+    kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64 and
+    ozaki-int8 has the lowest estimated time (from the number of slices one scan of the data
+    gives each). All meet the bound below, so "auto" does too; its choice and
     the reason are in info["algorithm"] and info["auto"] and in a debug message of the logger
     "ddblas". Results equal the CPU's bit for bit when both devices pick the same algorithm;
-    where the GPU picks ozaki-fp64 they differ from the CPU's (both within the bound).
+    where the GPU picks an Ozaki scheme they differ from the CPU's (both within the bound).
     Or explicitly: "naive" (one element per thread, on either device: the reference), or on the
     GPU "tiled" (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2
     or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised
@@ -151,13 +152,14 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     when the rows alone cannot fill the GPU (gemm.h; a C with fewer rows than columns is
     computed as C^T); the same order on the CPU, so CPU == GPU bit for bit; info["tsm"] has its
     plan (transposed, width t2, groups, pieces, piece_len). "ozaki-int8" (both
-    devices, not chosen by "auto"): the same scheme with 7-bit slices (int8 digits in
+    devices): the same scheme with 7-bit slices (int8 digits in
     [-127, 127]) whose products are exact int8 x int8 -> int32 GEMMs (cuBLAS on the GPU, NumPy
     on the CPU), the products of one t + u as one GEMM over the concatenated K; the same bound,
     the same result on CPU and GPU and the same fallbacks (S up to 24; about 14 or more for
     full DD data). info: a dict to fill with what was done ("algorithm"; for "auto" its
-    reason, "auto"; when an Ozaki algorithm was planned
-    "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "fallback", "seconds" per
+    reason, "auto"; when an Ozaki algorithm ran or fell back
+    "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "bound" (the GEMM that gave
+    S's lower bound: "int8 first digits" or "float64"), "fallback", "seconds" per
     phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases);
     left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
