@@ -8,15 +8,16 @@ cupy.matmul (cuBLAS DGEMM) on the GPU; for "int8" cuBLAS int8 x int8 -> int32 GE
 and, on the CPU, numpy.matmul in float64 of the same int8 digits (exact as well: every partial
 sum is an integer below 2^31). docs/ozaki.md describes the method and proves the bound.
 
-plan() picks from the data
+scan() reads the data once for both engines, plan() then picks
 - e_i, f_j: the exponents of each row of op(A) and column of op(B) (|x| < 2^e, from frexp of hi);
 - beta, the bits per slice: for "fp64" floor((53 - ceil(log2 chunk)) / 2), chunk = min(K, CHUNK),
   so every slice product over a chunk of K is a sum of integers below 2^53, exact in any order;
   for "int8" INT8_BITS = 7 (digits in [-127, 127]), and the products with t + u = s are one
   GEMM over the concatenated K, cut into stretches of at most INT8_CHUNK (sums below 2^31);
 - S, the fewest slices for which the proven error stays within rgemm's classic bound
-  accuracy.bound("gemm", variant, K), using a float64 lower bound of (|op(A)||op(B)|)_ij
-  (one more float64 GEMM, for both engines);
+  accuracy.bound("gemm", variant, K), using scan()'s lower bound of the scaled
+  (|op(A)||op(B)|)_ij: an exact int8 GEMM of the absolute first 7-bit digits, or where that
+  proves nothing a float64 GEMM of the scaled |hi| parts;
 or a reason to fall back to the classic kernel (non-finite entries, entries more than 2^GAP_LIMIT
 below their row's or column's maximum, or more slices than the engine's limit).
 """
@@ -83,7 +84,7 @@ class Plan:
 
     @property
     def gemms(self) -> int:
-        """The bound's float64 |A||B| and the slice products: fp64, one per pair t + u <= S + 1
+        """The scan's bound GEMM and the slice products: fp64, one per pair t + u <= S + 1
         and chunk; int8, one per group s and stretch of its concatenated K, (s-1) padded K."""
         if self.engine == "fp64":
             return 1 + self.slices * (self.slices + 1) // 2 * self.chunks
