@@ -449,7 +449,8 @@ def _transfer_row(case, flops, bytes_in, bytes_out, rates, kernel, synchronous, 
                 overlapped_gflops=flops / seconds / 1e9,
                 model_fraction=flops / seconds / 1e9 / model, speedup=synchronous / seconds,
                 staging_seconds=(bytes_in + bytes_out) / rates.host, seconds=seconds,
-                chunk=info["transfer"]["chunk"], chunks=info["transfer"]["chunks"])
+                chunk=info["transfer"]["chunk"], chunks=info["transfer"]["chunks"],
+                registered=info["transfer"]["registered"])
 
 
 def suite_transfers(plan: Plan, progress) -> dict:
@@ -486,7 +487,7 @@ def suite_transfers(plan: Plan, progress) -> dict:
         rows.append(_transfer_row(case, 2 * m * k * n * batch, bytes_in, 16 * batch * m * n,
                                   rates, kernel, synchronous, overlapped))
     summary = dict(pinned_h2d_gbs=rates.h2d / 1e9, pinned_d2h_gbs=rates.d2h / 1e9,
-                   staging_gbs=rates.host / 1e9)
+                   staging_gbs=rates.host / 1e9, register_gbs=rates.register / 1e9)
     return dict(tables={"transfers": rows}, summary=summary, notes=[])
 
 

@@ -10,26 +10,43 @@ the kernel (the plain rgemm / rgemm_batched on device views, inside `with stream
 back into pinned memory, records an event, and goes on with chunk i + 1 while the GPU works. A
 slot is reused once its event has fired; then its result is copied into the caller's C.
 
+Registered mode. The staging copy runs at the host's memory rate (33 GB/s on the H100's host,
+below PCIe's 54) and every byte in and out passes it, so small-matrix batches, whose kernels are
+short, are bound by it. Instead the C-contiguous chunked arrays (hi and lo of each, and C) can be
+page-locked in place (cudaHostRegister, undone in a finally) and copied straight from and to the
+caller's memory by cudaMemcpyAsync; strided arrays keep the staging path. Registration has its
+own cost (the kernel pins every page and the driver maps it: from ~1 to ~100 GB/s depending on
+the host and on huge pages), paid before the first chunk, so no fixed size threshold fits every
+machine: rates() measures it once, like the copy rates, and the model below picks the faster
+mode; a registration CUDA refuses (memory already pinned, a read-only mapping, limits) falls
+back to staging.
+
 The model: Nakasato's T = T_comm + T_kernel ("On evaluation of matrix-multiply kernels on a GPU",
 eqs. 2-6) per chunk, as in Webster's chunk-size study of overlapped streams (figure 3.17). A
 chunk of c units has four stages:
-    T_host(c) = (bytes_in(c) + bytes_out(c)) / BW_host + HOST_CHUNK_SECONDS   (staging in and out)
+    T_host(c) = staged_bytes(c) / BW_host + HOST_CHUNK_SECONDS   (staging in and out)
     T_h2d(c)  = bytes_in(c) / BW_h2d
     T_k(c)    = the kernel's estimated time (rates of ddblas/_auto.py; LAUNCH_SECONDS added)
     T_d2h(c)  = bytes_out(c) / BW_d2h
 and the pipeline of n = ceil(units / c) chunks takes about
-    T(c) = bytes_fixed (1 / BW_host + 1 / BW_h2d) + sum of the stages + (n - 1) max of the stages:
-the operands sent once, one chunk's fill and drain, and the slowest stage once per further chunk.
+    T(c) = bytes_fixed (1 / BW_host + 1 / BW_h2d) [+ bytes_registered / BW_register]
+           + sum of the stages + (n - 1) max of the stages:
+the operands sent once (and the registration), one chunk's fill and drain, and the slowest stage
+once per further chunk. staged_bytes counts all bytes in and out when staging, only those of the
+strided arrays when registered.
 choose_chunk() takes the c of least T(c) among ceil(units / n), n = 1, 2, ..., with c at least
 the minimum that keeps the GPU full (rgemm: rows whose tiles cover every multiprocessor 3 times;
 rgemm_batched: MIN_BATCH_CHUNK_PER_SM products a multiprocessor) and the slots' buffers within
-MAX_STAGING_BYTES. The bandwidths are measured once per process (rates(): pinned copies of
-PROBE_BYTES each way and a staging copy).
+MAX_STAGING_BYTES, in each mode; _sized() keeps the faster. The bandwidths are measured once per
+process (rates(): pinned copies of PROBE_BYTES each way, a staging copy, a registration).
 """
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
+import math
+import mmap
 import os
 import time
 from collections.abc import Callable
@@ -52,7 +69,10 @@ LAUNCH_SECONDS = 2e-5         # one kernel launch
 # and 1.69 ms at 10^5 fit 0.15 ms + 2 m k n batch / 710 GFLOP/s.
 BATCHED_GPU_GFLOPS = 710.0
 BATCHED_FIXED_SECONDS = 1.5e-4
-MIN_BATCH_CHUNK_PER_SM = 64   # products per multiprocessor a batched chunk keeps at least
+# Products per multiprocessor a batched chunk keeps at least: the GPU's fill only; small chunks
+# are charged by BATCHED_FIXED_SECONDS (batch 1000, 7.6 a multiprocessor, took 0.13 ms on the
+# H100, within the fit). 64 forced one chunk, hence no overlap at all, up to batch 16895.
+MIN_BATCH_CHUNK_PER_SM = 16
 TYPICAL_SLICES = 5            # ozaki-fp64's S on random full-precision data (docs/ozaki.md)
 TILE_ROWS, TILE_COLS, WAVES = 64, 32, 3   # rgemm's b = 4 tile, and the tiles per multiprocessor
 
@@ -60,21 +80,25 @@ TILE_ROWS, TILE_COLS, WAVES = 64, 32, 3   # rgemm's b = 4 tile, and the tiles pe
 @dataclass(frozen=True)
 class Rates:
     """Bytes per second: pinned host to device, device to pinned host, pageable to pinned host
-    (COPY_THREADS threads)."""
+    (COPY_THREADS threads), and registering plus unregistering pageable memory (0: refused)."""
     h2d: float
     d2h: float
     host: float
+    register: float = 0.0
 
 
 @dataclass(frozen=True)
 class Work:
     """A chunked problem for the model: units (rows or products), bytes a unit brings in and
-    takes out, bytes sent once, and the kernel's seconds for a chunk of c units."""
+    takes out, bytes sent once, the kernel's seconds for a chunk of c units; for registered
+    mode, the bytes of unit_in + unit_out that skip staging and the bytes to register."""
     units: int
     unit_in: int
     unit_out: int
     fixed_in: int
     kernel_seconds: Callable[[int], float]
+    unit_direct: int = 0
+    registered: int = 0
 
 
 def check_chunk(chunk) -> None:
@@ -100,16 +124,20 @@ def target_device(device, operands: str) -> str:
 
 # ---- the model ----
 
-def model_seconds(work: Work, chunk: int, rates: Rates) -> float:
-    """T(chunk) of the module docstring."""
+def model_seconds(work: Work, chunk: int, rates: Rates, register: bool = False) -> float:
+    """T(chunk) of the module docstring, staged or registered."""
     c = min(chunk, work.units)
-    stages = ((c * (work.unit_in + work.unit_out)) / rates.host + HOST_CHUNK_SECONDS,
+    staged = work.unit_in + work.unit_out - (work.unit_direct if register else 0)
+    stages = (c * staged / rates.host + HOST_CHUNK_SECONDS,
               c * work.unit_in / rates.h2d, work.kernel_seconds(c), c * work.unit_out / rates.d2h)
     fixed = work.fixed_in / rates.host + work.fixed_in / rates.h2d
+    if register:
+        fixed += work.registered / rates.register if rates.register else math.inf
     return fixed + sum(stages) + (-(-work.units // c) - 1) * max(stages)
 
 
-def choose_chunk(work: Work, min_chunk: int, rates: Rates) -> tuple[int, float]:
+def choose_chunk(work: Work, min_chunk: int, rates: Rates,
+                 register: bool = False) -> tuple[int, float]:
     """(chunk, modelled seconds): the least T(c) over c = ceil(units / n), n = 1, 2, ...,
     with c >= min_chunk (or all units) and the slots' buffers within MAX_STAGING_BYTES (unless
     min_chunk alone exceeds it)."""
@@ -121,11 +149,11 @@ def choose_chunk(work: Work, min_chunk: int, rates: Rates) -> tuple[int, float]:
         if chunk < floor:
             break
         if chunk <= cap:
-            seconds = model_seconds(work, chunk, rates)
+            seconds = model_seconds(work, chunk, rates, register)
             if best is None or seconds < best[1]:
                 best = (chunk, seconds)
     if best is None:  # even MAX_CHUNKS chunks are above the cap
-        best = (cap, model_seconds(work, cap, rates))
+        best = (cap, model_seconds(work, cap, rates, register))
     return best
 
 
@@ -182,10 +210,46 @@ def _memcpy(dst_ptr: int, src_ptr: int, nbytes: int, to_device: bool, stream) ->
     runtime.memcpyAsync(dst_ptr, src_ptr, nbytes, kind, stream.ptr)
 
 
+def _contiguous(x: DDArray) -> bool:
+    return x.hi.flags.c_contiguous and x.lo.flags.c_contiguous
+
+
+def _register(arrays: list) -> list[int] | None:
+    """Page-lock host arrays in place: the pages they span, merged (hi and lo, or two operands,
+    may share a page, and a page registered twice is an error). The registered base addresses,
+    or None, with nothing left registered, where CUDA refuses."""
+    from cupy.cuda import runtime
+    page = mmap.PAGESIZE
+    spans = sorted((x.ctypes.data // page * page, -(-(x.ctypes.data + x.nbytes) // page) * page)
+                   for x in arrays if x.nbytes)
+    merged = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    done = []
+    try:
+        for start, end in merged:
+            runtime.hostRegister(start, end - start, 0)  # cudaHostRegisterDefault
+            done.append(start)
+    except runtime.CUDARuntimeError:
+        _unregister(done)
+        return None
+    return done
+
+
+def _unregister(addresses: list[int]) -> None:
+    from cupy.cuda import runtime
+    for address in addresses:
+        runtime.hostUnregister(address)
+
+
 @functools.lru_cache(maxsize=None)
 def rates() -> Rates:
     """The bandwidths of this machine, measured on first use: the best of 3 copies of
-    PROBE_BYTES each way between pinned host memory and the GPU, and of the staging copy."""
+    PROBE_BYTES each way between pinned host memory and the GPU, of the staging copy, and of
+    registering and unregistering PROBE_BYTES of (touched) pageable memory."""
     import cupy
     import cupyx
     words = PROBE_BYTES // 8
@@ -207,8 +271,12 @@ def rates() -> Rates:
         _memcpy(dst, src, PROBE_BYTES, to_device, stream)
         stream.synchronize()
 
+    registered, register = _register([pageable]), 0.0  # refused: never registered mode
+    if registered is not None:
+        _unregister(registered)
+        register = best(lambda: _unregister(_register([pageable])))
     return Rates(h2d=best(lambda: copy(True)), d2h=best(lambda: copy(False)),
-                 host=best(lambda: _copy(pinned, pageable)))
+                 host=best(lambda: _copy(pinned, pageable)), register=register)
 
 
 # ---- the pipeline ----
@@ -259,20 +327,85 @@ class _Staging:
             _copy(part.transpose(order), self.pinned[offset:offset + n].reshape(shape))
 
 
+class _Direct(_Staging):
+    """A device buffer for up to `size` DDs moving C-contiguous, registered host DDArrays
+    straight from and to the caller's memory: no pinned buffer, no host copy."""
+
+    def __init__(self, size: int):
+        import cupy
+        self.device = cupy.empty(2 * size)
+
+    def _views(self, x: DDArray):
+        axes = tuple(range(x.ndim))
+        return axes, axes, x.shape, x.size
+
+    def stage(self, x: DDArray) -> None:
+        pass
+
+    unstage = stage
+
+    def _copies(self, x: DDArray, to_device: bool, stream) -> None:
+        for offset, part in ((0, x.hi), (x.size, x.lo)):
+            device, host = self.device.data.ptr + 8 * offset, part.ctypes.data
+            dst, src = (device, host) if to_device else (host, device)
+            _memcpy(dst, src, 8 * x.size, to_device, stream)
+
+    def send(self, x: DDArray, stream) -> None:
+        self._copies(x, True, stream)
+
+    def receive(self, x: DDArray, stream) -> None:
+        self._copies(x, False, stream)
+
+
+def _with_direct(work: Work, operands: list[tuple[DDArray, bool]], out: DDArray,
+                 read_out: bool) -> Work:
+    """work with what registered mode moves straight from and to the caller's memory: its
+    C-contiguous chunked arrays (out both ways when read)."""
+    inputs = [x for x, chunked in operands if chunked and _contiguous(x)]
+    outs = [out] if _contiguous(out) else []
+
+    def per_unit(arrays):
+        return sum(16 * x.size // max(1, x.shape[0]) for x in arrays)
+
+    return dataclasses.replace(work, unit_direct=per_unit(inputs) + (1 + read_out) * per_unit(outs),
+                               registered=16 * sum(x.size for x in inputs + outs))
+
+
 def run(operands: list[tuple[DDArray, bool]], out: DDArray, read_out: bool, chunk: int,
-        compute: Callable[[list[DDArray], DDArray], None]) -> int:
+        compute: Callable[[list[DDArray], DDArray], None], register: bool) -> tuple[int, bool]:
     """The pipeline over axis 0 of `out` and of the operands marked chunked (True); the others
     are sent once. compute(device operands, device out) runs each chunk's kernel(s) on the
-    current stream. out is read (sent) when read_out. Returns the number of chunks."""
+    current stream. out is read (sent) when read_out. register: registered mode for the
+    C-contiguous chunked arrays and out. Returns the number of chunks and whether it
+    registered."""
+    direct = [register and chunked and _contiguous(x) for x, chunked in operands]
+    direct_out = register and _contiguous(out)
+    arrays = [x for (x, _), d in zip(operands, direct) if d] + ([out] if direct_out else [])
+    registered = _register([part for x in arrays for part in (x.hi, x.lo)]) if arrays else None
+    if registered is None:  # nothing to register, or refused: stage everything
+        direct, direct_out = [False] * len(operands), False
+    try:  # _pipeline synchronizes its streams before it returns or raises
+        return _pipeline(operands, direct, out, direct_out, read_out, chunk,
+                         compute), registered is not None
+    finally:
+        _unregister(registered or [])
+
+
+def _pipeline(operands: list[tuple[DDArray, bool]], direct: list[bool], out: DDArray,
+              direct_out: bool, read_out: bool, chunk: int,
+              compute: Callable[[list[DDArray], DDArray], None]) -> int:
+    """run() with each chunked array's mode decided (direct: registered)."""
     import cupy
     units = out.shape[0]
     chunks = -(-units // chunk)
     slots = min(STREAMS, chunks)
     streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(slots)]
     done = [cupy.cuda.Event(disable_timing=True) for _ in range(slots)]
-    per_unit = [x.size // max(1, x.shape[0]) for x, chunked in operands if chunked]
-    buffers = [[_Staging(chunk * size) for size in per_unit] for _ in range(slots)]
-    out_buffers = [_Staging(chunk * (out.size // units)) for _ in range(slots)]
+    kinds = [(_Direct if d else _Staging, x.size // max(1, x.shape[0]))
+             for (x, chunked), d in zip(operands, direct) if chunked]
+    buffers = [[kind(chunk * size) for kind, size in kinds] for _ in range(slots)]
+    out_buffers = [(_Direct if direct_out else _Staging)(chunk * (out.size // units))
+                   for _ in range(slots)]
     in_flight = [None] * slots  # the out chunk each slot computes
 
     def finish(slot):
@@ -319,24 +452,31 @@ def run(operands: list[tuple[DDArray, bool]], out: DDArray, read_out: bool, chun
             in_flight[slot] = out[part]
         for step in range(slots):  # the oldest chunk first
             finish((chunks + step) % slots)
-    finally:  # no buffer may be freed while a copy or kernel still uses it
+    finally:  # no buffer may be freed, nor memory unregistered, while a copy or kernel uses it
         for stream in streams:
             stream.synchronize()
     return chunks
 
 
-def transfer_info(chunk: int, chunks: int, seconds: float, r: Rates) -> dict:
-    return dict(chunk=chunk, chunks=chunks, streams=min(STREAMS, chunks), model_seconds=seconds,
-                h2d_gbs=r.h2d / 1e9, d2h_gbs=r.d2h / 1e9, host_gbs=r.host / 1e9)
+def transfer_info(chunk: int, chunks: int, registered: bool, seconds: float, r: Rates) -> dict:
+    return dict(chunk=chunk, chunks=chunks, streams=min(STREAMS, chunks), registered=registered,
+                model_seconds=seconds, h2d_gbs=r.h2d / 1e9, d2h_gbs=r.d2h / 1e9,
+                host_gbs=r.host / 1e9, register_gbs=r.register / 1e9)
 
 
-def _sized(work: Work, chunk, min_chunk: Callable[[], int]) -> tuple[int, float, Rates]:
-    """(chunk, modelled seconds, rates): the caller's chunk (at most all units) or the model's."""
+def _sized(work: Work, chunk, min_chunk: Callable[[], int]) -> tuple[int, float, bool, Rates]:
+    """(chunk, modelled seconds, register, rates): the caller's chunk (at most all units) or the
+    model's, in the mode (staged or registered) the model finds faster."""
     measured = rates()
     if chunk is None:
-        return (*choose_chunk(work, min_chunk(), measured), measured)
-    chunk = min(int(chunk), work.units)
-    return chunk, model_seconds(work, chunk, measured), measured
+        floor = min_chunk()
+        options = [(*choose_chunk(work, floor, measured, register), register)
+                   for register in (False, True)]
+    else:
+        chunk = min(int(chunk), work.units)
+        options = [(chunk, model_seconds(work, chunk, measured, register), register)
+                   for register in (False, True)]
+    return (*min(options, key=lambda option: option[1]), measured)
 
 
 def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bool, opts,
@@ -357,8 +497,12 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
         big = m * n * k >= _auto.OZAKI_MIN_WORK
         modelled = "ozaki-fp64" if big and _auto.ozaki_seconds(m, n, k, TYPICAL_SLICES) < \
             _auto.classic_seconds(m, n, k, suffix) else "blocked"
-    work = rgemm_work(m, n, k, not beta_zero, rgemm_kernel_seconds(modelled, n, k, suffix))
-    chunk, seconds, measured = _sized(work, chunk, lambda: rgemm_min_rows(n, _multiprocessors()))
+    operands = [(op_a, True), (op_b, False)]
+    work = _with_direct(rgemm_work(m, n, k, not beta_zero,
+                                   rgemm_kernel_seconds(modelled, n, k, suffix)),
+                        operands, c, not beta_zero)
+    chunk, seconds, register, measured = _sized(work, chunk,
+                                                lambda: rgemm_min_rows(n, _multiprocessors()))
     decided = [algorithm]
 
     def compute(views, out):
@@ -372,9 +516,10 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
         rgemm(a, b, out, alpha=alpha, beta=beta, fma=opts.fma, add=opts.add,
               algorithm=decided[0], block=block)
 
-    chunks = run([(op_a, True), (op_b, False)], c, not beta_zero, chunk, compute)
+    chunks, registered = run(operands, c, not beta_zero, chunk, compute, register)
     if info is not None:
-        info.update(algorithm=decided[0], transfer=transfer_info(chunk, chunks, seconds, measured))
+        info.update(algorithm=decided[0],
+                    transfer=transfer_info(chunk, chunks, registered, seconds, measured))
     return c
 
 
@@ -391,14 +536,17 @@ def gemm_batched(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_
     unit_in = sum(s for s, split in zip(sizes, chunked) if split) * 16 + \
         (16 * m * n if not beta_zero else 0)
     fixed_in = sum(s for s, split in zip(sizes, chunked) if not split) * 16
-    work = Work(batch, unit_in, 16 * m * n, fixed_in, batched_kernel_seconds(m, n, k, opts.suffix))
-    chunk, seconds, measured = _sized(work, chunk,
-                                      lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
+    operands = list(zip((op_a, op_b), chunked))
+    work = _with_direct(Work(batch, unit_in, 16 * m * n, fixed_in,
+                             batched_kernel_seconds(m, n, k, opts.suffix)),
+                        operands, c, not beta_zero)
+    chunk, seconds, register, measured = _sized(
+        work, chunk, lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
 
     def compute(views, out):
         rgemm_batched(*views, out, alpha=alpha, beta=beta, fma=opts.fma, add=opts.add)
 
-    chunks = run(list(zip((op_a, op_b), chunked)), c, not beta_zero, chunk, compute)
+    chunks, registered = run(operands, c, not beta_zero, chunk, compute, register)
     if info is not None:
-        info["transfer"] = transfer_info(chunk, chunks, seconds, measured)
+        info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)
     return c

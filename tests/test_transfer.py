@@ -4,6 +4,8 @@ is host memory (CPU); on a GPU, bitwise equality with rgemm / rgemm_batched on d
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import mmap
 import sys
 import types
 
@@ -17,6 +19,7 @@ from test_batched import _same, _stack
 from test_gemm import _matrix
 
 RATES = _transfer.Rates(h2d=25e9, d2h=25e9, host=10e9)
+FREE_REGISTRATION = dataclasses.replace(RATES, register=1e18)  # registered mode always wins
 
 
 # ---- arguments (CPU) ----
@@ -116,6 +119,19 @@ def test_chunking_pays_and_the_staging_cap_holds():
     assert _transfer.choose_chunk(work, huge, RATES)[0] >= huge
 
 
+def test_registered_model():
+    work = _transfer.Work(1000, 300, 100, 50, lambda c: 0.0, unit_direct=250, registered=350_000)
+    r = _transfer.Rates(h2d=1e6, d2h=1e6, host=1e6, register=1e7)
+    # staging only the 150 bytes a unit of the strided arrays, registering 350 kB first
+    stages = [100 * 150 / 1e6 + _transfer.HOST_CHUNK_SECONDS, 0.03, 0.0, 0.01]
+    fixed = 50 / 1e6 + 50 / 1e6 + 350_000 / 1e7
+    assert _transfer.model_seconds(work, 100, r, True) == pytest.approx(
+        fixed + sum(stages) + 9 * max(stages))
+    assert _transfer.model_seconds(work, 100, r) > _transfer.model_seconds(work, 100, r, True)
+    refused = dataclasses.replace(r, register=0.0)
+    assert _transfer.model_seconds(work, 100, refused, True) == float("inf")
+
+
 def test_batched_model_minimum():
     work = _transfer.Work(100000, 16 * (19 * 32 + 32 * 9), 16 * 19 * 9, 0,
                           _transfer.batched_kernel_seconds(19, 9, 32, "fma_accurate"))
@@ -169,8 +185,23 @@ class _Event:
 def fake_cupy(monkeypatch):
     """Copies are immediate memmoves; streams and events order nothing (everything is in order
     already), so this checks which bytes go where, not the overlap."""
+    registry = types.SimpleNamespace(live={}, calls=0, refuse=False)
+
+    class CUDARuntimeError(RuntimeError):
+        pass
+
+    def register(ptr, size, flags):
+        # CUDA refuses a page registered twice; _register passes whole pages
+        registry.calls += 1
+        assert ptr % mmap.PAGESIZE == 0 and size % mmap.PAGESIZE == 0 and flags == 0
+        if registry.refuse or any(ptr < end and start < ptr + size
+                                  for start, end in registry.live.items()):
+            raise CUDARuntimeError("cudaErrorHostMemoryAlreadyRegistered")
+        registry.live[ptr] = ptr + size
+
     runtime = types.SimpleNamespace(
-        memcpyHostToDevice=1, memcpyDeviceToHost=2,
+        memcpyHostToDevice=1, memcpyDeviceToHost=2, CUDARuntimeError=CUDARuntimeError,
+        hostRegister=register, hostUnregister=lambda ptr: registry.live.pop(ptr),
         memcpyAsync=lambda dst, src, n, kind, stream: ctypes.memmove(dst, src, n))
     cuda = types.SimpleNamespace(Stream=lambda **kw: _Stream(), Event=_Event,
                                  get_current_stream=_Stream, runtime=runtime)
@@ -187,6 +218,7 @@ def fake_cupy(monkeypatch):
         host(a), host(b), host(c), **kw))
     monkeypatch.setattr("ddblas._batched.rgemm_batched", lambda a, b, c, **kw: batched(
         host(a), host(b), host(c), **kw))
+    return registry
 
 
 def _host_pipeline(routine, a, b, c, **kw):
@@ -201,10 +233,13 @@ def _host_pipeline(routine, a, b, c, **kw):
     return run(a, b, c, alpha=alpha_dd, beta=beta_dd, beta_zero=beta_zero, opts=opts, **kw)
 
 
+@pytest.mark.parametrize("register", [False, True], ids=["staged", "registered"])
 @pytest.mark.parametrize("chunk", [1, 3, 7, 16, 100, None])
 @pytest.mark.parametrize("layout", ["NN", "TN", "NT", "strided"])
 @pytest.mark.parametrize("beta", [0, "0.5"])
-def test_rgemm_pipeline_on_host(fake_cupy, chunk, layout, beta):
+def test_rgemm_pipeline_on_host(fake_cupy, monkeypatch, register, chunk, layout, beta):
+    if register:
+        monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
     m, n, k = 16, 5, 9
     a = _matrix(k, m, 1, "cpu").T if layout == "TN" else _matrix(m, k, 1, "cpu")
     b = _matrix(n, k, 2, "cpu").T if layout == "NT" else _matrix(k, n, 2, "cpu")
@@ -219,13 +254,17 @@ def test_rgemm_pipeline_on_host(fake_cupy, chunk, layout, beta):
     t = info["transfer"]
     assert t["chunks"] == -(-m // t["chunk"]) and t["streams"] == min(3, t["chunks"])
     assert t["chunk"] == (min(chunk, m) if chunk else t["chunk"])
+    assert t["registered"] == register and not fake_cupy.live  # C is contiguous
 
 
+@pytest.mark.parametrize("register", [False, True], ids=["staged", "registered"])
 @pytest.mark.parametrize("chunk", [1, 2, 5, 64, None])
 @pytest.mark.parametrize("shapes", [(7, 7), (None, 7), (7, 1), (1, 1)],
                          ids=["both", "a-2d", "b-batch-1", "batch-1"])
 @pytest.mark.parametrize("beta", [0, "-1.5"])
-def test_batched_pipeline_on_host(fake_cupy, chunk, shapes, beta):
+def test_batched_pipeline_on_host(fake_cupy, monkeypatch, register, chunk, shapes, beta):
+    if register:
+        monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
     m, n, k = 3, 4, 5
     batch = max(s or 1 for s in shapes)
     a = _matrix(m, k, 1, "cpu") if shapes[0] is None else _stack(shapes[0], m, k, 1, "cpu")
@@ -236,6 +275,38 @@ def test_batched_pipeline_on_host(fake_cupy, chunk, shapes, beta):
     _host_pipeline("rgemm_batched", a, b, c, beta=beta, chunk=chunk, info=info)
     assert _same(c, ref)
     assert info["transfer"]["chunks"] == -(-batch // info["transfer"]["chunk"])
+    assert info["transfer"]["registered"] == register and not fake_cupy.live
+
+
+def _one_block(batch, m, n, seed):
+    """A C-contiguous DDArray whose hi and lo are halves of one array: they share a page."""
+    x = _stack(batch, m, n, seed, "cpu")
+    both = np.concatenate([x.hi, x.lo])
+    return ddblas.DDArray(both[:batch], both[batch:])
+
+
+@pytest.mark.parametrize("refuse", [False, True])
+def test_registration_merges_pages_and_falls_back(fake_cupy, monkeypatch, refuse):
+    monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
+    fake_cupy.refuse = refuse
+    a = _one_block(9, 3, 5, 1)
+    b = ddblas.DDArray(a.hi.copy(), a.lo.copy()).transpose(0, 2, 1)  # strided: staged
+    c0 = _stack(9, 3, 3, 3, "cpu")
+    ref = ddblas.rgemm_batched(a, b, c0.copy(), beta="0.5")
+    c, info = c0.copy(), {}
+    _host_pipeline("rgemm_batched", a, b, c, beta="0.5", chunk=4, info=info)
+    assert _same(c, ref) and info["transfer"]["registered"] == (not refuse)
+    assert fake_cupy.calls >= 1 and not fake_cupy.live  # registered once, all undone
+
+
+def test_registration_of_one_array_twice(fake_cupy, monkeypatch):
+    """a as both operands (and hi, lo sharing pages): each page is registered once."""
+    monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
+    a = _one_block(6, 4, 4, 1)
+    ref = ddblas.rgemm_batched(a, a)
+    c, info = ddblas.DDArray(np.empty((6, 4, 4)), np.empty((6, 4, 4))), {}
+    _host_pipeline("rgemm_batched", a, a, c, chunk=2, info=info)
+    assert _same(c, ref) and info["transfer"]["registered"] and not fake_cupy.live
 
 
 # ---- on the GPU ----
@@ -321,3 +392,78 @@ def test_gpu_batched_equals_device_call(chunk, shapes, trans):
     ddblas.rgemm_batched(a, b, out, beta="1.5", device="gpu", chunk=chunk, **kw)
     assert _same(out, ref)
 
+
+
+def _force_registration(monkeypatch):
+    measured = _transfer.rates()
+    monkeypatch.setattr(_transfer, "rates", lambda: dataclasses.replace(measured, register=1e18))
+
+
+def _unregistered(*arrays):
+    """None of arrays' pages is still registered: registering them again works."""
+    again = _transfer._register(list(arrays))
+    if again is not None:
+        _transfer._unregister(again)
+    return again is not None
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("chunk", [1, 7, 1000, None])
+@pytest.mark.parametrize("beta", [0, "1.5"])
+def test_gpu_batched_registered_equals_device_call(monkeypatch, chunk, beta):
+    _force_registration(monkeypatch)
+    a, b = _stack(300, 19, 32, 1, "cpu"), _stack(300, 32, 9, 2, "cpu")
+    c0 = _stack(300, 19, 9, 3, "cpu")
+    before = _host_copy(a), _host_copy(b)
+    ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                               alpha="0.75", beta=beta)
+    c, info = c0.copy(), {}
+    ddblas.rgemm_batched(a, b, c, alpha="0.75", beta=beta, device="gpu", chunk=chunk, info=info)
+    assert info["transfer"]["registered"] and _same(c, ref)
+    assert _same(a, before[0]) and _same(b, before[1])
+    assert _unregistered(a.hi, a.lo, b.hi, b.lo, c.hi, c.lo)
+    fresh = ddblas.rgemm_batched(a, b, device="gpu", chunk=chunk)  # C allocated by the call
+    assert _same(fresh, ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu")))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("trans", ["NN", "TN"])
+def test_gpu_rgemm_registered_equals_device_call(monkeypatch, trans):
+    _force_registration(monkeypatch)
+    a = _matrix(*((90, 200) if trans[0] == "T" else (200, 90)), 1, "cpu")
+    b, c0 = _matrix(90, 70, 2, "cpu"), _matrix(200, 70, 3, "cpu")
+    before = _host_copy(a)
+    kw = dict(transa=trans[0], algorithm="blocked", alpha="-0.25", beta="0.5")
+    ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"), **kw)
+    c, info = c0.copy(), {}
+    ddblas.rgemm(a, b, c, device="gpu", chunk=64, info=info, **kw)
+    # op(A) = A.T is strided (staged); C is registered in both cases
+    assert info["transfer"]["registered"] and _same(c, ref) and _same(a, before)
+    assert _unregistered(a.hi, a.lo, c.hi, c.lo)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("case", ["strided", "already-pinned"])
+def test_gpu_batched_falls_back_to_staging(monkeypatch, case):
+    """Nothing C-contiguous to register, or CUDA refusing: staged, the same bits."""
+    _force_registration(monkeypatch)
+    b = _stack(200, 9, 32, 2, "cpu").transpose(0, 2, 1)  # strided: always staged
+    if case == "strided":
+        a, c = _stack(400, 19, 32, 1, "cpu")[::2], _stack(200, 19, 18, 3, "cpu")[:, :, ::2]
+    else:
+        a, c = _stack(200, 19, 32, 1, "cpu"), _stack(200, 19, 9, 3, "cpu")
+    before, c0 = (_host_copy(a), _host_copy(b)), _host_copy(c)
+    ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                               beta="-1")
+    pinned = _transfer._register([a.hi]) if case == "already-pinned" else None
+    try:
+        info = {}
+        ddblas.rgemm_batched(a, b, c, beta="-1", device="gpu", chunk=64, info=info)
+    finally:
+        _transfer._unregister(pinned or [])
+    assert not info["transfer"]["registered"] and _same(c, ref)
+    assert _same(a, before[0]) and _same(b, before[1])
+    assert _unregistered(a.hi, a.lo, c.hi, c.lo)
