@@ -92,13 +92,16 @@ class Plan:
         return 1 + sum(-(-(s - 1) * kp // self.chunk) for s in range(2, self.slices + 2))
 
 
-def _exponents(xp, hi, axis: int):
-    """max over `axis` of the frexp exponent of hi (|hi| < 2^e), zeros ignored; 0 for all-zero
-    rows/columns (their slices are zero whatever e is)."""
-    _, e = xp.frexp(hi)
-    e = xp.where(hi != 0, e.astype(np.int64), np.int64(-(2 ** 20)))
-    m = e.max(axis=axis)
-    return xp.where(m == -(2 ** 20), np.int64(0), m).astype(np.int64)
+def _line_stats(xp, hi, axis: int):
+    """(e, largest, smallest) for each row (axis=1) or column (axis=0) of hi: the largest |hi|
+    (inf or nan where the line holds one: max propagates nan), the smallest nonzero |hi| (inf
+    for a zero line) and e, the frexp exponent of the largest, so |x| < 2^e for every entry
+    (int64; 0 for a zero line, whose slices are zero whatever e is)."""
+    mag = xp.abs(hi)
+    largest = mag.max(axis=axis)
+    smallest = xp.where(mag != 0, mag, np.inf).min(axis=axis)
+    e = xp.frexp(largest)[1].astype(np.int64)
+    return xp.where(largest > 0, e, np.int64(0)), largest, smallest
 
 
 def budget(variant, k: int) -> Fraction:
@@ -145,11 +148,11 @@ class Scan:
     fallback: str | None = None
 
 
-def _first_digit_low(be, op_a, op_b, row_exp, col_exp):
+def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     """2^-14 min P_ij over the entries with P_ij > 0, P = |A_1| |B_1| the exact product of the
     absolute first int8 digits (docs/ozaki.md, "The lower bound"), or None when some P_ij = 0
-    although row i of op(A) and column j of op(B) are both nonzero (then it proves nothing
-    there), or when K exceeds one int8 GEMM."""
+    although row i of op(A) and column j of op(B) are both nonzero (live_rows, live_cols: then
+    it proves nothing there), or when K exceeds one int8 GEMM."""
     xp = be.xp
     (m, k), n = op_a.shape, op_b.shape[1]
     if int8_padded(k) > int8_chunk():
@@ -163,8 +166,7 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp):
     p = xp.empty((m, ldp), dtype=np.int32)
     (_cublas_int8 if op_a.device == "gpu" else _numpy_int8)(da, db, p)
     p = p[:, :n]
-    live = (op_a.hi != 0).any(axis=1)[:, None] & (op_b.hi != 0).any(axis=0)[None, :]
-    if bool((live & (p == 0)).any()):
+    if bool((live_rows[:, None] & live_cols[None, :] & (p == 0)).any()):
         return None
     smallest = int(xp.where(p > 0, p, np.int32(2 ** 31 - 1)).min())
     return None if smallest == 2 ** 31 - 1 else Fraction(smallest, 2 ** (2 * INT8_BITS))
@@ -180,18 +182,19 @@ def scan(op_a, op_b) -> Scan:
     be = _backend.backend(op_a.device)
     xp = be.xp
     k = op_a.shape[1]
-    row_exp, col_exp = _exponents(xp, op_a.hi, 1), _exponents(xp, op_b.hi, 0)
-    mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
-    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
-    if not (bool(xp.isfinite(mag_a).all()) and bool(xp.isfinite(mag_b).all())):
+    (row_exp, row_max, row_min), (col_exp, col_max, col_min) = \
+        _line_stats(xp, op_a.hi, 1), _line_stats(xp, op_b.hi, 0)
+    if not (bool(xp.isfinite(row_max).all()) and bool(xp.isfinite(col_max).all())):
         return Scan(fallback="non-finite entries (inf or nan) in A or B")
-    for x, mag in ((op_a, mag_a), (op_b, mag_b)):  # a scaled entry may underflow to 0
-        if float(xp.where(x.hi != 0, mag, np.inf).min()) < 2.0 ** -GAP_LIMIT:
+    for exps, smallest in ((row_exp, row_min), (col_exp, col_min)):  # scaled may underflow to 0
+        if float(xp.ldexp(smallest, (-exps).astype(np.int32)).min()) < 2.0 ** -GAP_LIMIT:
             return Scan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
                                  f"column's (B) largest")
-    low = _first_digit_low(be, op_a, op_b, row_exp, col_exp)
+    low = _first_digit_low(be, op_a, op_b, row_exp, col_exp, row_max > 0, col_max > 0)
     if low is not None:
         return Scan(row_exp, col_exp, low, "int8 first digits")
+    mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
+    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
     m_min = float(xp.where((bound := xp.matmul(mag_a, mag_b)) > 0, bound, np.inf).min())
     low = Fraction(m_min) * (1 - (k + 2) * _U) if math.isfinite(m_min) else None
     return Scan(row_exp, col_exp, low, "float64")

@@ -30,7 +30,7 @@ def chunk(length):
 
 def _digits(x: ddblas.DDArray, per_row: bool, slices: int, beta: int):
     """(digits (S, R, C) as a NumPy array, exponents) from the slice kernel."""
-    exps = _ozaki._exponents(x.xp, x.hi, 1 if per_row else 0)
+    exps = _ozaki._line_stats(x.xp, x.hi, 1 if per_row else 0)[0]
     plan = _ozaki.Plan(slices=slices, beta=beta)
     out = _ozaki._slices(_backend.backend(x.device), x, exps, per_row, plan)
     return np.asarray(x.xp.asnumpy(out) if x.device == "gpu" else out), \

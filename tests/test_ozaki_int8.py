@@ -32,7 +32,7 @@ def chunk(length):
 def _int8_digits(x: ddblas.DDArray, slices: int, reverse: bool):
     """(digits (rows, S, Kp) as int64 in slice order t = 1..S, exponents per row, Kp) from the
     int8 slice kernel on x (R x K), rows = R + 3 (padding rows must stay zero)."""
-    exps = _ozaki._exponents(x.xp, x.hi, 1)
+    exps = _ozaki._line_stats(x.xp, x.hi, 1)[0]
     plan = _ozaki.Plan(slices=slices, beta=_ozaki.INT8_BITS, engine="int8", k=x.shape[1])
     out = _ozaki.int8_slices(_backend.backend(x.device), x, exps, plan, x.shape[0] + 3, reverse)
     out, exps = (out.get(), exps.get()) if x.device == "gpu" else (out, exps)
