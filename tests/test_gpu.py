@@ -89,7 +89,7 @@ def test_mixed_devices_say_how_to_move():
 
 
 def test_gpu_cache_file_is_written(tmp_path, monkeypatch):
-    from ddblas import _build, _gpu
+    from ddblas import _gpu
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
     _gpu.module.cache_clear()
     try:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ddblas
-from ddvalues import (DIV, MUL, SQRT, U, add_abs_constant, dd_arrays, dd_value, exact_values,
+from ddvalues import (DIV, MUL, SQRT, U, add_abs_constant, dd_arrays, exact_values,
                       is_normalized, rel_error, to_ddarray, ACCURATE_ADD)
 
 WIDE = dict(min_exp=-900, max_exp=900)
