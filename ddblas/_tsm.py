@@ -37,7 +37,8 @@ from ._ops import _strided
 TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
 TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
 TSM_DEPTHS = {"k": 16, "m": 8}  # t3, the k depth of a tile (BK), by op(A)'s layout (gemm_gpu.h)
-PIECE_ALIGN = 16             # pieces are whole tiles of either depth (the last one is shorter)
+PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
+                             # tiles (the same sums); the "k" kernels take any piece start
 MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
 MIN_ELEMENTS = 1 << 20       # and max(M, N) * K >= this
 TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
