@@ -50,7 +50,7 @@ def source(variants):
             lines.append(
                 f'extern "C" __global__ void __launch_bounds__({threads(cfg)}, {cfg[6]}) '
                 f'{kernel_name(i, v)}(DDBLAS_GEMM_PARAMS) {{ ddblas::gemm_shared<{tile}, true, '
-                f'true, true, ddblas::Variant<{VARIANTS[v]}>>(DDBLAS_GEMM_ARGS); }}')
+                f'true, true, ddblas::Variant<{VARIANTS[v]}>>(DDBLAS_GEMM_ARGS, 0, K); }}')
     return "\n".join(lines) + "\n"
 
 

@@ -14,7 +14,8 @@
 //            BM = t1 = 128 threads each own one row of A and accumulate a whole row of the
 //            TN = t2 columns of C in registers (an outer-product update per k); the BK x TN tile
 //            of B is shared through shared memory; A streams through once, BK = t3 elements per
-//            thread per tile, the next tile in flight. The K range is split into pieces (grid z)
+//            thread per tile (16 for a row-major op(A), else 8: the kernel macros below), the
+//            next tile in flight. The K range is split into pieces (grid z)
 //            when the rows alone give too few blocks (ddblas/_tsm.py chooses t2 and the pieces).
 // Tiles move global -> shared with cp.async (sm_80+; no staging registers, so more blocks fit
 // per SM), or with plain loads and stores on older GPUs.
@@ -57,9 +58,42 @@ __host__ __device__ constexpr int gemm_threads(int BM, int BN, int, int TM, int 
     return (BM / TM) * (BN / TN);
 }
 
+// GemmTiles: the shared-memory tiles of a configuration, STAGES deep: hi and lo parts apart
+// (64-bit accesses: 128-bit DD accesses measured 6% slower on the H100 at N = 4096,
+// docs/performance.md), k-major so the inner loop reads rows of them, one padding double a row
+// against bank conflicts. sizeof(GemmTiles) = STAGES BK (BM + BN + 2) 16 bytes (ddblas/_tsm.py's
+// dynamic_shared_bytes() computes the same).
+template <int BM, int BN, int BK, int STAGES>
+struct GemmTiles {
+    static constexpr int PAD = 1;
+    double a_hi[STAGES][BK][BM + PAD], a_lo[STAGES][BK][BM + PAD];
+    double b_hi[STAGES][BK][BN + PAD], b_lo[STAGES][BK][BN + PAD];
+};
+constexpr unsigned STATIC_SHARED_LIMIT = 48 * 1024;     // static __shared__ at most, per block
+constexpr unsigned DYNAMIC_SHARED_LIMIT = 227 * 1024;   // dynamic, after the opt-in (sm_90)
+
+// gemm_tiles: a block's tiles, in static shared memory when they fit its 48 KB, else in the
+// launch's dynamic shared memory, which must hold sizeof(Tiles) bytes (the kernel opted in).
+// Static where possible: ptxas allocates registers differently for dynamic tiles (4-byte spills
+// in tsm8 at sm_90 without a __launch_bounds__ minimum).
+template <class Tiles>
+__device__ __forceinline__ Tiles &gemm_tiles() {
+    static_assert(sizeof(Tiles) <= DYNAMIC_SHARED_LIMIT,
+                  "the tiles exceed the shared memory a block can have");
+    if constexpr (sizeof(Tiles) <= STATIC_SHARED_LIMIT) {
+        __shared__ Tiles tiles;
+        return tiles;
+    } else {
+        extern __shared__ double gemm_dynamic_tiles[];
+        return *reinterpret_cast<Tiles *>(gemm_dynamic_tiles);
+    }
+}
+
 // The layout of a tile's source in global memory decides which index consecutive threads walk,
 // so that their loads are coalesced: A_K_CONTIG means a_cs == 1 (op(A) row-major), otherwise
-// consecutive threads walk i (a_rs == 1, or a general stride); B_N_CONTIG means b_cs == 1.
+// consecutive threads walk i (a_rs == 1, or a general stride); B_N_CONTIG means b_cs == 1. With
+// A_K_CONTIG, a warp copies 32 / BK rows of BK doubles a part: BK = 16 makes each row's segment a
+// whole 128-byte line.
 template <int BM, int BN, int BK, int TM, int TN, int K_UNROLL, bool A_K_CONTIG, bool B_N_CONTIG,
           bool PREFETCH, class V>
 __device__ __forceinline__ void gemm_shared(
@@ -78,13 +112,11 @@ __device__ __forceinline__ void gemm_shared(
                   "per thread (then the first B_TILE threads load it)");
     constexpr int A_LOADS = BM * BK / THREADS;
     constexpr int B_LOADS = (B_TILE + THREADS - 1) / THREADS;
-    constexpr int PAD = 1;  // one double per row against shared-memory bank conflicts
     constexpr int STAGES = PREFETCH ? 2 : 1;
-
-    // hi and lo parts in separate tiles: 64-bit accesses (128-bit DD accesses measured 6% slower
-    // on the H100 at N = 4096, docs/performance.md).
-    __shared__ double as_hi[STAGES][BK][BM + PAD], as_lo[STAGES][BK][BM + PAD];
-    __shared__ double bs_hi[STAGES][BK][BN + PAD], bs_lo[STAGES][BK][BN + PAD];
+    using Tiles = GemmTiles<BM, BN, BK, STAGES>;
+    Tiles &tiles = gemm_tiles<Tiles>();
+    auto &as_hi = tiles.a_hi, &as_lo = tiles.a_lo;
+    auto &bs_hi = tiles.b_hi, &bs_lo = tiles.b_lo;
 
     const int tid = threadIdx.x;
     const int tx = tid % THREADS_N, ty = tid / THREADS_N;
@@ -210,9 +242,10 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 }  // namespace ddblas
 
 // ---- the extern "C" GPU GEMM kernels: ddblas_gemm_<algorithm>_<layout>_<variant> ----
-// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". CONFIG is "BM, BN, BK, TM, TN,
-// K_UNROLL" (the block has gemm_threads(CONFIG) threads; ddblas/_gemm.py launches the same);
-// MIN_BLOCKS the resident blocks per SM promised to ptxas (__launch_bounds__; 0: none).
+// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". A configuration is "BM, BN, BK, TM,
+// TN, K_UNROLL" (the block has gemm_threads(CONFIG) threads; ddblas/_gemm.py launches the same),
+// MIN_BLOCKS the resident blocks per SM promised to ptxas (__launch_bounds__; 0: none): _K for
+// the A "k" layouts, _M for the A "m" ones.
 // b4 is 64 x 32 x 8 with 128 threads, 3 blocks (12 warps) per SM: chosen on the H100 over the
 // 64 x 64 x 16 256-thread block (1 block per SM) and others (bench/tile_sweep.py).
 // Every kernel takes piece_len and piece_stride; those with PIECES (tsm) sum, in block z of the
@@ -220,6 +253,10 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // one piece (piece_len >= K, grid z = 1) is the whole product; several write their partial sums
 // (flags: alpha = 1, beta = 0) into a workspace for ddblas_gemm_pieces_<V>. The others sum all
 // of K (the pieces' index arithmetic cost b2 registers: spills on sm_90).
+// tsm with A "k" (row-major op(A)) uses BK = 16, so that a warp's copies are whole 128-byte lines
+// of two rows (at BK = 8: 64-byte segments, 58-62% of the H100's HBM bandwidth at t2 <= 2); its
+// 65-73 KB of tiles are dynamic (ddblas/_tsm.py) and fit 3 blocks an SM, the minimum promised.
+// With A "m" a warp copies 256 contiguous bytes at any BK: BK = 8 keeps 33-37 KB, 6 blocks.
 #define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, PIECES, A_K, B_N, LAYOUT, V) \
     DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(CONFIG), MIN_BLOCKS)                   \
         ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS, ddblas::index_t piece_len,       \
@@ -232,21 +269,21 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
             ddblas::dd{beta_hi, beta_lo}, c_hi + piece * piece_stride, c_lo + piece * piece_stride, \
             c_rs, c_cs, flags, k_begin, k_end);                                                  \
     }
-#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, PIECES, V)                       \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, true, true, kn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, true, false, kk, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, false, true, mn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG, PREFETCH, MIN_BLOCKS, PIECES, false, false, mk, V)
+#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG_K, MIN_BLOCKS_K, CONFIG_M, MIN_BLOCKS_M, PREFETCH, PIECES, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_K, PREFETCH, MIN_BLOCKS_K, PIECES, true, true, kn, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_K, PREFETCH, MIN_BLOCKS_K, PIECES, true, false, kk, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_M, PREFETCH, MIN_BLOCKS_M, PIECES, false, true, mn, V) \
+    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_M, PREFETCH, MIN_BLOCKS_M, PIECES, false, false, mk, V)
 #define DDBLAS_UNPACK(...) __VA_ARGS__
 #define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
-    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), false, 0, false, V)                         \
-    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), true, 0, false, V)                              \
-    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), true, 3, false, V)                               \
-    DDBLAS_GEMM_LAYOUTS(tsm1, (128, 1, 8, 1, 1, 8), true, 0, true, V)                             \
-    DDBLAS_GEMM_LAYOUTS(tsm2, (128, 2, 8, 1, 2, 8), true, 0, true, V)                              \
-    DDBLAS_GEMM_LAYOUTS(tsm4, (128, 4, 8, 1, 4, 8), true, 0, true, V)                              \
-    DDBLAS_GEMM_LAYOUTS(tsm8, (128, 8, 8, 1, 8, 4), true, 0, true, V)                              \
-    DDBLAS_GEMM_LAYOUTS(tsm16, (128, 16, 8, 1, 16, 2), true, 0, true, V)                           \
+    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), 0, (16, 16, 16, 1, 1, 16), 0, false, false, V) \
+    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), 0, (32, 32, 16, 2, 2, 4), 0, true, false, V)   \
+    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), 3, (64, 32, 8, 4, 4, 2), 3, true, false, V)     \
+    DDBLAS_GEMM_LAYOUTS(tsm1, (128, 1, 16, 1, 1, 8), 3, (128, 1, 8, 1, 1, 8), 0, true, true, V)   \
+    DDBLAS_GEMM_LAYOUTS(tsm2, (128, 2, 16, 1, 2, 8), 3, (128, 2, 8, 1, 2, 8), 0, true, true, V)   \
+    DDBLAS_GEMM_LAYOUTS(tsm4, (128, 4, 16, 1, 4, 8), 3, (128, 4, 8, 1, 4, 8), 0, true, true, V)   \
+    DDBLAS_GEMM_LAYOUTS(tsm8, (128, 8, 16, 1, 8, 4), 3, (128, 8, 8, 1, 8, 4), 0, true, true, V)   \
+    DDBLAS_GEMM_LAYOUTS(tsm16, (128, 16, 16, 1, 16, 2), 3, (128, 16, 8, 1, 16, 2), 0, true, true, V) \
     DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
         ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
     }

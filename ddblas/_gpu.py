@@ -13,6 +13,7 @@ from . import _build
 NVRTC_OPTIONS = ("--fmad=false", "--prec-div=true", "--prec-sqrt=true", "-std=c++17")
 THREADS_PER_BLOCK = 256
 MAX_BLOCKS = 65535
+STATIC_SHARED_BYTES = 48 * 1024  # dynamic shared memory a block gets without the kernel opting in
 
 
 def available() -> bool:
@@ -85,6 +86,19 @@ def cubin_path():
 
 
 @functools.lru_cache(maxsize=None)
+def _max_shared_bytes(device_id: int) -> int:
+    import cupy
+    return cupy.cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"]
+
+
+def max_shared_bytes() -> int:
+    """The dynamic shared memory a block of the current device may have after opting in (227 KB
+    on an H100, 163 KB on an A100, 64 KB on sm_75)."""
+    import cupy
+    return _max_shared_bytes(cupy.cuda.Device().id)
+
+
+@functools.lru_cache(maxsize=None)
 def module():
     """The compiled GPU kernels (a cupy.RawModule), built on first use and cached on disk."""
     import cupy
@@ -111,7 +125,11 @@ class GpuBackend:
     def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args,
                     shared_mem: int = 0) -> None:
         """Launch kernel(*args) on an explicit grid with `shared_mem` bytes of dynamic shared
-        memory a block: ints go as int64, floats as double."""
-        module().get_function(kernel)(grid, block, tuple(
+        memory a block (beyond STATIC_SHARED_BYTES the kernel opts in, on the current device):
+        ints go as int64, floats as double."""
+        function = module().get_function(kernel)
+        if shared_mem > STATIC_SHARED_BYTES:
+            function.max_dynamic_shared_size_bytes = shared_mem
+        function(grid, block, tuple(
             np.int64(a) if isinstance(a, int) else np.float64(a) if isinstance(a, float) else a
             for a in args), shared_mem=shared_mem)

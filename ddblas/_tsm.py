@@ -30,13 +30,15 @@ least MIN_ELEMENTS elements (below, the classic kernel: the same order, as P = 1
 from __future__ import annotations
 from dataclasses import dataclass
 
-from . import _auto, _backend
+from . import _auto, _backend, _gpu
 from ._array import DDArray
 from ._ops import _strided
 
 TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
 TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
-TSM_DEPTH = 8                # t3: the k depth of a tile (BK)
+TSM_DEPTHS = {"k": 16, "m": 8}  # t3, the k depth of a tile (BK), by op(A)'s layout (gemm_gpu.h)
+PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
+                             # tiles (the same sums); the "k" kernels take any piece start
 MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
 MIN_ELEMENTS = 1 << 20       # and max(M, N) * K >= this
 TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
@@ -87,8 +89,17 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
     wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
     pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), MAX_GRID_YZ))
     piece_len = -(-k // pieces)
-    piece_len = -(-piece_len // TSM_DEPTH) * TSM_DEPTH   # whole tiles (the last piece is shorter)
+    piece_len = -(-piece_len // PIECE_ALIGN) * PIECE_ALIGN
     return Plan(transposed, width, groups, -(-k // piece_len), piece_len, seconds)
+
+
+def dynamic_shared_bytes(width: int, a_layout: str) -> int:
+    """The dynamic shared memory a tsm<width> block needs for op(A)'s layout ("k": a_cs == 1 or a
+    general stride, "m": a_rs == 1): the size of gemm_gpu.h's GemmTiles (two stages of a
+    t3 x (t1 + 1) tile of op(A) and a t3 x (t2 + 1) tile of op(B), hi and lo, 8 bytes a value)
+    where it exceeds static shared memory ("k": 65-73 KB), else 0 (static tiles)."""
+    tiles = 2 * TSM_DEPTHS[a_layout] * (TSM_ROWS + 1 + width + 1) * 2 * 8
+    return tiles if tiles > _gpu.STATIC_SHARED_BYTES else 0
 
 
 def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,
@@ -110,11 +121,16 @@ def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: i
         out = DDArray(be.xp.empty((p.pieces, m, n)), be.xp.empty((p.pieces, m, n)))
         out_rs, out_cs, out_flags, scalars = n, 1, _ALPHA_ONE | _BETA_ZERO, (1.0, 0.0, 0.0, 0.0)
     if op_a.device == "gpu":
-        layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
+        a_layout = "m" if a_cs != 1 and a_rs == 1 else "k"
+        if dynamic_shared_bytes(p.width, a_layout) > _gpu.max_shared_bytes():  # sm_75: 64 KB
+            a_hi, a_lo = be.xp.asfortranarray(a_hi), be.xp.asfortranarray(a_lo)  # the same sums
+            a_rs, a_cs, a_layout = 1, m, "m"
+        layout = a_layout + ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_tsm{p.width}_{layout}_{suffix}",
                        (p.groups, -(-m // TSM_ROWS), p.pieces), (TSM_ROWS,),
                        m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *scalars,
-                       out.hi, out.lo, out_rs, out_cs, out_flags, p.piece_len, m * n)
+                       out.hi, out.lo, out_rs, out_cs, out_flags, p.piece_len, m * n,
+                       shared_mem=dynamic_shared_bytes(p.width, a_layout))
     else:
         for piece in range(p.pieces):
             k0, k1 = piece * p.piece_len, min(k, (piece + 1) * p.piece_len)

@@ -21,7 +21,7 @@ from test_gemm import TRANS, _check_bound, _matrix
 def many_pieces(monkeypatch):
     """Pieces of K as short as one element, as many as there are: small products get split."""
     monkeypatch.setattr(_tsm, "MIN_PIECE", 1)
-    monkeypatch.setattr(_tsm, "TSM_DEPTH", 1)
+    monkeypatch.setattr(_tsm, "PIECE_ALIGN", 1)
     monkeypatch.setattr(_tsm, "TARGET_BLOCKS", 10 ** 6)
     monkeypatch.setattr(_tsm, "WORKSPACE_SHARE", Fraction(1, 10 ** 6))
 
@@ -56,7 +56,7 @@ def test_plan_pieces_and_transposition():
     row_blocks = 8192 // _tsm.TSM_ROWS
     wanted = -(-_tsm.TARGET_BLOCKS // (row_blocks * p.groups))
     assert p.pieces == min(wanted, 8192 // _tsm.MIN_PIECE, 8192 // (_tsm.WORKSPACE_SHARE * 4))
-    assert p.piece_len % _tsm.TSM_DEPTH == 0 and p.piece_len >= _tsm.MIN_PIECE
+    assert p.piece_len % _tsm.PIECE_ALIGN == 0 and p.piece_len >= _tsm.MIN_PIECE
     assert (p.pieces - 1) * p.piece_len < 8192 <= p.pieces * p.piece_len
     q = _tsm.plan(4, 8192, 8192, "fma_sloppy")
     assert q.transposed and q.describe() == {**p.describe(), "transposed": True}
@@ -137,7 +137,7 @@ def test_tsm_within_bound(variant, m, n, k, trans, scalars, piece_len, seed):
     c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_tsm, "MIN_PIECE", 1)
-        patch.setattr(_tsm, "TSM_DEPTH", piece_len)
+        patch.setattr(_tsm, "PIECE_ALIGN", piece_len)
         patch.setattr(_tsm, "TARGET_BLOCKS", 10 ** 6)
         patch.setattr(_tsm, "WORKSPACE_SHARE", Fraction(1, 10 ** 6))
         c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
@@ -204,3 +204,16 @@ def test_gpu_pieces_and_auto(many_pieces):
     info = {}
     got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), info=info)
     assert info["algorithm"] == "tsm" and _same_bits(ddblas.rgemm(a, b), got)
+
+
+@requires_gpu
+@pytest.mark.gpu
+def test_gpu_without_room_for_deep_tiles(monkeypatch):
+    """A device whose blocks cannot have the row-major layout's 65-73 KB of tiles (sm_75: 64 KB)
+    gets op(A) copied column-major: the same sums, bit for bit."""
+    from ddblas import _gpu
+    monkeypatch.setattr(_gpu, "max_shared_bytes", lambda: _gpu.STATIC_SHARED_BYTES)
+    for n in (1, 3, 16):
+        a, b = _operands(300, n, 700, "N", "N", 50 + n, "cpu")
+        got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), algorithm="tsm")
+        assert _same_bits(ddblas.rgemm(a, b, algorithm="tsm"), got)
