@@ -14,9 +14,42 @@ from ._gemm import (_check_info, _check_writable, _flags, _new_output, _no_produ
 from ._ops import _operands, _strided
 from ._options import resolve
 
-THREADS = 64                  # DDBLAS_GEMM_BATCHED_THREADS of cuda_src/gemm_batched.h
+MAX_THREADS = 256             # DDBLAS_GEMM_BATCHED_MAX_THREADS of cuda_src/gemm_batched.h
+WARP = 32
 SHARED_BYTES = 48 * 1024      # dynamic shared memory a block may use without an opt-in
-MAX_GRID = 65535              # blocks launched at most (the kernel loops over the products)
+MAX_GRID = 65535              # blocks launched at most (the kernel loops over the groups)
+MAX_DIM = 2**31 - 1           # m and n at most (the kernel's 32-bit element coordinates)
+
+
+def _ceil_div(x: int, y: int) -> int:
+    return -(-x // y)
+
+
+def _gpu_launch(batch: int, m: int, n: int, k: int, a_bs: int, b_bs: int):
+    """(group, threads, shared bytes) of the GPU kernel: a block computes `group` products (G)
+    with `threads` threads over their G m n elements, in passes = ceil(G m n / MAX_THREADS)
+    of at most MAX_THREADS, balanced (whole warps). G (<= batch) maximises the busy lanes
+    G m n / (passes threads), ties to the smaller G; G > 1 only when G m n <= MAX_THREADS (one
+    pass) and the stage of G products' operands (a broadcast one once, 16 bytes a DD value) fits
+    SHARED_BYTES. shared: the stage's bytes, 0 when one product's does not fit (the kernel then
+    reads global memory)."""
+    elements = m * n
+
+    def stage(g):
+        return ((g if a_bs else 1) * m * k + (g if b_bs else 1) * k * n) * 16
+
+    def block(g):  # (threads, passes)
+        passes = _ceil_div(g * elements, MAX_THREADS)
+        return _ceil_div(_ceil_div(g * elements, passes), WARP) * WARP, passes
+
+    def busy(g):
+        threads, passes = block(g)
+        return g * elements / (threads * passes)
+
+    groups = [g for g in range(1, min(batch, MAX_THREADS // elements) + 1)
+              if stage(g) <= SHARED_BYTES]
+    group = max(groups, key=lambda g: (busy(g), -g), default=1)
+    return group, block(group)[0], stage(group) if stage(group) <= SHARED_BYTES else 0
 
 
 def _op(x: DDArray, flip: bool) -> DDArray:
@@ -45,8 +78,9 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
     semantics); when None a new array is returned and beta must be 0. alpha, beta: DD scalars;
     beta = 0 never reads C, alpha = 0 skips the products. fma, add: the arithmetic variant
     (default: ddblas.options). Strided and transposed views are read in place. One kernel launch
-    for the whole batch (GPU: a block of 64 threads per product, its operands staged in shared
-    memory when they fit; CPU: OpenMP over the products). Each element is summed exactly like
+    for the whole batch (GPU: a block per group of products, one thread per C element of the
+    group when they fit 256 threads, the group's operands staged in shared memory when they fit;
+    CPU: OpenMP over the products). Each element is summed exactly like
     rgemm's, so the result equals a loop of rgemm calls bit for bit, and the CPU equals the GPU;
     the error bound is rgemm's.
 
@@ -117,7 +151,9 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
     if device == "cpu":
         be.launch(kernel, batch * m * n, *args)
     else:
-        staged = (m * k + k * n) * 16
-        be.launch_grid(kernel, (min(batch, MAX_GRID),), (THREADS,), *args,
-                       shared_mem=staged if staged <= SHARED_BYTES else 0)
+        if max(m, n) > MAX_DIM:
+            raise ValueError(f"rgemm_batched on the GPU needs m, n <= {MAX_DIM}, got {m}, {n}")
+        group, threads, shared = _gpu_launch(batch, m, n, k, a_bs, b_bs)
+        be.launch_grid(kernel, (min(_ceil_div(batch, group), MAX_GRID),), (threads,), group,
+                       *args, shared_mem=shared)
     return c

@@ -11,6 +11,7 @@ import pytest
 
 import ddblas
 from ddvalues import exact_values
+from conftest import requires_gpu
 from test_gemm import TRANS, _check_bound, _matrix
 
 
@@ -103,6 +104,31 @@ def test_broadcast_over_more_products_than_blocks(device):
     assert _same(c[-1], ddblas.rgemm(a, b[-1]))
     assert _same(ddblas.rgemm_batched(b, a, transa="T", transb="T"),
                  ddblas.rgemm_batched(b, repeated, transa="T", transb="T"))
+
+
+@pytest.mark.parametrize("trans", [("N", "N"), ("T", "T")])
+@pytest.mark.parametrize("batches", [(37, 37), (None, 37), (37, None)],
+                         ids=["both", "a-2d", "b-2d"])
+def test_groups_with_a_partial_last_equal_loop(device, trans, batches):
+    """5 x 7 elements: the GPU computes groups of 7 products a block (ddblas/_batched.py), the
+    last of 37 products a group of 2; a broadcast operand is staged once for the group."""
+    transa, transb = trans
+    a = _operand(batches[0], 5, 11, transa != "N", 19, device)
+    b = _operand(batches[1], 11, 7, transb != "N", 20, device)
+    c = ddblas.rgemm_batched(a, b, transa=transa, transb=transb)
+    for p, ref in enumerate(_loop(a, b, None, 37, transa=transa, transb=transb)):
+        assert _same(c[p], ref), p
+
+
+@requires_gpu
+def test_gpu_groups_over_more_blocks_than_the_grid():
+    """Groups of 16 products (3 x 2 elements) over more groups than the GPU grid has blocks: a
+    block computes several groups, its broadcast A staged once; the last group is partial.
+    Equal to the CPU (rgemm_batched is bitwise equal on both devices)."""
+    batch = 65535 * 16 + 5
+    a, b = _matrix(3, 4, 21, "gpu"), _stack(batch, 4, 2, 22, "gpu")
+    c = ddblas.rgemm_batched(a, b, alpha="0.75")
+    assert _same(c, ddblas.rgemm_batched(a.to_device("cpu"), b.to_device("cpu"), alpha="0.75"))
 
 
 def test_k_zero_and_beta(device):
