@@ -17,6 +17,9 @@
 #pragma once
 #include "dd.h"
 #include "gemm.h"
+#if !defined(__CUDACC__)
+#include "gemm_cpu.h"  // DDBLAS_SIMD
+#endif
 
 namespace ddblas {
 
@@ -42,15 +45,26 @@ DD_HD double scale2(double x, index_t k) {
     return x * pow2(kk / 2) * pow2(kk - kk / 2);
 }
 
+// ozaki_trunc: trunc(x) for |x| < 2^63, the sign of a zero kept. The host converts to int64 and
+// back: the same value, and g++ vectorises it (std::trunc it does not under -ftrapping-math).
+DD_HD double ozaki_trunc(double x) {
+#if defined(__CUDA_ARCH__)
+    return trunc(x);
+#else
+    return copysign(double((long long)x), x);
+#endif
+}
+
 // ozaki_digit: trunc(r / 2^p), rounded toward zero, of the exact DD value r = hi + lo
 // (normalized, |r| < 2^(p + 52)). The scaling is exact unless |r.hi| / 2^p < 2^-1022, where the
 // digit is 0 anyway; when r.hi / 2^p is an integer, a tail of the opposite sign takes one off.
 DD_HD double ozaki_digit(dd r, index_t p) {
     const double x = scale2(r.hi, -p);
-    double d = trunc(x);
-    if (d == x && d != 0.0 && r.lo != 0.0 && signbit(r.lo) != signbit(r.hi))
-        d -= copysign(1.0, r.hi);
-    return d;
+    const double d = ozaki_trunc(x);
+    // Without branches, so that the host vectorises it (d - 0 is d, -0 included). Where the sign
+    // test matters r.hi and r.lo are both nonzero.
+    const bool off = (d == x) & (d != 0.0) & (r.lo != 0.0) & ((r.lo < 0.0) != (r.hi < 0.0));
+    return d - (off ? copysign(1.0, r.hi) : 0.0);
 }
 
 // ozaki_slice_step: the next digit d = trunc(r / 2^p) of r, and r -= d 2^p exactly. With
@@ -64,38 +78,54 @@ DD_HD double ozaki_slice_step(dd& r, index_t p) {
     return d;
 }
 
-// ozaki_group: the exact sum of `count` integer-valued float64 products p[c * plane], each below
-// 2^53 in magnitude (count < 2^26), as a normalized DD, times the power of two `scale`: two_sum
-// chains the leading parts, the (integer) errors add exactly in lo. The scaling is exact for
-// scale >= 2^-1000 (nonzero parts are at least 1).
-DD_HD dd ozaki_group(const double *p, index_t count, index_t plane, double scale) {
+// OzakiSum<double>: the exact sum of integer-valued float64 products, each below 2^53 in
+// magnitude (fewer than 2^26 of them), as a normalized DD, times the power of two `scale`:
+// two_sum chains the leading parts, the (integer) errors add exactly in lo. The scaling is exact
+// for scale >= 2^-1000 (nonzero parts are at least 1).
+template <class PRODUCT>
+struct OzakiSum;
+template <>
+struct OzakiSum<double> {
     double hi = 0.0, lo = 0.0;
-    for (index_t c = 0; c < count; ++c) {
+    DD_HD void add(double p) {
         double e;
-        two_sum(hi, p[c * plane], hi, e);
+        two_sum(hi, p, hi, e);
         lo += e;
     }
-    dd g;
-    two_sum(hi, lo, g.hi, g.lo);
-    g.hi *= scale;
-    g.lo *= scale;
-    return g;
-}
+    DD_HD dd value(double scale) const {
+        dd g;
+        two_sum(hi, lo, g.hi, g.lo);
+        g.hi *= scale;
+        g.lo *= scale;
+        return g;
+    }
+};
 
-// ozaki_group (int32 products): the exact sum of `count` int32 products p[c * plane]
-// (count < 2^31) as a normalized DD, times the power of two `scale`: summed in int64 (exact,
-// |sum| < 2^62), then split into its nearest float64 and the exact remainder (an integer,
-// |.| <= 2^9). The scaling is exact for scale >= 2^-1000 (nonzero parts are at least 1).
-DD_HD dd ozaki_group(const int *p, index_t count, index_t plane, double scale) {
+// OzakiSum<int>: the exact sum of int32 products (fewer than 2^31 of them) as a normalized DD,
+// times the power of two `scale`: summed in int64 (exact, |sum| < 2^62), then split into its
+// nearest float64 and the exact remainder (an integer, |.| <= 2^9). The scaling is exact for
+// scale >= 2^-1000 (nonzero parts are at least 1).
+template <>
+struct OzakiSum<int> {
     static_assert(sizeof(int) == 4, "int32 products");
     long long sum = 0;
-    for (index_t c = 0; c < count; ++c) sum += p[c * plane];
-    dd g;
-    g.hi = double(sum);
-    g.lo = double(sum - (long long)g.hi);
-    g.hi *= scale;
-    g.lo *= scale;
-    return g;
+    DD_HD void add(int p) { sum += p; }
+    DD_HD dd value(double scale) const {
+        dd g;
+        g.hi = double(sum);
+        g.lo = double(sum - (long long)g.hi);
+        g.hi *= scale;
+        g.lo *= scale;
+        return g;
+    }
+};
+
+// ozaki_group: the OzakiSum of the `count` products p[c * plane], c = 0, 1, ... in order.
+template <class PRODUCT>
+DD_HD dd ozaki_group(const PRODUCT *p, index_t count, index_t plane, double scale) {
+    OzakiSum<PRODUCT> s;
+    for (index_t c = 0; c < count; ++c) s.add(p[c * plane]);
+    return s.value(scale);
 }
 
 // ozaki_slice_entry: the digits t = 1..S of x against 2^(e - beta t) (ozaki_slice_step), digit t
@@ -115,6 +145,33 @@ DD_HD dd ozaki_scale(dd x, index_t e) {
     return r;
 }
 
+#if !defined(__CUDACC__)
+// The CPU kernels' loop over an R x C matrix: OpenMP over rows cut into pieces of OZAKI_PIECE
+// columns (a team only from 16384 entries on, as DDBLAS_FOR_EACH); f(i, j0, len) does row i,
+// columns j0 .. j0 + len - 1.
+constexpr index_t OZAKI_PIECE = 64;
+template <class F>
+inline void ozaki_for_each_piece(index_t R, index_t C, F f) {
+    const index_t pieces = (C + OZAKI_PIECE - 1) / OZAKI_PIECE, n = R * pieces;
+#pragma omp parallel for schedule(static) firstprivate(f) if (R * C >= 16384)
+    for (index_t w = 0; w < n; ++w) {
+        const index_t j0 = w % pieces * OZAKI_PIECE;
+        f(w / pieces, j0, C - j0 < OZAKI_PIECE ? C - j0 : OZAKI_PIECE);
+    }
+}
+
+// ozaki_sums_cpu: s[j] (zero on entry) += the products p[c * plane + j], c = 0 .. count - 1 in
+// order, j < len: ozaki_group's sums, one product plane at a time across a piece (vectorised).
+template <class PRODUCT>
+inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count, index_t plane,
+                           index_t len) {
+    for (index_t c = 0; c < count; ++c) {
+        const PRODUCT *pc = p + c * plane;
+        DDBLAS_SIMD for (index_t j = 0; j < len; ++j) s[j].add(pc[j]);
+    }
+}
+#endif
+
 }  // namespace ddblas
 
 // ---- kernels (included by kernels.h) ----
@@ -123,68 +180,131 @@ DD_HD dd ozaki_scale(dd x, index_t e) {
 // stored at out[i * o_rs + j * o_cs + o_t0 + (t - 1) * o_ts] (o_ts < 0: the slices in reverse
 // order). The digits sum to x up to a remainder of x's sign below 2^(e - beta S). Digit types:
 // double (ozaki-fp64) and signed char (ozaki-int8, beta = 7).
-#define DDBLAS_OZAKI_SLICE_KERNEL(NAME, DIGIT)                                                 \
-    DDBLAS_KERNEL NAME(ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices,           \
-                       ddblas::index_t beta, const double *x_hi, const double *x_lo,           \
-                       ddblas::index_t x_rs, ddblas::index_t x_cs,                             \
-                       const ddblas::index_t *exps, ddblas::index_t e_rs, ddblas::index_t e_cs, \
-                       DIGIT *out, ddblas::index_t o_rs, ddblas::index_t o_cs,                 \
-                       ddblas::index_t o_t0, ddblas::index_t o_ts) {                           \
-        const ddblas::index_t n = R * C;                                                       \
-        DDBLAS_FOR_EACH(w, n) {                                                                \
-            const ddblas::index_t i = w / C, j = w % C, off = i * x_rs + j * x_cs;             \
-            const ddblas::dd x = {x_hi[off], x_lo[off]};                                       \
-            ddblas::ozaki_slice_entry(x, exps[i * e_rs + j * e_cs], slices, beta,              \
-                                      out + i * o_rs + j * o_cs + o_t0, o_ts);                 \
-        }                                                                                      \
-    }
-DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice, double)
-DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice_int8, signed char)
+#define DDBLAS_OZAKI_SLICE_PARAMS(DIGIT)                                                           \
+    ddblas::index_t R, ddblas::index_t C, ddblas::index_t slices, ddblas::index_t beta,            \
+        const double *x_hi, const double *x_lo, ddblas::index_t x_rs, ddblas::index_t x_cs,        \
+        const ddblas::index_t *exps, ddblas::index_t e_rs, ddblas::index_t e_cs, DIGIT *out,       \
+        ddblas::index_t o_rs, ddblas::index_t o_cs, ddblas::index_t o_t0, ddblas::index_t o_ts
 
 // accumulate: acc = the exact sum (ozaki_group) of the `count` products of each entry,
 // products[c * M * ldp + i * ldp + j] (PRODUCT: double or int), times `scale` (first != 0), or
 // acc + that with the variant's DD addition. acc is contiguous M x N.
-#define DDBLAS_OZAKI_ACCUMULATE_KERNEL(PREFIX, PRODUCT, V)                                    \
-    DDBLAS_KERNEL ddblas_##PREFIX##_accumulate_##V(                                            \
-        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,  \
-        ddblas::index_t ldp, double scale, ddblas::index_t first, double *acc_hi,              \
-        double *acc_lo) {                                                                      \
-        const ddblas::index_t n = M * N;                                                       \
-        DDBLAS_FOR_EACH(w, n) {                                                                \
-            const ddblas::index_t i = w / N, j = w % N;                                        \
-            ddblas::dd g = ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale); \
-            if (!first) {                                                                      \
-                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                 \
-                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                           \
-            }                                                                                  \
-            acc_hi[w] = g.hi;                                                                  \
-            acc_lo[w] = g.lo;                                                                  \
-        }                                                                                      \
-    }
+#define DDBLAS_OZAKI_ACCUMULATE_PARAMS(PRODUCT)                                                    \
+    ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,          \
+        ddblas::index_t ldp, double scale, ddblas::index_t first, double *acc_hi, double *acc_lo
 
 // finish: the last group (s = 2) added to acc as in accumulate, the result scaled by
 // 2^(row_exp[i] + col_exp[j]) and C[i, j] = gemm_epilogue (alpha, beta, flags as in gemm.h),
 // stored canonically through C's strides.
-#define DDBLAS_OZAKI_FINISH_KERNEL(PREFIX, PRODUCT, V)                                        \
-    DDBLAS_KERNEL ddblas_##PREFIX##_finish_##V(                                                \
-        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,  \
-        ddblas::index_t ldp, double scale, const double *acc_hi, const double *acc_lo,         \
-        const ddblas::index_t *row_exp, const ddblas::index_t *col_exp, double alpha_hi,       \
-        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,           \
-        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags) {                   \
-        const ddblas::index_t n = M * N;                                                       \
-        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};              \
-        DDBLAS_FOR_EACH(w, n) {                                                                \
-            const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;             \
-            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                     \
-            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                            \
-                acc, ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale));      \
-            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                               \
-            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,    \
-                                                           flags);                             \
-            c_hi[off] = ddblas::canonical(r.hi);                                               \
-            c_lo[off] = ddblas::canonical(r.lo);                                               \
-        }                                                                                      \
+#define DDBLAS_OZAKI_FINISH_PARAMS(PRODUCT)                                                        \
+    ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, const PRODUCT *products,          \
+        ddblas::index_t ldp, double scale, const double *acc_hi, const double *acc_lo,             \
+        const ddblas::index_t *row_exp, const ddblas::index_t *col_exp, double alpha_hi,           \
+        double alpha_lo, double beta_hi, double beta_lo, double *c_hi, double *c_lo,               \
+        ddblas::index_t c_rs, ddblas::index_t c_cs, ddblas::index_t flags
+
+#if defined(__CUDACC__)
+// GPU: one thread per entry (DDBLAS_FOR_EACH).
+#define DDBLAS_OZAKI_SLICE_BODY(DIGIT)                                                             \
+    const ddblas::index_t n = R * C;                                                               \
+    DDBLAS_FOR_EACH(w, n) {                                                                        \
+        const ddblas::index_t i = w / C, j = w % C, off = i * x_rs + j * x_cs;                     \
+        const ddblas::dd x = {x_hi[off], x_lo[off]};                                               \
+        ddblas::ozaki_slice_entry(x, exps[i * e_rs + j * e_cs], slices, beta,                      \
+                                  out + i * o_rs + j * o_cs + o_t0, o_ts);                         \
+    }
+#define DDBLAS_OZAKI_ACCUMULATE_BODY(PRODUCT, V)                                                   \
+    const ddblas::index_t n = M * N;                                                               \
+    DDBLAS_FOR_EACH(w, n) {                                                                        \
+        const ddblas::index_t i = w / N, j = w % N;                                                \
+        ddblas::dd g = ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale);         \
+        if (!first) {                                                                              \
+            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                         \
+            g = ddblas::add_finite<ddblas::variants::V>(acc, g);                                   \
+        }                                                                                          \
+        acc_hi[w] = g.hi;                                                                          \
+        acc_lo[w] = g.lo;                                                                          \
+    }
+#define DDBLAS_OZAKI_FINISH_BODY(PRODUCT, V)                                                       \
+    const ddblas::index_t n = M * N;                                                               \
+    const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                      \
+    DDBLAS_FOR_EACH(w, n) {                                                                        \
+        const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;                     \
+        const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                             \
+        ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                                    \
+            acc, ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale));              \
+        r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                                       \
+        r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off, flags);    \
+        c_hi[off] = ddblas::canonical(r.hi);                                                       \
+        c_lo[off] = ddblas::canonical(r.lo);                                                       \
+    }
+#else
+// CPU: row pieces (ozaki_for_each_piece), each digit or product across the piece's columns at a
+// time (vectorised); every entry computes the GPU thread's sequence of operations.
+#define DDBLAS_OZAKI_SLICE_BODY(DIGIT)                                                             \
+    ddblas::ozaki_for_each_piece(R, C, [=](ddblas::index_t i, ddblas::index_t j0,                  \
+                                           ddblas::index_t len) {                                  \
+        ddblas::dd r[ddblas::OZAKI_PIECE];                                                         \
+        ddblas::index_t e[ddblas::OZAKI_PIECE];                                                    \
+        DIGIT d[ddblas::OZAKI_PIECE];                                                              \
+        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j) {                                    \
+            const ddblas::index_t off = i * x_rs + (j0 + j) * x_cs;                                \
+            r[j] = {x_hi[off], x_lo[off]};                                                         \
+            e[j] = exps[i * e_rs + (j0 + j) * e_cs];                                               \
+        }                                                                                          \
+        DIGIT *o = out + i * o_rs + j0 * o_cs + o_t0;                                              \
+        for (ddblas::index_t t = 0; t < slices; ++t) {                                             \
+            DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j)                                  \
+                d[j] = static_cast<DIGIT>(ddblas::ozaki_slice_step(r[j], e[j] - beta * (t + 1)));  \
+            for (ddblas::index_t j = 0; j < len; ++j) o[j * o_cs + t * o_ts] = d[j];               \
+        }                                                                                          \
+    });
+#define DDBLAS_OZAKI_ACCUMULATE_BODY(PRODUCT, V)                                                   \
+    ddblas::ozaki_for_each_piece(M, N, [=](ddblas::index_t i, ddblas::index_t j0,                  \
+                                           ddblas::index_t len) {                                  \
+        ddblas::OzakiSum<PRODUCT> s[ddblas::OZAKI_PIECE];                                          \
+        ddblas::ozaki_sums_cpu(s, products + i * ldp + j0, count, M * ldp, len);                   \
+        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j) {                                    \
+            const ddblas::index_t w = i * N + j0 + j;                                              \
+            ddblas::dd g = s[j].value(scale);                                                      \
+            if (!first) {                                                                          \
+                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                     \
+                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                               \
+            }                                                                                      \
+            acc_hi[w] = g.hi;                                                                      \
+            acc_lo[w] = g.lo;                                                                      \
+        }                                                                                          \
+    });
+#define DDBLAS_OZAKI_FINISH_BODY(PRODUCT, V)                                                       \
+    const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                      \
+    ddblas::ozaki_for_each_piece(M, N, [=](ddblas::index_t i, ddblas::index_t j0,                  \
+                                           ddblas::index_t len) {                                  \
+        ddblas::OzakiSum<PRODUCT> s[ddblas::OZAKI_PIECE];                                          \
+        ddblas::ozaki_sums_cpu(s, products + i * ldp + j0, count, M * ldp, len);                   \
+        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j) {                                    \
+            const ddblas::index_t w = i * N + j0 + j, off = i * c_rs + (j0 + j) * c_cs;            \
+            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                         \
+            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(acc, s[j].value(scale));        \
+            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j0 + j]);                              \
+            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,        \
+                                                           flags);                                 \
+            c_hi[off] = ddblas::canonical(r.hi);                                                   \
+            c_lo[off] = ddblas::canonical(r.lo);                                                   \
+        }                                                                                          \
+    });
+#endif
+
+#define DDBLAS_OZAKI_SLICE_KERNEL(NAME, DIGIT)                                                     \
+    DDBLAS_KERNEL NAME(DDBLAS_OZAKI_SLICE_PARAMS(DIGIT)) { DDBLAS_OZAKI_SLICE_BODY(DIGIT) }
+DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice, double)
+DDBLAS_OZAKI_SLICE_KERNEL(ddblas_ozaki_slice_int8, signed char)
+#define DDBLAS_OZAKI_ACCUMULATE_KERNEL(PREFIX, PRODUCT, V)                                         \
+    DDBLAS_KERNEL ddblas_##PREFIX##_accumulate_##V(DDBLAS_OZAKI_ACCUMULATE_PARAMS(PRODUCT)) {      \
+        DDBLAS_OZAKI_ACCUMULATE_BODY(PRODUCT, V)                                                   \
+    }
+#define DDBLAS_OZAKI_FINISH_KERNEL(PREFIX, PRODUCT, V)                                             \
+    DDBLAS_KERNEL ddblas_##PREFIX##_finish_##V(DDBLAS_OZAKI_FINISH_PARAMS(PRODUCT)) {              \
+        DDBLAS_OZAKI_FINISH_BODY(PRODUCT, V)                                                       \
     }
 
 // Both kernels per variant: ddblas_ozaki_{accumulate,finish}_<V> over float64 products
