@@ -144,9 +144,11 @@ def test_transfers_suite_without_gpu():
 def test_transfer_row_arithmetic():
     rates = _bench._transfer.Rates(h2d=10.0, d2h=5.0, host=20.0)
     row = _bench._transfer_row(dict(routine="x"), 1e9, 100, 80, rates, 4.0, 30.0,
-                               lambda info: info.update(transfer=dict(chunk=7, chunks=3)) or 20.0)
+                               lambda info: info.update(transfer=dict(chunk=7, chunks=3,
+                                                                        registered=True)) or 20.0)
     assert row["transfer_gflops"] == pytest.approx(1 / 16) and row["kernel_gflops"] == 0.25
     assert row["model_gflops"] == pytest.approx(1 / 16)
     assert row["model_fraction"] == pytest.approx(16 / 20) and row["speedup"] == 1.5
     assert row["staging_seconds"] == 9.0 and (row["chunk"], row["chunks"]) == (7, 3)
+    assert row["registered"] is True
     assert "of model" in _benchreport.text_table("transfers", [row])
