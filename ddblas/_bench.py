@@ -45,7 +45,7 @@ from ._gemm import _default_block, rgemm
 from ._ops import add, divide, multiply
 from ._options import Options
 
-BATCHED_CALLS = 20          # back-to-back rgemm_batched calls timed together (GPU throughput)
+BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
@@ -113,6 +113,35 @@ def _time_gpu(fn, repeat, calls=1):
         stop.synchronize()
         times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
     return statistics.median(times)
+
+
+def _time_gpu_graph(fn, repeat, calls):
+    """Median seconds per call of fn() as the GPU runs it: fn captured once into a CUDA graph on
+    a fresh stream, the graph launched `calls` times between CUDA events (the kernels alone,
+    without the ~0.1 ms of Python per call that back-to-back calls still pay when a kernel is
+    shorter). (seconds, "graph"), or (_time_gpu's, "stream") where capture fails."""
+    import cupy
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        fn()
+        try:
+            stream.begin_capture()
+            try:
+                fn()
+            finally:
+                graph = stream.end_capture()
+        except Exception:  # anything the capture refuses: time the calls instead
+            return _time_gpu(fn, repeat, calls), "stream"
+        times = []
+        for _ in range(repeat):
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record(stream)
+            for _ in range(calls):
+                graph.launch(stream)
+            stop.record(stream)
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
+    return statistics.median(times), "graph"
 
 
 def _time_wall(fn, repeat):
@@ -421,9 +450,10 @@ def suite_batched(plan: Plan, progress) -> dict:
         a = random((batch, m, k), seed=1, device=device)
         b = random((batch, k, n), seed=2, device=device)
         flops = 2 * m * k * n * batch
+        c = DDArray(a.xp.empty((batch, m, n)), a.xp.empty((batch, m, n)))
         t = time_on(device, lambda: rgemm_batched(a, b), plan.repeat)
-        t_stream = (_time_gpu(lambda: rgemm_batched(a, b), plan.repeat, calls=BATCHED_CALLS)
-                    if device == "gpu" else t)
+        t_stream, timing = (_time_gpu_graph(lambda: rgemm_batched(a, b, c), plan.repeat,
+                                            BATCHED_CALLS) if device == "gpu" else (t, "call"))
         loop = min(plan.batched_loop, batch)
         t_loop = time_on(device, lambda: [rgemm(a[p], b[p]) for p in range(loop)], plan.repeat)
         pad = [-(-d // 16) * 16 for d in (m, k, n)]
@@ -431,6 +461,7 @@ def suite_batched(plan: Plan, progress) -> dict:
         t_pad = time_on(device, lambda: rgemm_batched(pa, pb), plan.repeat)
         rows.append(dict(device=device, shape=f"{m}x{k}x{n}", batch=batch,
                          gflops=flops / t / 1e9, seconds=t, stream_gflops=flops / t_stream / 1e9,
+                         kernel_timing=timing,
                          ceiling_fraction=flops / t_stream / 1e9 / ceiling[device],
                          loop_speedup=t_loop * batch / loop / t,
                          padded_shape="x".join(map(str, pad)), padded_gflops=flops / t_pad / 1e9))
