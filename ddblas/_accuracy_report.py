@@ -5,8 +5,8 @@ documented bounds and write DIR/accuracy.md with four PNG plots:
 2. rgemm componentwise error against K for the four variants and float64, with the bounds;
 3. dot products: relative error against the condition number (2 ... 1e40) for float64 and the
    DD variants, with the u*cond and u^2*cond lines;
-4. rgemm's algorithms: the classic kernel and ozaki-fp64 against the exponent spread within the
-   rows of A and columns of B (with ozaki-fp64's S or its fallback), with the bound.
+4. rgemm's algorithms: the classic kernel, ozaki-fp64 and ozaki-int8 against the exponent spread
+   within the rows of A and columns of B (with the Ozaki schemes' S or fallback), with the bound.
 Every case runs on the CPU and, when present, on the GPU (results must agree bit for bit; GPU
 points are drawn over the CPU ones). Returns 1 (and prints the worst case) if any error exceeds
 its bound or the devices disagree, else 0.
@@ -33,7 +33,8 @@ VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "
 COLORS = {"fma/accurate": "tab:blue", "fma/sloppy": "tab:orange", "nofma/accurate": "tab:green",
           "nofma/sloppy": "tab:red", "float64": "black"}
 OPS = ["add", "sub", "mul", "div", "sqrt"]
-ALGORITHMS = {"blocked": "tab:blue", "ozaki-fp64": "tab:purple"}  # rgemm's, as plotted
+ALGORITHMS = {"blocked": "tab:blue", "ozaki-fp64": "tab:purple",  # rgemm's, as plotted
+              "ozaki-int8": "tab:orange"}
 U2 = float(accuracy.U2)
 
 
@@ -137,7 +138,7 @@ def _gemm(ks, m, devices, checks, progress):
 
 
 def _algorithms(spreads, m, ks, devices, checks, progress):
-    """The classic kernel ("blocked") and ozaki-fp64 at the default variant on A (m x K) and
+    """The classic kernel ("blocked") and the Ozaki schemes at the default variant on A (m x K) and
     B (K x m) whose entries spread over 2^[-e, e] within every row of A and column of B."""
     rows = []
     for k, e in ((k, e) for k in ks for e in spreads):
@@ -153,7 +154,8 @@ def _algorithms(spreads, m, ks, devices, checks, progress):
                 checks.devices(what, results["cpu"], results["gpu"])
             info = infos["cpu"]
             row = dict(k=k, spread=e, variant=algorithm, bound=limit,
-                       slices=info.get("slices") if info["algorithm"] == "ozaki-fp64" else None,
+                       slices=info.get("slices") if info["algorithm"] == algorithm != "blocked"
+                       else None,
                        fallback=info.get("fallback"))
             for device, result in results.items():
                 row[device] = accuracy.gemm_error(result, a, b).max
@@ -271,11 +273,12 @@ def _plot_algorithms(rows, path):
             if "gpu" in mine[0]:
                 ax.semilogy(xs, [max(r["gpu"], 1e-3) for r in mine], "x", color="black",
                             markersize=7, label="GPU" if name == "blocked" else None)
-            if name == "ozaki-fp64":
+            if name != "blocked":
                 for r in mine:
                     ax.annotate(f"S={r['slices']}" if r["slices"] else "fallback",
                                 (r["spread"], max(r["cpu"], 1e-3)), textcoords="offset points",
-                                xytext=(0, -12 if style == "-" else 6), ha="center",
+                                xytext=(0, (-12 if style == "-" else 6) * (1 + (name == "ozaki-int8"))),
+                                ha="center",
                                 fontsize=7, color=color)
         ax.semilogy(xs, [mine[0]["bound"]] * len(xs), "k" + ("--" if style == "-" else ":"),
                     linewidth=0.8, label=f"bound, K = {k}")
@@ -303,14 +306,19 @@ def _variant_table(rows, key, title, cell) -> list:
 
 
 def _algorithm_table(rows) -> list:
-    lines = ["| K | spread e | classic (blocked) | ozaki-fp64 | ozaki-fp64 S or fallback "
-             "| bound |", "|---|---|---|---|---|---|"]
+    ozaki = [name for name in ALGORITHMS if name != "blocked"]
+    lines = ["| K | spread e | classic (blocked) | " + " | ".join(
+        f"{name} | {name} S or fallback" for name in ozaki) + " | bound |",
+        "|---|---|---|" + "---|---|" * len(ozaki) + "---|"]
     for k, e in sorted({(r["k"], r["spread"]) for r in rows}):
-        classic, ozaki = (next(r for r in rows if (r["k"], r["spread"]) == (k, e)
-                               and r["variant"] == name) for name in ALGORITHMS)
-        how = f"S = {ozaki['slices']}" if ozaki["slices"] else f"fallback: {ozaki['fallback']}"
-        lines.append(f"| {k} | {e} | {classic['cpu']:.3g} | {ozaki['cpu']:.3g} | {how} | "
-                     f"{classic['bound']:.4g} |")
+        mine = {r["variant"]: r for r in rows if (r["k"], r["spread"]) == (k, e)}
+        cells = []
+        for name in ozaki:
+            r = mine[name]
+            cells.append(f"{r['cpu']:.3g} | " + (f"S = {r['slices']}" if r["slices"]
+                                                   else f"fallback: {r['fallback']}"))
+        lines.append(f"| {k} | {e} | {mine['blocked']['cpu']:.3g} | " + " | ".join(cells)
+                     + f" | {mine['blocked']['bound']:.4g} |")
     return lines
 
 
@@ -356,14 +364,15 @@ def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, sizes, devices,
             f"C = A·B with A {sizes['gemm_m']}×K, B K×{sizes['gemm_m']} "
             f"(K = {', '.join(map(str, sizes['spread_ks']))}), random DD entries times 2^e, e uniform in [−spread, spread] "
             "per entry, so each row of A and column of B spans about 2^(2·spread); default "
-            "variant (fma/accurate). The classic kernel (`algorithm=\"blocked\"`) and "
-            "ozaki-fp64 (docs/ozaki.md): its S grows with the spread (the slices must reach the "
-            "small entries) until it needs more than 16 or an entry lies more than 2^450 below "
-            "its row's largest, and it falls back to the classic kernel (then both columns are "
-            "the same result). Componentwise error, max over C; both are proven within the "
-            "same bound. ozaki-fp64 picks the fewest slices that meet the bound, so its error "
-            "is not always below the classic kernel's (at large K and small spread it can be "
-            "larger; docs/performance.md saw the same at N = 4096 and 8192).", "",
+            "variant (fma/accurate). The classic kernel (`algorithm=\"blocked\"`), ozaki-fp64 "
+            "and ozaki-int8 (docs/ozaki.md): their S grows with the spread (the slices must "
+            "reach the small entries) until they need more than 16 (fp64) or 32 (int8) or an "
+            "entry lies more than 2^450 below its row's largest, and they fall back to the "
+            "classic kernel (then the columns are the same result). Componentwise error, max "
+            "over C; all are proven within the same bound. The Ozaki schemes pick the fewest "
+            "slices that meet the bound, so their error is not always below the classic "
+            "kernel's (at large K and small spread it can be larger; docs/performance.md saw "
+            "the same at N = 4096 and 8192).", "",
             "![algorithms](accuracy-ozaki.png)", ""]
     out += _algorithm_table(algorithm_rows)
     out += ["", "## Dot products against the condition number", "",
