@@ -277,8 +277,8 @@ def _plot_algorithms(rows, path):
                 for r in mine:
                     ax.annotate(f"S={r['slices']}" if r["slices"] else "fallback",
                                 (r["spread"], max(r["cpu"], 1e-3)), textcoords="offset points",
-                                xytext=(0, (-12 if style == "-" else 6) * (1 + (name == "ozaki-int8"))),
-                                ha="center",
+                                xytext=(0, (-12 if style == "-" else 6)
+                                        * (2 if name == "ozaki-int8" else 1)), ha="center",
                                 fontsize=7, color=color)
         ax.semilogy(xs, [mine[0]["bound"]] * len(xs), "k" + ("--" if style == "-" else ":"),
                     linewidth=0.8, label=f"bound, K = {k}")
