@@ -9,7 +9,7 @@
 #   bash bench/device_run.sh bench   python -m ddblas bench all (SIZES overrides the GPU rgemm
 #                                    sizes), the report into docs/performance.md's "h100" section;
 #                                    the baseline libraries come from .whl/ (carry it)
-#   bash bench/device_run.sh profile-tsm  Nsight Compute of the tsm kernels at k = 1, 4, 16
+#   bash bench/device_run.sh profile-tsm  Nsight Compute of the tsm kernels (TSM_ARGS="n k ...": 8192 1 4 16)
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
@@ -93,11 +93,11 @@ echo "ncu exit $?"
 grep -E "GFLOP/s|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Registers Per|bank_conflicts|pipe_fp64|inst_executed.sum|No Eligible|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -40
 fi
 if [ "$stage" = profile-tsm ]; then
-echo "== ncu of the tsm kernels (k = 1, 4, 16; the second call of each)"
+echo "== ncu of the tsm kernels (TSM_ARGS: n and the widths; every call after the first)"
 timeout 300 ncu --kernel-name regex:ddblas_gemm_tsm --launch-skip 1 --launch-skip-before-match 0 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
     --section MemoryWorkloadAnalysis --metrics dram__bytes_read.sum.per_second,smsp__inst_executed_pipe_fp64.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active \
-    python3 bench/profile_tsm.py 8192 > "$OUT/ncu_tsm.txt" 2>&1
+    python3 bench/profile_tsm.py ${TSM_ARGS:-8192} > "$OUT/ncu_tsm.txt" 2>&1
 echo "ncu exit $?"
 grep -E "ddblas_gemm_tsm|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|dram__bytes_read|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|pipe_fp64|Stall|Warp Cycles Per Issued|Grid Size" "$OUT/ncu_tsm.txt" | head -60
 fi
