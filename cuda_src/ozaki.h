@@ -145,6 +145,28 @@ DD_HD dd ozaki_scale(dd x, index_t e) {
     return r;
 }
 
+// ozaki_accumulate_entry: acc[w] = g (first) or acc[w] + g with the variant's DD addition; the
+// per-entry step of the accumulate kernels, on either device.
+template <class V>
+DD_HD void ozaki_accumulate_entry(dd g, bool first, double *acc_hi, double *acc_lo, index_t w) {
+    if (!first) g = add_finite<V>(dd{acc_hi[w], acc_lo[w]}, g);
+    acc_hi[w] = g.hi;
+    acc_lo[w] = g.lo;
+}
+
+// ozaki_finish_entry: the last group g added to acc[w], the sum scaled by 2^e and
+// C[off] = gemm_epilogue (alpha, beta, flags as in gemm.h), stored canonically; the per-entry
+// step of the finish kernels, on either device.
+template <class V>
+DD_HD void ozaki_finish_entry(dd g, const double *acc_hi, const double *acc_lo, index_t w,
+                              index_t e, dd alpha, dd beta, double *c_hi, double *c_lo,
+                              index_t off, index_t flags) {
+    dd r = ozaki_scale(add_finite<V>(dd{acc_hi[w], acc_lo[w]}, g), e);
+    r = gemm_epilogue<V>(r, alpha, beta, c_hi, c_lo, off, flags);
+    c_hi[off] = canonical(r.hi);
+    c_lo[off] = canonical(r.lo);
+}
+
 #if !defined(__CUDACC__)
 // The CPU kernels' loop over an R x C matrix: OpenMP over rows cut into pieces of OZAKI_PIECE
 // columns (a team only from 16384 entries on, as DDBLAS_FOR_EACH); f(i, j0, len) does row i,
@@ -217,26 +239,18 @@ inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count
     const ddblas::index_t n = M * N;                                                               \
     DDBLAS_FOR_EACH(w, n) {                                                                        \
         const ddblas::index_t i = w / N, j = w % N;                                                \
-        ddblas::dd g = ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale);         \
-        if (!first) {                                                                              \
-            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                         \
-            g = ddblas::add_finite<ddblas::variants::V>(acc, g);                                   \
-        }                                                                                          \
-        acc_hi[w] = g.hi;                                                                          \
-        acc_lo[w] = g.lo;                                                                          \
+        ddblas::ozaki_accumulate_entry<ddblas::variants::V>(                                       \
+            ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale), first, acc_hi,     \
+            acc_lo, w);                                                                            \
     }
 #define DDBLAS_OZAKI_FINISH_BODY(PRODUCT, V)                                                       \
     const ddblas::index_t n = M * N;                                                               \
     const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                      \
     DDBLAS_FOR_EACH(w, n) {                                                                        \
-        const ddblas::index_t i = w / N, j = w % N, off = i * c_rs + j * c_cs;                     \
-        const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                             \
-        ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(                                    \
-            acc, ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale));              \
-        r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j]);                                       \
-        r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off, flags);    \
-        c_hi[off] = ddblas::canonical(r.hi);                                                       \
-        c_lo[off] = ddblas::canonical(r.lo);                                                       \
+        const ddblas::index_t i = w / N, j = w % N;                                                \
+        ddblas::ozaki_finish_entry<ddblas::variants::V>(                                           \
+            ddblas::ozaki_group(products + i * ldp + j, count, M * ldp, scale), acc_hi, acc_lo, w, \
+            row_exp[i] + col_exp[j], alpha, beta, c_hi, c_lo, i * c_rs + j * c_cs, flags);        \
     }
 #else
 // CPU: row pieces (ozaki_for_each_piece), each digit or product across the piece's columns at a
@@ -264,16 +278,9 @@ inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count
                                            ddblas::index_t len) {                                  \
         ddblas::OzakiSum<PRODUCT> s[ddblas::OZAKI_PIECE];                                          \
         ddblas::ozaki_sums_cpu(s, products + i * ldp + j0, count, M * ldp, len);                   \
-        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j) {                                    \
-            const ddblas::index_t w = i * N + j0 + j;                                              \
-            ddblas::dd g = s[j].value(scale);                                                      \
-            if (!first) {                                                                          \
-                const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                     \
-                g = ddblas::add_finite<ddblas::variants::V>(acc, g);                               \
-            }                                                                                      \
-            acc_hi[w] = g.hi;                                                                      \
-            acc_lo[w] = g.lo;                                                                      \
-        }                                                                                          \
+        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j)                                      \
+            ddblas::ozaki_accumulate_entry<ddblas::variants::V>(s[j].value(scale), first, acc_hi,  \
+                                                                acc_lo, i * N + j0 + j);           \
     });
 #define DDBLAS_OZAKI_FINISH_BODY(PRODUCT, V)                                                       \
     const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                      \
@@ -281,16 +288,10 @@ inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count
                                            ddblas::index_t len) {                                  \
         ddblas::OzakiSum<PRODUCT> s[ddblas::OZAKI_PIECE];                                          \
         ddblas::ozaki_sums_cpu(s, products + i * ldp + j0, count, M * ldp, len);                   \
-        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j) {                                    \
-            const ddblas::index_t w = i * N + j0 + j, off = i * c_rs + (j0 + j) * c_cs;            \
-            const ddblas::dd acc = {acc_hi[w], acc_lo[w]};                                         \
-            ddblas::dd r = ddblas::add_finite<ddblas::variants::V>(acc, s[j].value(scale));        \
-            r = ddblas::ozaki_scale(r, row_exp[i] + col_exp[j0 + j]);                              \
-            r = ddblas::gemm_epilogue<ddblas::variants::V>(r, alpha, beta, c_hi, c_lo, off,        \
-                                                           flags);                                 \
-            c_hi[off] = ddblas::canonical(r.hi);                                                   \
-            c_lo[off] = ddblas::canonical(r.lo);                                                   \
-        }                                                                                          \
+        DDBLAS_SIMD for (ddblas::index_t j = 0; j < len; ++j)                                      \
+            ddblas::ozaki_finish_entry<ddblas::variants::V>(                                       \
+                s[j].value(scale), acc_hi, acc_lo, i * N + j0 + j, row_exp[i] + col_exp[j0 + j],   \
+                alpha, beta, c_hi, c_lo, i * c_rs + (j0 + j) * c_cs, flags);                       \
     });
 #endif
 
