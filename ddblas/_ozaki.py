@@ -164,7 +164,7 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     xp.abs(da, out=da)
     xp.abs(db, out=db)
     p = xp.empty((m, ldp), dtype=np.int32)
-    (_cublas_int8 if op_a.device == "gpu" else _numpy_int8)(da, db, p)
+    int8_gemm(op_a.device)(da, db, p)
     p = p[:, :n]
     if bool((live_rows[:, None] & live_cols[None, :] & (p == 0)).any()):
         return None
@@ -301,11 +301,16 @@ class _Int8Products:
         length, b0, chunk = (s - 1) * self.kp, (self.p.slices - s + 1) * self.kp, self.p.chunk
         starts = range(0, length, chunk)
         out = self.xp.empty((len(starts), self.sa.shape[0], self.ldp), dtype=np.int32)
-        gemm = _cublas_int8 if self.device == "gpu" else _numpy_int8
+        gemm = int8_gemm(self.device)
         for c, k0 in enumerate(starts):
             k1 = min(k0 + chunk, length)
             gemm(self.sa[:, k0:k1], self.sb[:, b0 + k0:b0 + k1], out[c])
         return out, len(starts), self.ldp
+
+
+def int8_gemm(device: str):
+    """The exact int8 GEMM out (int32) = a b^T of the device: _cublas_int8 or _numpy_int8."""
+    return _cublas_int8 if device == "gpu" else _numpy_int8
 
 
 def _numpy_int8(a, b, out) -> None:

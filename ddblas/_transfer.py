@@ -488,8 +488,8 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
     same bits. ozaki-fp64 and tsm plan each chunk (ozaki-fp64's S and fallback, tsm's pieces of
     K, may differ from the whole product's plan): within the same bound, possibly not the same
     last bits."""
-    from ._gemm import rgemm
-    from ._ozaki import ENGINES, plan, scan
+    from ._gemm import _plan, rgemm
+    from ._ozaki import ENGINES
     (m, k), n = op_a.shape, op_b.shape[1]
     suffix = opts.suffix
     modelled = algorithm
@@ -508,8 +508,8 @@ def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bo
     def compute(views, out):
         a, b = views
         if decided[0] == "auto":
-            decided[0], reason, _ = _auto.choose("gpu", m, n, k, suffix, lambda: {
-                e: plan(a, b, opts, e, scanned) for scanned in [scan(a, b)] for e in ENGINES})
+            decided[0], reason, _ = _auto.choose("gpu", m, n, k, suffix,
+                                                 lambda: _plan(a, b, opts, None, ENGINES))
             if info is not None:
                 info["auto"] = reason + (" (S planned on the first chunk of rows)"
                                          if m * n * k >= _auto.OZAKI_MIN_WORK else "")
