@@ -159,6 +159,17 @@ def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread
     """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
     columns of op(B) scaled by up to 2^+-250, some of them zero, chunks of K down to 1:
     |C - exact| <= the classic bound, whether ozaki-fp64 ran or fell back."""
+    info = scaled_within_bound(OZAKI, "CHUNK", chunk_length, variant, m, n, k, trans, scalars,
+                               seed, spread, outer, zeros)
+    assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
+
+
+def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans, scalars, seed,
+                        spread, outer, zeros) -> dict:
+    """rgemm(algorithm=...) on _scaled operands (within-row spread 2^+-spread, rows of op(A) and
+    columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) with _ozaki's chunk
+    constant `limit` set to chunk_length (None: unchanged): |C - exact| <= the classic bound,
+    and the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
     transa, transb = trans
     alpha, beta = scalars
     op_a = _scaled(m, k, seed, spread, outer, 0, zeros, ())
@@ -167,12 +178,12 @@ def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread
     b = op_b.T.copy() if transb != "N" else op_b
     c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
     info = {}
-    with chunk(chunk_length or _ozaki.CHUNK):
+    with mock.patch.object(_ozaki, limit, chunk_length or getattr(_ozaki, limit)):
         c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
-                         transa=transa, transb=transb, algorithm=OZAKI, info=info, **variant)
+                         transa=transa, transb=transb, algorithm=algorithm, info=info, **variant)
     _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
-    assert (info["algorithm"] == OZAKI) == (info["fallback"] is None)
-    assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
+    assert (info["algorithm"] == algorithm) == (info["fallback"] is None)
+    return info
 
 
 def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
@@ -195,18 +206,20 @@ def test_k_equals_one(device, variant):
     _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
-def _ozaki_within_bound(a, b, variant):
-    """ozaki-fp64 runs (no fallback) on a @ b and its error is within the classic bound."""
+def ozaki_within_bound(a, b, variant, algorithm=OZAKI):
+    """The algorithm (ozaki-fp64 by default) runs (no fallback) on a @ b and its error is within
+    the classic bound. Returns C."""
     info = {}
-    c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
-    assert info["algorithm"] == OZAKI
+    c = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
+    assert info["algorithm"] == algorithm
     bound = accuracy.bound("gemm", ddblas.Options(**variant), a.shape[1])
     assert accuracy.gemm_error(c, a, b).within(bound)
+    return c
 
 
 def test_hilbert(device, variant):
     h = accuracy.hilbert(24, device=device)
-    _ozaki_within_bound(h, h, variant)
+    ozaki_within_bound(h, h, variant)
 
 
 def test_cancellation_heavy_dot_products(device, variant):
@@ -225,7 +238,7 @@ def test_cancellation_heavy_dot_products(device, variant):
     cancel[:, 20:] = -x[:, :20]
     cancel[0, 39] = 2.0 ** -80
     a = ddblas.DDArray(np.vstack([a.hi, cancel.hi]), np.vstack([a.lo, cancel.lo]))
-    _ozaki_within_bound(a.to_device(device), b.to_device(device), variant)
+    ozaki_within_bound(a.to_device(device), b.to_device(device), variant)
 
 
 def _same_bits(x, y):

@@ -17,7 +17,7 @@ from conftest import requires_gpu
 from ddblas import _backend, _ozaki, accuracy
 from ddvalues import dd_value, exact_values, to_ddarray
 from test_gemm import TRANS, _check_bound, _matrix
-from test_ozaki import _same_bits, _scaled, check_gpu_equals_cpu
+from test_ozaki import _same_bits, check_gpu_equals_cpu, ozaki_within_bound, scaled_within_bound
 
 INT8 = "ozaki-int8"
 
@@ -109,19 +109,8 @@ def test_int8_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, s
     fallback), rows of op(A) and columns of op(B) scaled by up to 2^+-250, some of them zero,
     int8 GEMMs cut into stretches of 16..64 of the concatenated K: |C - exact| <= the classic
     bound, whether ozaki-int8 ran or fell back."""
-    transa, transb = trans
-    alpha, beta = scalars
-    op_a = _scaled(m, k, seed, spread, outer, 0, zeros, ())
-    op_b = _scaled(k, n, seed + 1, spread, 0, outer, (), zeros)
-    a = op_a.T.copy() if transa != "N" else op_a
-    b = op_b.T.copy() if transb != "N" else op_b
-    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
-    info = {}
-    with chunk(chunk_length or _ozaki.INT8_CHUNK):
-        c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
-                         transa=transa, transb=transb, algorithm=INT8, info=info, **variant)
-    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
-    assert (info["algorithm"] == INT8) == (info["fallback"] is None)
+    info = scaled_within_bound(INT8, "INT8_CHUNK", chunk_length, variant, m, n, k, trans, scalars,
+                               seed, spread, outer, zeros)
     if info["fallback"] is None:
         assert info["beta"] == 7 and 2 <= info["slices"] <= _ozaki.INT8_MAX_SLICES
         assert info["gemms"] >= 1 + info["slices"]
@@ -154,28 +143,19 @@ def test_int8_k_equals_one(device, variant):
     _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
-def _int8_within_bound(a, b, variant):
-    info = {}
-    c = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
-    assert info["algorithm"] == INT8
-    bound = accuracy.bound("gemm", ddblas.Options(**variant), a.shape[1])
-    assert accuracy.gemm_error(c, a, b).within(bound)
-    return c
-
-
 def test_int8_hilbert_and_cancellation(device, variant):
     h = accuracy.hilbert(24, device=device)
-    _int8_within_bound(h, h, variant)
+    ozaki_within_bound(h, h, variant, INT8)
     x, y = accuracy.ill_conditioned_dot(40, 1e30, seed=3)
     a = ddblas.DDArray(x.hi[None, :], x.lo[None, :]).to_device(device)
     b = ddblas.DDArray(y.hi[:, None], y.lo[:, None]).to_device(device)
-    _int8_within_bound(a, b, variant)
+    ozaki_within_bound(a, b, variant, INT8)
 
 
 def test_int8_and_fp64_both_within_the_bound(variant):
     """Different beta, different results, one bound."""
     a, b = _matrix(9, 50, 5, "cpu", 8), _matrix(50, 6, 6, "cpu", 8)
-    c8 = _int8_within_bound(a, b, variant)
+    c8 = ozaki_within_bound(a, b, variant, INT8)
     info = {}
     c64 = ddblas.rgemm(a, b, algorithm="ozaki-fp64", info=info, **variant)
     assert info["algorithm"] == "ozaki-fp64"
