@@ -155,13 +155,13 @@ def _check_output(c: DDArray, shape: tuple, routine: str) -> None:
         what = "op(A) @ op(B) is " + "x".join(map(str, shape)) if len(shape) == 2 else \
             f"the batch of op(A) @ op(B) is {shape}"
         raise ValueError(f"c has shape {c.shape}, but {what}")
-    if not all(getattr(part.flags, "writeable", True) for part in (c.hi, c.lo)):
-        raise ValueError(f"c is read-only: {routine} overwrites c, pass a writable array")
     if c.size and any(s == 0 for part in (c.hi, c.lo) for s, d in zip(part.strides, shape)
                       if d > 1):
         raise ValueError(f"c must not have zero strides (a broadcast view): {routine} writes "
                          f"every element of c, pass an array with distinct elements (e.g. a "
                          f"copy())")
+    if not all(getattr(part.flags, "writeable", True) for part in (c.hi, c.lo)):
+        raise ValueError(f"c is read-only: {routine} overwrites c, pass a writable array")
 
 
 def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,
