@@ -58,7 +58,8 @@ def odd_view(values, layout):
         strides = tuple(-st for st in strides)
     size = 8 + offset + sum((d - 1) * st for d, st in zip(values.shape, strides) if st > 0)
     buffer = np.zeros(size + 8, np.uint8)
-    np.ndarray(values.shape, np.float64, buffer=buffer, offset=offset, strides=strides)[...] = values
+    view = np.ndarray(values.shape, np.float64, buffer=buffer, offset=offset, strides=strides)
+    view[...] = values
     memory = cupy.asarray(buffer)
     return cupy.ndarray(values.shape, np.float64, memptr=memory.data + offset, strides=strides)
 
@@ -66,7 +67,8 @@ def odd_view(values, layout):
 def laid_out(x, layout):
     """The GPU DDArray x with both parts laid out as `layout`."""
     parts = x.to_device("cpu")
-    return ddblas.DDArray(odd_view(np.array(parts.hi), layout), odd_view(np.array(parts.lo), layout))
+    return ddblas.DDArray(odd_view(np.array(parts.hi), layout),
+                          odd_view(np.array(parts.lo), layout))
 
 
 def host(x):

@@ -23,7 +23,7 @@ MEMORY_GBS = 2875.1             # the memory ceiling (1 GiB read + 1 GiB written
 OZAKI_FIXED_SECONDS = 1.7e-3    # ozaki-fp64 at N = 256 and 512 (1.9, 1.7 ms; its GEMMs < 0.1 ms)
 INT8_FIXED_SECONDS = 4.0e-3     # ozaki-int8's time beyond its GEMMs and passes at N = 1024
 OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
-TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (ddblas/_tsm.py) for min(M, N) <= this
+TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (_tsm.py) for min(M, N) <= this
 TSM_MIN_ELEMENTS = 1 << 20      # and max(M, N) * K >= this
 
 

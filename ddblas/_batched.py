@@ -94,7 +94,8 @@ def rgemm_batched(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=
     one of a, b must be 3-D. c: a (batch, m, n) DDArray that is overwritten and returned (BLAS
     semantics); when None a new array is returned and beta must be 0. alpha, beta: DD scalars;
     beta = 0 never reads C, alpha = 0 skips the products. fma, add: the arithmetic variant
-    (default: ddblas.options). Strided and transposed views are read in place. One kernel launch
+    (default: ddblas.options). Strided and transposed views are read in place, and c of any
+    layout is accepted, as by rgemm (ddblas/_gemmcall.py: the same checks). One kernel launch
     for the whole batch (GPU: a block per group of products, one thread per C element of the
     group when they fit 256 threads, the group's operands staged in shared memory when they fit;
     CPU: OpenMP over the products). Each element is summed exactly like

@@ -54,7 +54,8 @@ def _classic(call: GemmCall, plan=None) -> None:
         block = _default_block(m, n) if call.block is None else call.block
         kind = "tiled" if call.algorithm == "tiled" else f"b{block}"
         bm, bn, threads = _GEOMETRY["tiled" if call.algorithm == "tiled" else block]
-        layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
+        layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + \
+            ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{suffix}",
                        (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
 
@@ -87,7 +88,10 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised
     OpenMP kernel of cuda_src/gemm_cpu.h (threads: ddblas.cpu_threads). Every one of these sums
     each element over k in increasing order, so the results are identical bit for bit; strided
-    and transposed views are read in place. "ozaki-fp64" (both devices): exact float64 GEMMs of
+    and transposed views are read in place (where _backend.element_strides proves their
+    strides and address exact; others, such as record-array fields or misaligned views, are
+    copied; a c that kernels cannot address in place is computed into a copy and written back;
+    a c with zero strides is a ValueError). "ozaki-fp64" (both devices): exact float64 GEMMs of
     integer slices (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same
     bound, with the same result on CPU and GPU; it falls back to the classic kernel (the CPU
     kernel or "blocked") for non-finite inputs and badly scaled data. "tsm" (both devices): the
