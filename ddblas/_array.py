@@ -24,7 +24,7 @@ class DDArray:
     __slots__ = ("_hi", "_lo")
     __hash__ = None
 
-    def __init__(self, hi, lo=None):
+    def __init__(self, hi, lo=None, *, normalize: bool = True):
         if not _is_array(hi):
             hi = np.asarray(hi, dtype=np.float64)
         if lo is None:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import _tsm
-
 # classic kernel, GPU, GFLOP/s by variant: "blocked b=4", NN, N = 8192
 CLASSIC_GPU_GFLOPS = {"fma_accurate": 1080.7, "fma_sloppy": 1923.3, "nofma_accurate": 859.4,
                       "nofma_sloppy": 1239.9}
@@ -25,6 +23,13 @@ MEMORY_GBS = 2875.1             # the memory ceiling (1 GiB read + 1 GiB written
 OZAKI_FIXED_SECONDS = 1.7e-3    # ozaki-fp64 at N = 256 and 512 (1.9, 1.7 ms; its GEMMs < 0.1 ms)
 INT8_FIXED_SECONDS = 4.0e-3     # ozaki-int8's time beyond its GEMMs and passes at N = 1024
 OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
+TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (_tsm.py) for min(M, N) <= this
+TSM_MIN_ELEMENTS = 1 << 20      # and max(M, N) * K >= this
+
+
+def tsm_suits(m: int, n: int, k: int) -> bool:
+    """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K."""
+    return min(m, n) <= TSM_MAX_COLUMNS and max(m, n) * k >= TSM_MIN_ELEMENTS
 
 
 def classic_seconds(m: int, n: int, k: int, suffix: str) -> float:
@@ -74,8 +79,8 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callabl
     fastest; make_plans() returns {engine: _ozaki Plan} for both engines (one scan of the
     data) and is called only on the GPU for M*N*K >= OZAKI_MIN_WORK; plan is the chosen Ozaki
     algorithm's (None otherwise)."""
-    if _tsm.suits(m, n, k):
-        return "tsm", (f"min(M, N) = {min(m, n)} <= {_tsm.MAX_COLUMNS}: the tall-and-skinny "
+    if tsm_suits(m, n, k):
+        return "tsm", (f"min(M, N) = {min(m, n)} <= {TSM_MAX_COLUMNS}: the tall-and-skinny "
                        f"kernel"), None
     if device == "cpu":
         return "blocked", "CPU: the classic kernel (faster than ozaki-fp64 as measured)", None

@@ -77,13 +77,95 @@ def broadcast_shape(*shapes) -> tuple:
                          + " and ".join(map(str, shapes))) from None
 
 
+def data_address(x) -> int:
+    """The address of x's first element (NumPy or CuPy)."""
+    return x.data.ptr if is_gpu_array(x) else x.__array_interface__["data"][0]
+
+
+def element_strides(x) -> tuple | None:
+    """x's strides in items (x.itemsize bytes) when a kernel can address x in place with them,
+    else None. This is the one conversion of byte strides to kernel strides: it proves the
+    address of the first item and the stride of every axis longer than 1 to be multiples of the
+    item size (a record-array field, an ndarray at a byte offset or a frombuffer view may break
+    either; `stride // itemsize` would then address the wrong bytes). Zero strides (broadcast)
+    and negative strides are exact like any other. An axis of length <= 1 is never stepped
+    along: its stride is given as 0 when it is not a multiple."""
+    size = x.itemsize
+    if x.size and data_address(x) % size:
+        return None
+    strides = []
+    for extent, stride in zip(x.shape, x.strides):
+        if stride % size:
+            if extent > 1:
+                return None
+            stride = 0
+        strides.append(stride // size)
+    return tuple(strides)
+
+
+def _byte_view(x):
+    """x (CuPy) as a uint8 array of shape x.shape + (itemsize,) over the same bytes: CuPy's
+    kernels index a view by its byte strides and would load a misaligned item whole, which the
+    GPU refuses; uint8 items have no alignment."""
+    xp = backend("gpu").xp
+    return xp.ndarray(x.shape + (x.itemsize,), dtype=np.uint8, memptr=x.data,
+                      strides=x.strides + (1,))
+
+
+def contiguous(x):
+    """x itself when it is C-contiguous and element_strides proves it addressable, else a new
+    C-contiguous copy (new allocations are aligned). Unlike ascontiguousarray, this never hands a
+    misaligned array to a kernel; on the GPU an unaddressable x is copied byte by byte."""
+    if x.flags.c_contiguous and element_strides(x) is not None:
+        return x
+    if not is_gpu_array(x):
+        return np.array(x, order="C", copy=True)
+    out = backend("gpu").xp.empty(x.shape, dtype=x.dtype)
+    _byte_view(out)[...] = _byte_view(x)
+    return out
+
+
+def copy_into(target, source) -> None:
+    """target[...] = source for arrays of one shape and device, whatever target's strides and
+    alignment (on the GPU byte by byte when element_strides cannot address target)."""
+    if is_gpu_array(target) and element_strides(target) is None:
+        _byte_view(target)[...] = _byte_view(contiguous(source))
+    else:
+        target[...] = source
+
+
+def kernel_parts(hi, lo) -> tuple:
+    """(hi, lo, *strides in items) for a kernel reading the pair with one set of strides: hi
+    and lo in place when element_strides addresses both alike, else contiguous copies."""
+    strides = element_strides(hi)
+    if strides is None or strides != element_strides(lo):
+        hi, lo = contiguous(hi), contiguous(lo)
+        strides = element_strides(hi)
+    return (hi, lo, *strides)
+
+
+def in_place(hi, lo) -> bool:
+    """Whether a kernel can write the pair in place: element_strides addresses both alike."""
+    strides = element_strides(hi)
+    return strides is not None and strides == element_strides(lo)
+
+
+def output_strides(hi, lo) -> tuple:
+    """The item strides of an output pair that the GEMM front end made addressable (in_place);
+    a ValueError rather than a stride a kernel cannot address."""
+    if not in_place(hi, lo):
+        raise ValueError("internal error: a GEMM output that a kernel cannot address in place "
+                         "reached a launch (the front end computes into a copy)")
+    return element_strides(hi)
+
+
 def kernel_operand(x, shape: tuple):
     """(data, step) for an elementwise kernel argument of the broadcast `shape`: a single value
-    with step 0, else a contiguous array of `shape` (copied once if x is strided or partially
-    broadcast) with step 1."""
+    with step 0, else a contiguous array of `shape` (copied once if x is strided, partially
+    broadcast or not addressable: see contiguous) with step 1."""
     xp = array_module(x)
     if x.size == 1:
-        return xp.ascontiguousarray(x.reshape(1)), 0
+        return contiguous(x.reshape(1)), 0
     if x.shape != shape:
         x = xp.broadcast_to(x, shape)
-    return xp.ascontiguousarray(x), 1
+    return contiguous(x), 1

@@ -37,7 +37,8 @@ import time
 
 import numpy as np
 
-from . import _auto, _backend, _baselines, _cpu, _fmastudy, _gemm, _ozaki, _transfer, accuracy
+from . import (_auto, _backend, _baselines, _cpu, _fmastudy, _gemmcall, _ozaki, _transfer,
+               accuracy)
 from ._array import DDArray, random
 from ._cpu import cpu_threads
 from ._batched import rgemm_batched
@@ -259,7 +260,7 @@ def _algorithms(plan, ceiling_rows, summary, progress):
             x = np.random.default_rng(0).random((n, n))
             engine = gflops(n, _time_wall(lambda: x @ x, plan.repeat))
         picked = _auto.choose(device, n, n, n, DEFAULT.suffix,
-                              lambda: _gemm._plan(a, b, DEFAULT, None, _ozaki.ENGINES))[0]
+                              lambda: _gemmcall.plans(a, b, DEFAULT, None, _ozaki.ENGINES))[0]
         for algorithm in RGEMM_ALGORITHMS + (("ozaki-int8",) if device == "gpu" else ()):
             info = {}
             c = rgemm(a, b, algorithm=algorithm, info=info)

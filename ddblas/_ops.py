@@ -8,7 +8,8 @@ import numpy as np
 
 from . import _backend
 from ._array import DDArray, _is_array, asarray
-from ._backend import broadcast_shape, device_of_array, kernel_operand
+from ._backend import (broadcast_shape, contiguous, device_of_array, element_strides,
+                       kernel_operand)
 from ._options import resolve
 
 # Elements per chunk of the fixed-order reductions (sum, dot); part of the summation order, so
@@ -25,17 +26,9 @@ def _device_of_operand(x):
     return None  # Python scalars, strings, Fractions...: follow the other operand
 
 
-def _strided(x: DDArray):
-    """(hi, lo, stride of each axis in elements) of x for a strided kernel: read in place when
-    hi and lo share a layout, otherwise one contiguous copy of both."""
-    hi, lo = x.hi, x.lo
-    if hi.strides != lo.strides:
-        hi, lo = x.xp.ascontiguousarray(hi), x.xp.ascontiguousarray(lo)
-    return (hi, lo, *(s // 8 for s in hi.strides))
-
-
-def _operands(*xs) -> list[DDArray]:
-    """The operands as DDArrays on one device; a clear error if they live on different ones."""
+def on_one_device(*xs) -> list[DDArray]:
+    """The operands as DDArrays on one device (DDArrays as they are); a clear error if they live
+    on different ones."""
     devices = {d for d in map(_device_of_operand, xs) if d is not None}
     if len(devices) > 1:
         raise ValueError("operands are on different devices (cpu and gpu): move one with "
@@ -45,6 +38,20 @@ def _operands(*xs) -> list[DDArray]:
     return [asarray(x, device=device) for x in xs]
 
 
+def _readable(x: DDArray) -> DDArray:
+    """x, or a contiguous copy of it where a kernel could not address a part in place
+    (_backend.element_strides: odd byte strides, a misaligned address)."""
+    if element_strides(x.hi) is not None and element_strides(x.lo) is not None:
+        return x
+    return DDArray(contiguous(x.hi), contiguous(x.lo), normalize=False)
+
+
+def operands(*xs) -> list[DDArray]:
+    """on_one_device(*xs), each readable by kernels in place (else a contiguous copy): for
+    inputs only, never for an output."""
+    return [_readable(x) for x in on_one_device(*xs)]
+
+
 def _contiguous_parts(x: DDArray, shape: tuple):
     """(hi, lo, step) for a kernel: see _backend.kernel_operand."""
     (hi, step), (lo, _) = kernel_operand(x.hi, shape), kernel_operand(x.lo, shape)
@@ -52,7 +59,7 @@ def _contiguous_parts(x: DDArray, shape: tuple):
 
 
 def _binary(kernel: str, a, b, dtype=np.float64):
-    a, b = _operands(a, b)
+    a, b = operands(a, b)
     shape = broadcast_shape(a.shape, b.shape)
     be = _backend.backend(a.device)
     n = int(np.prod(shape, dtype=np.int64))
@@ -69,7 +76,7 @@ def _binary(kernel: str, a, b, dtype=np.float64):
 
 
 def _unary(kernel: str, a) -> DDArray:
-    (a,) = _operands(a)
+    (a,) = operands(a)
     be = _backend.backend(a.device)
     ah, al, step = _contiguous_parts(a, a.shape)
     out_hi = be.xp.empty(a.shape, dtype=np.float64)
@@ -164,7 +171,7 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
     """Sum over the given axes (all by default), accumulated in DD in a fixed order: chunks of
     256 elements left to right, then the chunk sums likewise. Error <= (n - 1) * 3.0000001u^2 *
     sum(|a|) for n summed elements; identical on CPU and GPU."""
-    (a,) = _operands(a)
+    (a,) = operands(a)
     suffix = resolve(fma, add).suffix
     axes = _normalize_axes(axis, a.ndim)
     kept = [d for d in range(a.ndim) if d not in axes]
@@ -189,7 +196,7 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
     """Inner product of two 1-D arrays of equal length in DD (a scalar operand multiplies).
     Each product is a DD multiply, the sums DD adds in the fixed order of sum(): error <=
     (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|)."""
-    x, y = _operands(x, y)
+    x, y = operands(x, y)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y, fma=fma, add=add)
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:

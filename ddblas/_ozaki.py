@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _backend
-from ._ops import _strided
+from .accuracy import bound_constant
 
 CHUNK = 8192         # the longest stretch of K in one exact slice product (fp64)
 MAX_SLICES = 16      # beyond this the classic kernel is used (fp64)
@@ -107,7 +107,6 @@ def _line_stats(xp, hi, axis: int):
 def budget(variant, k: int) -> Fraction:
     """B = c_first + (K-1) c_acc - c_add: the classic bound's constant (without its growth
     factor) less the epilogue's c_mul + c_add and the last group's c_add."""
-    from .accuracy import bound_constant
     return (bound_constant("gemm", variant, k) / _GROWTH - bound_constant("mul", variant)
             - 2 * bound_constant("add", variant))
 
@@ -120,7 +119,6 @@ def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES)
     (docs/ozaki.md, Theorem); None beyond max_slices. The left side minus the right is concave
     and piecewise linear in M with kinks at the X_s, so it is checked at M = low and at the
     kinks above it."""
-    from .accuracy import bound_constant
     if low is None:     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
     c_add = bound_constant("add", variant) * _GROWTH
@@ -231,10 +229,10 @@ def _slice(be, kernel: str, x, exps, per_row: bool, p: Plan, out, o_rs: int, o_c
            o_t0: int, o_ts: int) -> None:
     """The digits of the DDArray x (R x C, any strides) against its rows' (per_row) or columns'
     exponents into out[i * o_rs + j * o_cs + o_t0 + (t - 1) * o_ts] (ozaki.h, slice)."""
-    hi, lo, rs, cs = _strided(x)
+    hi, lo, rs, cs = _backend.kernel_parts(x.hi, x.lo)
     rows, cols = x.shape
     be.launch(kernel, rows * cols, rows, cols, p.slices, p.beta, hi, lo, rs, cs,
-              be.xp.ascontiguousarray(exps), 1 if per_row else 0, 0 if per_row else 1, out,
+              _backend.contiguous(exps), 1 if per_row else 0, 0 if per_row else 1, out,
               o_rs, o_cs, o_t0, o_ts)
 
 
@@ -351,7 +349,7 @@ def _cublas_int8(a, b, out) -> None:
 
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
-    gemm.h. times: if a dict, seconds per phase are added to it (synchronizing the GPU)."""
+    gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per phase are added to it (synchronizing the GPU)."""
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp
@@ -369,7 +367,7 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
     products = (_Fp64Products if p.engine == "fp64" else _Int8Products)(be, p, op_a, op_b)
     lap("slice")
     acc_hi, acc_lo = xp.empty((m, n)), xp.empty((m, n))
-    c_rs, c_cs = c.hi.strides[0] // 8, c.hi.strides[1] // 8
+    c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
     for s in range(p.slices + 1, 1, -1):       # smallest products first
         stack, count, ldp = products.group(s)
         lap("gemm")

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _auto, _backend, _gpu
+from . import _auto, _backend, _gpu, _ozaki
 from ._array import DDArray
 
 STREAMS = 3                   # slots: chunk i + 2 is staged while chunks i, i + 1 are on the GPU
@@ -479,58 +479,46 @@ def _sized(work: Work, chunk, min_chunk: Callable[[], int]) -> tuple[int, float,
     return (*min(options, key=lambda option: option[1]), measured)
 
 
-def gemm(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bool, opts,
-         algorithm: str, block, chunk, info) -> DDArray:
-    """rgemm on host op(A), op(B), C through the pipeline over rows (checked by rgemm). The
-    algorithm is decided once for the whole product; for "auto" at M*N*K >= OZAKI_MIN_WORK
-    ozaki-fp64's S comes from the plan of the first chunk of rows (the whole of op(A) is never
-    on the GPU at once). The classic kernels sum every element as the unchunked call does: the
-    same bits. ozaki-fp64 and tsm plan each chunk (ozaki-fp64's S and fallback, tsm's pieces of
-    K, may differ from the whole product's plan): within the same bound, possibly not the same
-    last bits."""
-    from ._gemm import _plan, rgemm
-    from ._ozaki import ENGINES
+def _typical_plans() -> dict:
+    """The plan _auto.choose is given before any data is on the GPU: ozaki-fp64 with
+    TYPICAL_SLICES (ozaki-int8 is not modelled)."""
+    return {"fp64": _ozaki.Plan(slices=TYPICAL_SLICES, engine="fp64", bound="int8 first digits")}
+
+
+def gemm(call, compute: Callable[[list[DDArray], DDArray], None]) -> None:
+    """rgemm's GemmCall (ddblas/_gemmcall.py) on host op(A), op(B), C through the pipeline over
+    rows; compute(device operands, device C) runs one chunk. The chunk size is modelled on the
+    algorithm _auto.choose expects (ozaki-fp64 with TYPICAL_SLICES slices, before any data is
+    on the GPU). The classic kernels sum every element as the unchunked call does: the same
+    bits. ozaki-fp64 and tsm plan each chunk (ozaki-fp64's S and fallback, tsm's pieces of K,
+    may differ from the whole product's plan): within the same bound, possibly not the same
+    last bits. info gets "transfer"."""
+    op_a, op_b, c = call.op_a, call.op_b, call.c
     (m, k), n = op_a.shape, op_b.shape[1]
-    suffix = opts.suffix
-    modelled = algorithm
-    if algorithm == "auto":
-        big = m * n * k >= _auto.OZAKI_MIN_WORK
-        modelled = "ozaki-fp64" if big and _auto.ozaki_seconds(m, n, k, TYPICAL_SLICES) < \
-            _auto.classic_seconds(m, n, k, suffix) else "blocked"
+    suffix = call.opts.suffix
+    modelled = call.algorithm
+    if modelled == "auto":
+        modelled = _auto.choose("gpu", m, n, k, suffix, _typical_plans)[0]
     operands = [(op_a, True), (op_b, False)]
-    work = _with_direct(rgemm_work(m, n, k, not beta_zero,
+    work = _with_direct(rgemm_work(m, n, k, not call.beta_zero,
                                    rgemm_kernel_seconds(modelled, n, k, suffix)),
-                        operands, c, not beta_zero)
-    chunk, seconds, register, measured = _sized(work, chunk,
+                        operands, c, not call.beta_zero)
+    chunk, seconds, register, measured = _sized(work, call.chunk,
                                                 lambda: rgemm_min_rows(n, _multiprocessors()))
-    decided = [algorithm]
-
-    def compute(views, out):
-        a, b = views
-        if decided[0] == "auto":
-            decided[0], reason, _ = _auto.choose("gpu", m, n, k, suffix,
-                                                 lambda: _plan(a, b, opts, None, ENGINES))
-            if info is not None:
-                info["auto"] = reason + (" (S planned on the first chunk of rows)"
-                                         if m * n * k >= _auto.OZAKI_MIN_WORK else "")
-        rgemm(a, b, out, alpha=alpha, beta=beta, fma=opts.fma, add=opts.add,
-              algorithm=decided[0], block=block)
-
-    chunks, registered = run(operands, c, not beta_zero, chunk, compute, register)
-    if info is not None:
-        info.update(algorithm=decided[0],
-                    transfer=transfer_info(chunk, chunks, registered, seconds, measured))
-    return c
+    chunks, registered = run(operands, c, not call.beta_zero, chunk, compute, register)
+    if call.info is not None:
+        call.info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)
 
 
-def gemm_batched(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_zero: bool,
-                 opts, chunk, info) -> DDArray:
-    """rgemm_batched on host operands through the pipeline over the batch (checked by
-    rgemm_batched): a 2-D operand or one with a batch of 1 is sent once. Same bits as the
-    unchunked call (each product is computed alone)."""
-    from ._batched import rgemm_batched
+def gemm_batched(call, compute: Callable[[list[DDArray], DDArray], None]) -> None:
+    """rgemm_batched's GemmCall on host operands through the pipeline over the batch: a 2-D
+    operand or one with a batch of 1 is sent once; compute(device operands, device C) runs one
+    chunk. Same bits as the unchunked call (each product is computed alone). info gets
+    "transfer"."""
+    op_a, op_b, c = call.op_a, call.op_b, call.c
     batch, m, n = c.shape
     k = op_a.shape[-1]
+    beta_zero = call.beta_zero
     chunked = [x.ndim == 3 and x.shape[0] == batch for x in (op_a, op_b)]
     sizes = [x.size // (batch if split else 1) for x, split in zip((op_a, op_b), chunked)]
     unit_in = sum(s for s, split in zip(sizes, chunked) if split) * 16 + \
@@ -538,15 +526,10 @@ def gemm_batched(op_a: DDArray, op_b: DDArray, c: DDArray, *, alpha, beta, beta_
     fixed_in = sum(s for s, split in zip(sizes, chunked) if not split) * 16
     operands = list(zip((op_a, op_b), chunked))
     work = _with_direct(Work(batch, unit_in, 16 * m * n, fixed_in,
-                             batched_kernel_seconds(m, n, k, opts.suffix)),
+                             batched_kernel_seconds(m, n, k, call.opts.suffix)),
                         operands, c, not beta_zero)
     chunk, seconds, register, measured = _sized(
-        work, chunk, lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
-
-    def compute(views, out):
-        rgemm_batched(*views, out, alpha=alpha, beta=beta, fma=opts.fma, add=opts.add)
-
+        work, call.chunk, lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
     chunks, registered = run(operands, c, not beta_zero, chunk, compute, register)
-    if info is not None:
-        info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)
-    return c
+    if call.info is not None:
+        call.info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)

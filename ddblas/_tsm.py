@@ -24,23 +24,21 @@ the two devices agree. Its model, for t2 (C columns per pass) and the number of 
   ran 3.1 waves, 1.84 TB/s under Nsight Compute), pieces no shorter than MIN_PIECE, and their
   partial sums (written and read: 32 bytes an element per piece) at most 1/16 of op(A)'s
   traffic: P <= K / (WORKSPACE_SHARE N).
-rgemm(algorithm="auto") takes this path for min(M, N) <= MAX_COLUMNS when the long operand has at
-least MIN_ELEMENTS elements (below, the classic kernel: the same order, as P = 1 there).
+rgemm(algorithm="auto") takes this path for min(M, N) <= _auto.TSM_MAX_COLUMNS when the long
+operand has at least _auto.TSM_MIN_ELEMENTS elements (below, the classic kernel: the same order,
+as P = 1 there).
 """
 from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _auto, _backend, _gpu
 from ._array import DDArray
-from ._ops import _strided
 
 TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
 TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
 TSM_DEPTHS = {"k": 16, "m": 8}  # t3, the k depth of a tile (BK), by op(A)'s layout (gemm_gpu.h)
 PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
                              # tiles (the same sums); the "k" kernels take any piece start
-MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
-MIN_ELEMENTS = 1 << 20       # and max(M, N) * K >= this
 TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
 MIN_PIECE = 64               # the shortest piece of K worth its partial sum
 WORKSPACE_SHARE = 32         # partial sums move <= 1/16 of op(A)'s bytes: P <= K / (32 N)
@@ -59,11 +57,6 @@ class Plan:
     def describe(self) -> dict:
         return dict(transposed=self.transposed, width=self.width, groups=self.groups,
                     pieces=self.pieces, piece_len=self.piece_len)
-
-
-def suits(m: int, n: int, k: int) -> bool:
-    """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K."""
-    return min(m, n) <= MAX_COLUMNS and max(m, n) * k >= MIN_ELEMENTS
 
 
 def pass_seconds(m: int, k: int, width: int, suffix: str) -> float:
@@ -103,23 +96,24 @@ def dynamic_shared_bytes(width: int, a_layout: str) -> int:
 
 
 def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,
-        suffix: str) -> None:
+        partial_flags: int, suffix: str) -> None:
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
-    gemm.h. op(A), op(B), C: DDArrays on one device, C's hi and lo laid out alike."""
-    from ._gemm import _ALPHA_ONE, _BETA_ZERO
+    gemm.h, partial_flags those of alpha = 1, beta = 0 (the pieces' partial sums). op(A),
+    op(B), C: DDArrays on one device, C addressable in place (_backend.output_strides)."""
     if p.transposed:
         op_a, op_b, c = op_b.T, op_a.T, c.T
     m, k = op_a.shape
     n = op_b.shape[1]
     be = _backend.backend(op_a.device)
-    a_hi, a_lo, a_rs, a_cs = _strided(op_a)
-    b_hi, b_lo, b_rs, b_cs = _strided(op_b)
-    c_rs, c_cs = c.hi.strides[0] // 8, c.hi.strides[1] // 8
+    a_hi, a_lo, a_rs, a_cs = _backend.kernel_parts(op_a.hi, op_a.lo)
+    b_hi, b_lo, b_rs, b_cs = _backend.kernel_parts(op_b.hi, op_b.lo)
+    c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
     if p.pieces == 1:
         out, out_rs, out_cs, out_flags, scalars = c, c_rs, c_cs, flags, (*alpha, *beta)
     else:   # each piece's partial sums, alpha = 1 and beta = 0 (the epilogue comes last)
-        out = DDArray(be.xp.empty((p.pieces, m, n)), be.xp.empty((p.pieces, m, n)))
-        out_rs, out_cs, out_flags, scalars = n, 1, _ALPHA_ONE | _BETA_ZERO, (1.0, 0.0, 0.0, 0.0)
+        out = DDArray(be.xp.empty((p.pieces, m, n)), be.xp.empty((p.pieces, m, n)),
+                      normalize=False)
+        out_rs, out_cs, out_flags, scalars = n, 1, partial_flags, (1.0, 0.0, 0.0, 0.0)
     if op_a.device == "gpu":
         a_layout = "m" if a_cs != 1 and a_rs == 1 else "k"
         if dynamic_shared_bytes(p.width, a_layout) > _gpu.max_shared_bytes():  # sm_75: 64 KB

@@ -84,7 +84,7 @@ def split(a):
     """(hi, lo) with hi + lo == a exactly, each fitting in 26 bits (Veltkamp's split)."""
     (a,), shape, be = _float64_inputs(a)
     xp = be.xp
-    data = xp.ascontiguousarray(a)
+    data = _backend.contiguous(a)
     hi = xp.empty(shape, dtype=np.float64)
     lo = xp.empty(shape, dtype=np.float64)
     be.launch("ddblas_split", data.size, data.size, data, hi, lo)

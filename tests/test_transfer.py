@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _transfer
+from ddblas import _batched, _gemm, _gemmcall, _transfer
 from conftest import HAS_GPU, requires_gpu
 from test_batched import _same, _stack
 from test_gemm import _matrix
@@ -211,26 +211,16 @@ def fake_cupy(monkeypatch):
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(_transfer, "rates", lambda: RATES)
     monkeypatch.setattr(_transfer, "_multiprocessors", lambda: 4)
-    # the "device" GEMMs are the CPU's on plain views of the host-as-device buffers
-    host = lambda x: ddblas.DDArray(np.asarray(x.hi), np.asarray(x.lo))  # noqa: E731
-    rgemm, batched = ddblas.rgemm, ddblas.rgemm_batched
-    monkeypatch.setattr("ddblas._gemm.rgemm", lambda a, b, c, **kw: rgemm(
-        host(a), host(b), host(c), **kw))
-    monkeypatch.setattr("ddblas._batched.rgemm_batched", lambda a, b, c, **kw: batched(
-        host(a), host(b), host(c), **kw))
     return registry
 
 
 def _host_pipeline(routine, a, b, c, **kw):
-    """The pipeline on host operands already checked (as rgemm / rgemm_batched hand them on)."""
-    from ddblas._gemm import _scalars
-    alpha_dd, beta_dd, beta_zero = _scalars(kw.pop("alpha", 1), kw.pop("beta", 0))
-    opts = ddblas.get_options()
-    run = _transfer.gemm if routine == "rgemm" else _transfer.gemm_batched
+    """The pipeline on host operands: the front end's call with target "gpu"; each chunk's
+    "device" GEMM runs the CPU kernels on the stand-in device buffers (host memory)."""
     if routine == "rgemm":
         kw.setdefault("algorithm", "blocked")
-        kw.setdefault("block", None)
-    return run(a, b, c, alpha=alpha_dd, beta=beta_dd, beta_zero=beta_zero, opts=opts, **kw)
+    call = dataclasses.replace(_gemmcall.prepare(routine, a, b, c, **kw), target="gpu")
+    return _gemmcall.execute(call, _gemm.RUNNERS if routine == "rgemm" else _batched.RUNNERS)
 
 
 @pytest.mark.parametrize("register", [False, True], ids=["staged", "registered"])

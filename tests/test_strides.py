@@ -1,0 +1,272 @@
+"""Memory safety with any strides (issue 14.1) and the one GEMM front end (issue 15.1).
+
+Operands and outputs laid out as record-array fields (byte strides that are not multiples of 8),
+at a byte offset (misaligned), with negative odd strides and with zero strides: every GEMM
+algorithm, rgemm_batched, the elementwise operations, sum, dot and the EFTs give exactly the
+results of contiguous copies, write exactly C's bytes, and refuse what cannot be an output.
+On the GPU the odd views are built with cupy.ndarray(memptr=..., strides=...).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ddblas
+from ddblas import _backend, _batched, _gemm, _gemmcall, eft
+from test_batched import _same
+
+ALGORITHMS = ["naive", "blocked", "tsm", "ozaki-fp64", "ozaki-int8", "auto"]
+LAYOUTS = ["odd", "misaligned", "negative-odd"]
+
+
+def _byte_layout(shape: tuple, layout: str) -> tuple[int, tuple]:
+    """(offset, byte strides) of a float64 array of `shape` in a byte buffer: "odd" has items
+    20 bytes apart (a field of a record of 20 bytes), "misaligned" is C-contiguous 4 bytes past
+    an aligned address, "negative-odd" walks the "odd" layout backwards."""
+    step = 20 if layout != "misaligned" else 8
+    strides = tuple(step * math.prod(shape[i + 1:]) for i in range(len(shape)))
+    if layout == "misaligned":
+        return 4, strides
+    if layout == "odd":
+        return 0, strides
+    return sum((d - 1) * s for d, s in zip(shape, strides)), tuple(-s for s in strides)
+
+
+def _view(values: np.ndarray, layout: str, device: str):
+    """A float64 array of values' shape and values in `layout` on the device."""
+    offset, strides = _byte_layout(values.shape, layout)
+    size = 8 + offset + sum((d - 1) * s for d, s in zip(values.shape, strides) if s > 0)
+    buffer = np.full(size + 8, 0xA5, dtype=np.uint8)
+    host = np.ndarray(values.shape, np.float64, buffer=buffer, offset=offset, strides=strides)
+    host[...] = values
+    if device == "cpu":
+        return host
+    import cupy
+    memory = cupy.asarray(buffer)
+    return cupy.ndarray(values.shape, np.float64, memptr=memory.data + offset, strides=strides)
+
+
+def _laid_out(x: ddblas.DDArray, hi_layout: str, lo_layout: str | None = None) -> ddblas.DDArray:
+    """x with hi in hi_layout and lo in lo_layout (default: the same; "contiguous": a copy)."""
+    parts = []
+    for part, layout in ((x.hi, hi_layout), (x.lo, lo_layout or hi_layout)):
+        host = np.array(_backend.move(part, "cpu"))
+        parts.append(_backend.move(host, x.device) if layout == "contiguous" else
+                     _view(host, layout, x.device))
+    return ddblas.DDArray(*parts)
+
+
+def _host_bytes(x: ddblas.DDArray) -> bytes:
+    """The bytes of the buffers under x's parts (the whole allocation, as seen from the host)."""
+    out = b""
+    for part in (x.hi, x.lo):
+        base = part
+        while base.base is not None:
+            base = base.base
+        out += (base.get() if _backend.is_gpu_array(base) else base).tobytes()
+    return out
+
+
+def _pair(m, n, k, device, seed=1):
+    return (ddblas.random((m, k), seed=seed, device=device),
+            ddblas.random((k, n), seed=seed + 1, device=device))
+
+
+def test_element_strides_proves_or_refuses(device):
+    x = _view(np.arange(12.0).reshape(3, 4), "odd", device)
+    assert _backend.element_strides(x) is None
+    assert _backend.element_strides(_view(np.arange(6.0), "misaligned", device)) is None
+    assert _backend.element_strides(_view(np.arange(6.0), "negative-odd", device)) is None
+    xp = _backend.backend(device).xp
+    y = xp.arange(24.0).reshape(4, 6)
+    assert _backend.element_strides(y[::-2, ::3]) == (-12, 3)
+    assert _backend.element_strides(xp.broadcast_to(y[:1], (5, 6))) == (0, 1)
+    # one row of an odd view: its stride is never stepped along
+    one = _view(np.arange(4.0).reshape(1, 4), "odd", device)[:, :1]
+    assert _backend.element_strides(one) == (10, 0)   # 80 bytes: exact; 20: never used
+    for bad in (x, _view(np.arange(6.0), "misaligned", device)):
+        copy = _backend.contiguous(bad)
+        assert _backend.element_strides(copy) is not None and copy.flags.c_contiguous
+        assert np.array_equal(_backend.move(copy, "cpu"), _backend.move(bad, "cpu"))
+
+
+def test_kernel_operand_never_keeps_a_misaligned_array(device):
+    """ascontiguousarray keeps a misaligned C-contiguous array as it is: kernel_operand must
+    not (the elementwise kernels index it as double*)."""
+    for values in (np.arange(6.0), np.array([2.5])):
+        x = _view(values, "misaligned", device)
+        data, step = _backend.kernel_operand(x, values.shape)
+        assert _backend.element_strides(data) is not None
+        assert np.array_equal(_backend.move(data, "cpu"), values.reshape(data.shape))
+
+
+def test_record_array_fields_in_matmul():
+    """The issue's example: fields of a record array (strides of 20 bytes)."""
+    rec = np.zeros((2, 2), dtype=[("hi", "<f8"), ("lo", "<f8"), ("tag", "<i4")])
+    rec["hi"] = [[1, 2], [3, 4]]
+    a = ddblas.DDArray(rec["hi"], rec["lo"])
+    product = a @ ddblas.eye(2)
+    assert np.array_equal(product.hi, [[1, 2], [3, 4]]) and not product.lo.any()
+    out = np.zeros((2, 2), dtype=rec.dtype)
+    out["tag"] = 7
+    c = ddblas.DDArray(out["hi"], out["lo"])
+    ddblas.rgemm(ddblas.eye(2), a, c, alpha=2)
+    assert np.array_equal(out["hi"], [[2, 4], [6, 8]]) and (out["tag"] == 7).all()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_sum_through_rgemm_with_negative_odd_strides(device, algorithm):
+    """The issue's sum of ones via rgemm: exactly the count (it gave a third of it)."""
+    count = 3000
+    ones = ddblas.DDArray(_view(np.ones((1, count)), "negative-odd", device),
+                          _view(np.zeros((1, count)), "negative-odd", device))
+    total = ddblas.rgemm(ones, ddblas.ones((count, 1), device=device), algorithm=algorithm)
+    assert Fraction(float(total.hi[0, 0])) + Fraction(float(total.lo[0, 0])) == count
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("layout", LAYOUTS + ["zero", "split"])
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_rgemm_reads_operands_of_any_layout(device, algorithm, layout, operand):
+    a, b = _pair(6, 5, 7, device)
+    x = a if operand == "a" else b
+    if layout == "zero":   # a broadcast view: every row the first
+        xp = x.xp
+        x = ddblas.DDArray(xp.broadcast_to(x.hi[:1], x.shape), xp.broadcast_to(x.lo[:1], x.shape))
+    else:
+        x = _laid_out(x, "odd", "contiguous") if layout == "split" else _laid_out(x, layout)
+    ref = ddblas.rgemm(*((x.copy(), b) if operand == "a" else (a, x.copy())),
+                       algorithm=algorithm)
+    for trans in "NT":   # op(X) = X read through transposed strides
+        view = x.T if trans == "T" else x
+        got = ddblas.rgemm(view, b, transa=trans, algorithm=algorithm) if operand == "a" else \
+            ddblas.rgemm(a, view, transb=trans, algorithm=algorithm)
+        assert _same(got, ref), trans
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("layout", LAYOUTS + ["split"])
+@pytest.mark.parametrize("scalars", [(1, 0), ("0.75", "0.5"), (0, "0.5"), (0, 0)])
+def test_rgemm_writes_c_of_any_layout(device, algorithm, layout, scalars):
+    """A C that kernels cannot address in place is computed into a copy and written back:
+    the values of a contiguous C, and no byte outside C's items changes."""
+    alpha, beta = scalars
+    a, b = _pair(6, 5, 7, device, seed=3)
+    c0 = ddblas.random((6, 5), seed=9, device=device)
+    ref = ddblas.rgemm(a, b, c0.copy(), alpha=alpha, beta=beta, algorithm=algorithm)
+    c = _laid_out(c0, "odd", "contiguous") if layout == "split" else _laid_out(c0, layout)
+    before = _host_bytes(c)
+    out = ddblas.rgemm(a, b, c, alpha=alpha, beta=beta, algorithm=algorithm)
+    assert out is c and _same(c, ref)
+    after = _host_bytes(ddblas.DDArray(c.hi, c.lo))
+    changed = {i for i, (p, q) in enumerate(zip(before, after)) if p != q}
+    expected = _item_bytes(c)
+    assert changed <= expected
+
+
+def _item_bytes(c: ddblas.DDArray) -> set:
+    """Offsets (within _host_bytes) of the bytes of c's items."""
+    offsets, start = set(), 0
+    for part in (c.hi, c.lo):
+        base = part
+        while base.base is not None:
+            base = base.base
+        origin = _backend.data_address(part) - _backend.data_address(base)
+        for index in np.ndindex(*part.shape):
+            first = start + origin + sum(i * s for i, s in zip(index, part.strides))
+            offsets.update(range(first, first + 8))
+        start += base.nbytes
+    return offsets
+
+
+@pytest.mark.parametrize("layout", LAYOUTS + ["zero", "split"])
+@pytest.mark.parametrize("target", ["a", "b", "c"])
+def test_rgemm_batched_of_any_layout(device, layout, target):
+    a = ddblas.random((3, 4, 6), seed=5, device=device)
+    b = ddblas.random((3, 6, 5), seed=6, device=device)
+    c0 = ddblas.random((3, 4, 5), seed=7, device=device)
+    ref = ddblas.rgemm_batched(a, b, c0.copy(), alpha="0.75", beta="0.5")
+    xs = {"a": a, "b": b, "c": c0}
+    x = xs[target]
+    if layout == "zero":
+        if target == "c":
+            return   # refused: test_zero_stride_and_read_only_c_are_refused
+        xp = x.xp   # one product broadcast over the batch (batch stride 0)
+        x = ddblas.DDArray(xp.broadcast_to(x.hi[:1], x.shape), xp.broadcast_to(x.lo[:1], x.shape))
+        xs[target] = x
+        ref = ddblas.rgemm_batched(*(y.copy() for y in (xs["a"], xs["b"], c0)),
+                                   alpha="0.75", beta="0.5")
+    else:
+        xs[target] = _laid_out(x, "odd", "contiguous") if layout == "split" else \
+            _laid_out(x, layout)
+    out = ddblas.rgemm_batched(xs["a"], xs["b"], xs["c"] if target == "c" else c0.copy(),
+                               alpha="0.75", beta="0.5")
+    assert _same(out, ref)
+    if target == "c":
+        assert out is xs["c"]
+
+
+@pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched"])
+def test_c_with_differently_laid_out_parts_is_accepted_alike(device, routine):
+    """Issue 15: rgemm(a, b, c, alpha=0, beta=1) succeeded and rgemm_batched raised for a c
+    whose hi and lo have different layouts; both accept it, for every alpha and beta."""
+    shape = (2, 3, 3) if routine == "rgemm_batched" else (3, 3)
+    run = getattr(ddblas, routine)
+    a = ddblas.random(shape, seed=1, device=device)
+    for alpha, beta in [(0, 1), (1, 0), ("0.5", "0.25")]:
+        c0 = ddblas.random(shape, seed=2, device=device)
+        xp = c0.xp
+        c = ddblas.DDArray(xp.asfortranarray(c0.hi), xp.ascontiguousarray(c0.lo))
+        ref = run(a, a, c0.copy(), alpha=alpha, beta=beta)
+        assert run(a, a, c, alpha=alpha, beta=beta) is c and _same(c, ref)
+
+
+@pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched"])
+def test_zero_stride_and_read_only_c_are_refused(device, routine):
+    shape = (2, 3, 3) if routine == "rgemm_batched" else (3, 3)
+    run = getattr(ddblas, routine)
+    a = ddblas.random(shape, seed=1, device=device)
+    xp = a.xp
+    for alpha, beta in [(1, 0), (0, 1)]:
+        c = ddblas.DDArray(xp.broadcast_to(xp.zeros(shape[-1]), shape), xp.zeros(shape))
+        with pytest.raises(ValueError, match=r"c must not have zero strides \(a broadcast view\)"):
+            run(a, a, c, alpha=alpha, beta=beta)
+    if device == "cpu":
+        hi = np.zeros(shape)
+        hi.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            run(a, a, ddblas.DDArray(hi, np.zeros(shape)), alpha=0, beta=1)
+
+
+@pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched"])
+@pytest.mark.parametrize("name", ["alpha", "beta"])
+@pytest.mark.parametrize("value", ["garbage", None, object()])
+def test_bad_scalars_name_the_argument(routine, name, value):
+    shape = (2, 2, 2) if routine == "rgemm_batched" else (2, 2)
+    a = ddblas.ones(shape)
+    with pytest.raises((TypeError, ValueError), match=f"^{name} must be a DD scalar"):
+        getattr(ddblas, routine)(a, a, ddblas.zeros(shape), **{name: value})
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_elementwise_sum_dot_and_eft_inputs_of_any_layout(device, layout):
+    x = ddblas.random((4, 5), seed=11, device=device)
+    y = ddblas.random((4, 5), seed=12, device=device)
+    odd = _laid_out(x, layout)
+    assert _same(odd + y, x + y) and _same(ddblas.sqrt(odd), ddblas.sqrt(x))
+    assert _same(ddblas.sum(odd, axis=1), ddblas.sum(x, axis=1))
+    assert _same(ddblas.sum(odd), ddblas.sum(x))
+    assert _same(ddblas.dot(odd[1], y[2]), ddblas.dot(x[1], y[2]))
+    assert _same(ddblas.dot(odd[1, :1].reshape(()), y[2]), ddblas.dot(x[1, :1].reshape(()), y[2]))
+    for got, ref in zip(eft.two_sum(odd.hi, y.hi), eft.two_sum(x.hi, y.hi)):
+        assert np.array_equal(_backend.move(got, "cpu"), _backend.move(ref, "cpu"))
+    for got, ref in zip(eft.split(odd.hi), eft.split(x.hi)):
+        assert np.array_equal(_backend.move(got, "cpu"), _backend.move(ref, "cpu"))
+
+
+def test_every_algorithm_has_a_runner():
+    assert set(_gemm.RUNNERS) == set(_gemm.ALGORITHMS) - {"auto"}
+    assert set(_batched.RUNNERS) == {_gemmcall.BATCHED}
