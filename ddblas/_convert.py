@@ -49,7 +49,7 @@ def _signed_zero(negative: bool) -> tuple[float, float]:
 
 
 def _underflow(negative: bool) -> tuple[float, float]:
-    """A nonzero x too small for the DD range: hi = fl(x) and lo = fl(x - hi) are zeros of its sign."""
+    """A nonzero x below the DD range: hi = fl(x) and lo = fl(x - hi) are zeros of its sign."""
     zero = -0.0 if negative else 0.0
     return zero, zero
 
@@ -333,6 +333,13 @@ def _format_decimal(negative: bool, k: int, q: int) -> str:
     return f"{sign}{mantissa}e{leading:+03d}"
 
 
+def _binding_end_closed(a: int, b: int, a_closed: bool, b_closed: bool) -> bool:
+    """Whether the intersection of two intervals includes its lower end max(a, b)."""
+    if a != b:
+        return a_closed if a > b else b_closed
+    return a_closed and b_closed
+
+
 def dd_to_shortest_string(hi: float, lo: float) -> str:
     """The decimal string with the fewest significant digits that parses (string_to_dd) back to
     the DD nearest hi + lo, i.e. to (hi, lo) itself when the pair is normalised (lo's sign of
@@ -362,8 +369,8 @@ def dd_to_shortest_string(hi: float, lo: float) -> str:
         lo_low, lo_high, lo_closed = _rounding_interval(lo)
     shift = _units(hi)
     lo_low, lo_high = lo_low + shift, lo_high + shift
-    low_closed = hi_closed if hi_low > lo_low else lo_closed if lo_low > hi_low else hi_closed and lo_closed
-    high_closed = hi_closed if hi_high < lo_high else lo_closed if lo_high < hi_high else hi_closed and lo_closed
+    low_closed = _binding_end_closed(hi_low, lo_low, hi_closed, lo_closed)
+    high_closed = _binding_end_closed(-hi_high, -lo_high, hi_closed, lo_closed)
     target = value.numerator * (1 << _GRID_BITS) // value.denominator
     k, q = _shortest_in(max(hi_low, lo_low), min(hi_high, lo_high), low_closed, high_closed,
                         target)

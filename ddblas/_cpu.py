@@ -179,7 +179,8 @@ class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
     ``ddblas.cpu_threads(n)`` sets it to n, 1 <= n <= MAX_THREADS (max(1024, the core count));
     ``with ddblas.cpu_threads(n): ...`` sets it for the block and restores the previous count on
     exit. The count applies to the calling thread (OpenMP's omp_set_num_threads); without OpenMP
-    the kernels run on one thread whatever n is. A bad n raises a ValueError naming it. ``ddblas.get_cpu_threads()`` reads the count.
+    the kernels run on one thread whatever n is. A bad n raises a ValueError naming it.
+    ``ddblas.get_cpu_threads()`` reads the count.
     """
 
     def __init__(self, n: int):
