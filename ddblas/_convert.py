@@ -294,9 +294,9 @@ def _shortest_in(low: int, high: int, low_closed: bool, high_closed: bool, targe
     """(k, q): the decimal k * 10^q with the fewest significant digits in the interval from low to
     high (units of 2^-_GRID_BITS, 0 < low < high), the nearest to target among those."""
     def multiples(q):
-        # k range with k * 10^q in the interval; in units, k * 10^q * 2^G against low/high.
+        """(kmin, kmax, num, den): k * 10^q is k * num / den units; it lies in the interval for
+        kmin <= k <= kmax, i.e. k * num between low * den and high * den."""
         num, den = (10 ** q << _GRID_BITS, 1) if q >= 0 else (1 << _GRID_BITS, 10 ** -q)
-        # k * num / den in [low, high]  <=>  k * num in [low * den, high * den]
         lo_n, hi_n = low * den, high * den
         kmin = -(-lo_n // num) if low_closed else lo_n // num + 1
         kmax = hi_n // num if high_closed else -(-hi_n // num) - 1
