@@ -212,7 +212,7 @@ def fake_cupy(monkeypatch):
     monkeypatch.setattr(_transfer, "rates", lambda: RATES)
     monkeypatch.setattr(_transfer, "_multiprocessors", lambda: 4)
     # the "device" GEMMs are the CPU's on plain views of the host-as-device buffers
-    host = lambda x: ddblas.DDArray(np.asarray(x.hi), np.asarray(x.lo))  # noqa: E731
+    host = lambda x: ddblas.DDArray(np.asarray(x.hi), np.asarray(x.lo), normalize=False)  # noqa: E731
     rgemm, batched = ddblas.rgemm, ddblas.rgemm_batched
     monkeypatch.setattr("ddblas._gemm.rgemm", lambda a, b, c, **kw: rgemm(
         host(a), host(b), host(c), **kw))
