@@ -13,32 +13,84 @@ def _is_array(x) -> bool:
     return isinstance(x, np.ndarray) or is_gpu_array(x)
 
 
+def _float64_part(name: str, part):
+    """A DDArray part as a float64 NumPy/CuPy array: arrays must be float64 already; Python and
+    NumPy real numbers (and nested lists of them) are converted; anything else is a TypeError."""
+    if _is_array(part):
+        if part.dtype != np.float64:
+            raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
+        return part
+    converted = None
+    if not isinstance(part, (str, bytes)):
+        try:
+            converted = np.asarray(part)
+        except (TypeError, ValueError):
+            pass  # ragged lists, objects NumPy refuses: reported below
+    if converted is None or converted.dtype.kind not in "biuf":
+        shown = repr(part)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise TypeError(f"DDArray {name} must be a float64 array or real numbers, got "
+                        f"{type(part).__name__} {shown} (use ddblas.array to convert other values)")
+    return converted.astype(np.float64)
+
+
+def _normalized(hi, lo):
+    """(hi, lo) themselves when every element is normalised, else new normalised arrays: the
+    exact sum renormalised by two_sum, NaN where either part is NaN, (+-inf, 0) where the sum is
+    infinite (see DDArray)."""
+    from .eft import two_sum
+    if hi.size == 0:
+        return hi, lo
+    xp = array_module(hi)
+    total, error = two_sum(hi, lo)  # total + error == hi + lo exactly where total is finite
+    nan_hi, nan_lo = xp.isnan(hi), xp.isnan(lo)
+    normalized = ((xp.isfinite(hi) & (total == hi) & (error == lo))
+                  | (xp.isinf(hi) & (lo == 0))
+                  | (nan_hi & ((lo == 0) | nan_lo)))
+    if bool(normalized.all()):
+        return hi, lo
+    nan = nan_hi | nan_lo | xp.isnan(total)
+    new_hi = xp.where(nan, np.nan, total)
+    new_lo = xp.where(nan, np.nan, xp.where(xp.isinf(total), 0.0, error))
+    return xp.where(normalized, hi, new_hi), xp.where(normalized, lo, new_lo)
+
+
 class DDArray:
     """An N-d array of double-double values hi + lo (about 106 significant bits).
 
-    ``DDArray(hi, lo)`` wraps two float64 arrays of one shape on one device (NumPy: "cpu", CuPy:
-    "gpu") without copying; the pair should be normalized (hi == fl(hi + lo)), as every ddblas
-    operation returns. Use :func:`ddblas.array` to convert other values.
+    ``DDArray(hi, lo=None, *, normalize=True)`` takes two float64 arrays of one shape on one
+    device (NumPy: "cpu", CuPy: "gpu"; Python numbers and lists of them are converted to NumPy
+    float64 arrays, lo=None means zeros). Use :func:`ddblas.array` to convert other values.
+
+    normalize=True (default): one pass of Knuth's two_sum (ddblas.eft.two_sum, the kernel of
+    cuda_src/eft.h on the arrays' device) checks every element. When all are normalised
+    (hi == fl(hi + lo); lo == 0 where hi is inf; a NaN hi with lo 0 or NaN) the arrays are
+    wrapped without copying. Otherwise the result holds NEW arrays (the caller's are never
+    modified) where each element that is not normalised is replaced by the exact sum hi + lo
+    renormalised, (fl(hi + lo), hi + lo - fl(hi + lo)) with |lo| <= ulp(hi)/2; a NaN in either
+    part makes both parts NaN; an inf in either part, or hi + lo overflowing, gives (+-inf, 0).
+    The same kernel runs on both devices, so the result is bitwise the same on CPU and GPU.
+
+    normalize=False: the parts are wrapped as given, with no check and no pass over the data,
+    for data you know is normalised (e.g. another DD library's output). ddblas operations are
+    not defined on pairs that are not.
     """
 
     __slots__ = ("_hi", "_lo")
     __hash__ = None
 
     def __init__(self, hi, lo=None, *, normalize: bool = True):
-        if not _is_array(hi):
-            hi = np.asarray(hi, dtype=np.float64)
-        if lo is None:
-            lo = array_module(hi).zeros_like(hi)
-        elif not _is_array(lo):
-            lo = np.asarray(lo, dtype=np.float64)
-        for name, part in (("hi", hi), ("lo", lo)):
-            if part.dtype != np.float64:
-                raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
+        if not isinstance(normalize, bool):
+            raise TypeError(f"DDArray normalize must be True or False, got {normalize!r}")
+        hi = _float64_part("hi", hi)
+        lo = array_module(hi).zeros_like(hi) if lo is None else _float64_part("lo", lo)
         if device_of_array(hi) != device_of_array(lo):
             raise ValueError(f"DDArray hi is on the {device_of_array(hi)} and lo on the "
                              f"{device_of_array(lo)}: pass two NumPy arrays or two CuPy arrays")
         if hi.shape != lo.shape:
             raise ValueError(f"DDArray hi and lo must have one shape, got {hi.shape} and {lo.shape}")
+        if normalize:
+            hi, lo = _normalized(hi, lo)
         self._hi = hi
         self._lo = lo
 
@@ -77,7 +129,7 @@ class DDArray:
 
     @property
     def T(self) -> "DDArray":
-        return DDArray(self._hi.T, self._lo.T)
+        return DDArray(self._hi.T, self._lo.T, normalize=False)
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -94,7 +146,7 @@ class DDArray:
     def __getitem__(self, key) -> "DDArray":
         key = _index_key(key)
         xp = self.xp
-        return DDArray(xp.asarray(self._hi[key]), xp.asarray(self._lo[key]))
+        return DDArray(xp.asarray(self._hi[key]), xp.asarray(self._lo[key]), normalize=False)
 
     def __setitem__(self, key, value) -> None:
         value = asarray(value, device=self.device)
@@ -103,26 +155,26 @@ class DDArray:
         self._lo[key] = value.lo
 
     def copy(self) -> "DDArray":
-        return DDArray(self._hi.copy(), self._lo.copy())
+        return DDArray(self._hi.copy(), self._lo.copy(), normalize=False)
 
     def reshape(self, *shape) -> "DDArray":
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
-        return DDArray(self._hi.reshape(shape), self._lo.reshape(shape))
+        return DDArray(self._hi.reshape(shape), self._lo.reshape(shape), normalize=False)
 
     def ravel(self) -> "DDArray":
-        return DDArray(self._hi.ravel(), self._lo.ravel())
+        return DDArray(self._hi.ravel(), self._lo.ravel(), normalize=False)
 
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
         axes = axes or None
-        return DDArray(self._hi.transpose(axes), self._lo.transpose(axes))
+        return DDArray(self._hi.transpose(axes), self._lo.transpose(axes), normalize=False)
 
     def to_device(self, device: str) -> "DDArray":
         """This array on 'cpu' or 'gpu' (itself if it is there already)."""
         check_device(device)
         if device == self.device:
             return self
-        return DDArray(move(self._hi, device), move(self._lo, device))
+        return DDArray(move(self._hi, device), move(self._lo, device), normalize=False)
 
     # ---- conversions out ----
     def _host_parts(self):
@@ -161,22 +213,26 @@ class DDArray:
         raise TypeError("a DDArray does not convert to a NumPy array implicitly (that would drop "
                         "its lo part): use .to_float64(), .hi/.lo or .to_mpmath()")
 
-    def _format(self, digits=32) -> str:
+    def _format(self, element_to_string) -> str:
+        """The values written by element_to_string(hi, lo), in NumPy's layout for arrays."""
         hi, lo = self._host_parts()
         if self.ndim == 0:
-            return _convert.dd_to_string(float(hi), float(lo), digits)
+            return element_to_string(float(hi), float(lo))
         flat_hi, flat_lo = hi.ravel(), lo.ravel()
         index = np.arange(self.size).reshape(self.shape)
         return np.array2string(
             index, separator=", ", threshold=200,
-            formatter={"int": lambda i: _convert.dd_to_string(float(flat_hi[i]), float(flat_lo[i]),
-                                                              digits)})
+            formatter={"int": lambda i: element_to_string(float(flat_hi[i]), float(flat_lo[i]))})
 
     def __repr__(self) -> str:
-        return f"DDArray({self._format()}, device='{self.device}')"
+        """Each value as the shortest decimal string that ddblas.array parses back to the same
+        (hi, lo) pair (written like Python's repr of a float; lo's sign of zero is not kept)."""
+        return f"DDArray({self._format(_convert.dd_to_shortest_string)}, device='{self.device}')"
 
     def __str__(self) -> str:
-        return self._format()
+        """Each value rounded to 32 significant digits, in scientific notation (not always
+        enough to tell DDs apart: repr is exact)."""
+        return self._format(_convert.dd_to_string)
 
     # ---- arithmetic (ddblas._ops) ----
     def __add__(self, other): return _ops.add(self, other)
@@ -291,7 +347,8 @@ def array(obj, device=None, copy=True) -> DDArray:
         target = device or "gpu"
         if obj.dtype == np.float64:
             hi = obj.copy() if copy else obj
-            return DDArray(hi, array_module(obj).zeros_like(obj)).to_device(target)
+            lo = array_module(obj).zeros_like(obj)
+            return DDArray(hi, lo, normalize=False).to_device(target)
         return array(obj.get(), device=target, copy=False)
     if isinstance(obj, np.ndarray):
         hi, lo = _host_pairs_from_numpy(obj, copy)
@@ -304,7 +361,7 @@ def array(obj, device=None, copy=True) -> DDArray:
     else:
         h, l = _convert.scalar_to_dd(obj)
         hi, lo = np.array(h), np.array(l)
-    return DDArray(hi, lo).to_device(device or "cpu")
+    return DDArray(hi, lo, normalize=False).to_device(device or "cpu")
 
 
 def asarray(obj, device=None) -> DDArray:
@@ -320,8 +377,22 @@ def from_mpmath(obj, device=None) -> DDArray:
 
 def _new(shape, value: float, device) -> DDArray:
     device = check_device(device or "cpu")
+    shape = _shape_argument(shape)
     xp = _backend.backend(device).xp
-    return DDArray(xp.full(shape, value, dtype=np.float64), xp.zeros(shape, dtype=np.float64))
+    return DDArray(xp.full(shape, value, dtype=np.float64), xp.zeros(shape, dtype=np.float64),
+                   normalize=False)
+
+
+def _shape_argument(shape) -> tuple:
+    """shape (an int or a sequence of ints >= 0) as a tuple; a TypeError/ValueError naming it."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    if (isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list))
+            or not all(isinstance(d, numbers.Integral) and not isinstance(d, (bool, np.bool_))
+                       for d in dims)):
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shape must not have negative sizes, got {shape!r}")
+    return tuple(int(d) for d in dims)
 
 
 def zeros(shape, device=None) -> DDArray:
@@ -340,12 +411,13 @@ def full(shape, fill_value, device=None) -> DDArray:
     if value.ndim != 0:
         raise ValueError(f"full() needs a scalar fill_value, got shape {value.shape}")
     device = check_device(device or "cpu")
+    shape = _shape_argument(shape)
     xp = _backend.backend(device).xp
     hi, lo = float(value.hi), float(value.lo)
     # CuPy may fill with a memset when the value == 0, which would lose the sign of -0.0.
     parts = [-xp.zeros(shape) if v == 0 and np.signbit(v) else xp.full(shape, v, dtype=np.float64)
              for v in (hi, lo)]
-    return DDArray(*parts)
+    return DDArray(*parts, normalize=False)
 
 
 def eye(n, m=None, k=0, device=None) -> DDArray:
@@ -353,7 +425,7 @@ def eye(n, m=None, k=0, device=None) -> DDArray:
     device = check_device(device or "cpu")
     xp = _backend.backend(device).xp
     hi = xp.eye(n, m, k, dtype=np.float64)
-    return DDArray(hi, xp.zeros_like(hi))
+    return DDArray(hi, xp.zeros_like(hi), normalize=False)
 
 
 def random(shape, seed=None, device=None) -> DDArray:
@@ -361,14 +433,14 @@ def random(shape, seed=None, device=None) -> DDArray:
     a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU."""
     from . import eft
     device = check_device(device or "cpu")
+    shape = _shape_argument(shape)
     rng = np.random.default_rng(seed)
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     top = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
     bottom = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
     a = move(np.ldexp(top.astype(np.float64), -53), device)
     b = move(np.ldexp(bottom.astype(np.float64), -106), device)
     hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)
-    return DDArray(hi, lo)
+    return DDArray(hi, lo, normalize=False)
 
 
 from . import _gemm, _ops  # noqa: E402  (operators above call into them; they import DDArray)

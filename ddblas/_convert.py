@@ -1,13 +1,22 @@
 """Exact conversions between Python numbers and DD (hi, lo) pairs.
 
-Parsing is exact rational arithmetic (``fractions.Fraction``), done once per value on the host:
-the DD nearest to a value x is hi = fl(x), lo = fl(x - hi), within 2^-106 relative of x.
+Every input value x becomes the DD nearest to it: hi = fl(x) (correctly rounded, ties to even,
+subnormals included), lo = fl(x - hi), so |hi + lo - x| <= 2^-106 |x| outside the subnormal range.
+The work is bounded by the DD precision, never by the input's exponent: magnitudes beyond the DD
+range are decided from the exponent alone (inf, or a zero of the input's sign), and digits or
+bits too far below the leading one to matter are folded into a sticky digit/bit (round to odd),
+which provably leaves both roundings unchanged (see _nearest_dd and _nearest_dd_decimal).
+The reverse, dd_to_shortest_string, gives the shortest decimal string that parses back to the
+same pair.
 """
 from __future__ import annotations
 
 import decimal
 import math
 import numbers
+import re
+import struct
+import unicodedata
 from fractions import Fraction
 
 import numpy as np
@@ -17,22 +26,172 @@ _SPECIAL_STRINGS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
                     "nan": math.nan, "+nan": math.nan, "-nan": math.nan}
 _EXACT_INT = 2 ** 53
 
+# Python's float() syntax for finite numbers (PEP 515 underscores between digits).
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_DECIMAL_STRING = re.compile(
+    rf"(?P<sign>[-+]?)(?:(?P<int>{_DIGITS})(?:\.(?P<frac1>{_DIGITS})?)?|\.(?P<frac2>{_DIGITS}))"
+    rf"(?:[eE](?P<exp>[-+]?{_DIGITS}))?")
+
+# Every rounding boundary of the nearest DD (a midpoint of hi's grid, of lo's grid shifted by hi,
+# or the overflow threshold DBL_MAX + 2^970) is a multiple of 2^-1075 of magnitude <= 2^1025.
+_GRID_BITS = 1075
+_OVERFLOW_EXPONENT = 1024         # |x| >= 2^1024 rounds to inf
+_UNDERFLOW_EXPONENT = -1075       # |x| < 2^-1075 rounds to zero (2^-1075 itself: ties to even)
+# Such a boundary has at most 309 integer and 1075 fraction digits, so at most 1384 significant
+# digits: a decimal truncated to more digits plus a sticky digit rounds like the original.
+_SIGNIFICANT_DIGITS = 1400
+_MAX_DECIMAL_EXPONENT = 309       # 10^309 > 2^1024
+_MIN_DECIMAL_EXPONENT = -325      # 10^-324 < 2^-1076
+
+
+def _signed_zero(negative: bool) -> tuple[float, float]:
+    return (-0.0 if negative else 0.0), 0.0
+
+
+def _underflow(negative: bool) -> tuple[float, float]:
+    """A nonzero x below the DD range: hi = fl(x) and lo = fl(x - hi) are zeros of its sign."""
+    zero = -0.0 if negative else 0.0
+    return zero, zero
+
+
+def _infinity(negative: bool) -> tuple[float, float]:
+    return (-math.inf if negative else math.inf), 0.0
+
+
+def _nearest_dd(negative: bool, num: int, den: int = 1, exp2: int = 0) -> tuple[float, float]:
+    """The DD nearest x = (-1)^negative * num / den * 2^exp2 (num >= 0, den > 0 integers).
+
+    Out of range is decided from bit lengths alone. Otherwise x is rounded to odd on the grid of
+    2^-(_GRID_BITS + 1) (truncated, with a sticky last bit when inexact): every rounding boundary
+    of hi and lo is a multiple of 2^-_GRID_BITS, so x and its rounding lie strictly between the
+    same two boundaries or are both on one, and round alike. The sizes of the integers below are
+    then bounded (about 2^2200), and CPython's int true division is correctly rounded.
+    """
+    if num == 0:
+        return _signed_zero(negative)
+    top = num.bit_length() - den.bit_length() + exp2  # 2^(top-1) < x < 2^(top+1)
+    if top - 1 >= _OVERFLOW_EXPONENT:
+        return _infinity(negative)
+    if top + 1 <= _UNDERFLOW_EXPONENT:
+        return _underflow(negative)
+    shift = exp2 + _GRID_BITS
+    if shift >= 0:
+        scaled, remainder = divmod(num << shift, den)
+    else:
+        scaled, remainder = divmod(num, den << -shift)
+    units = 2 * scaled + (remainder != 0)  # x in units of 2^-(_GRID_BITS + 1), rounded to odd
+    if negative:
+        units = -units
+    scale = 1 << (_GRID_BITS + 1)
+    try:
+        hi = units / scale
+    except OverflowError:
+        return _infinity(negative)
+    hi_num, hi_den = hi.as_integer_ratio()  # hi_den is a power of two <= 2^1074
+    return hi, (units - hi_num * (scale // hi_den)) / scale
+
+
+def _nearest_dd_decimal(negative: bool, digits: str, exp10: int) -> tuple[float, float]:
+    """The DD nearest (-1)^negative * int(digits) * 10^exp10 (digits: ASCII decimal digits).
+
+    Out of range is decided from the position of the leading digit. Digits beyond the first
+    _SIGNIFICANT_DIGITS are replaced by one sticky digit 1 when any of them is nonzero: no
+    rounding boundary has that many significant digits, so none lies strictly between the
+    truncated value and the truncated value plus one unit of its last digit, where both the
+    original and the sticky value lie.
+    """
+    digits = digits.lstrip("0")
+    if not digits:
+        return _signed_zero(negative)
+    leading = exp10 + len(digits) - 1  # 10^leading <= |x| < 10^(leading + 1)
+    if leading >= _MAX_DECIMAL_EXPONENT:
+        return _infinity(negative)
+    if leading <= _MIN_DECIMAL_EXPONENT:
+        return _underflow(negative)
+    if len(digits) > _SIGNIFICANT_DIGITS:
+        sticky = digits[_SIGNIFICANT_DIGITS:].strip("0") != ""
+        exp10 += len(digits) - _SIGNIFICANT_DIGITS
+        digits = digits[:_SIGNIFICANT_DIGITS]
+        if sticky:
+            digits += "1"
+            exp10 -= 1
+    mantissa = int(digits)
+    if exp10 >= 0:
+        return _nearest_dd(negative, mantissa * 10 ** exp10)
+    return _nearest_dd(negative, mantissa, 10 ** -exp10)
+
 
 def dd_from_fraction(q: Fraction) -> tuple[float, float]:
-    """The DD nearest q: hi = fl(q) (correctly rounded), lo = fl(q - hi); +-inf past DBL_MAX."""
-    try:
-        hi = float(q)
-    except OverflowError:
-        return (math.inf if q > 0 else -math.inf), 0.0
-    if math.isinf(hi):
-        return hi, 0.0
-    return hi, float(q - Fraction(hi))
+    """The DD nearest q: hi = fl(q) (correctly rounded), lo = fl(q - hi); +-inf past the range."""
+    return _nearest_dd(q < 0, abs(q.numerator), q.denominator)
 
 
 def _mpf_to_fraction(x) -> Fraction:
     sign, man, exp, _ = x._mpf_
     q = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
     return -q if sign else q
+
+
+def _ascii_digits(text: str) -> str:
+    """text with Unicode decimal digits replaced by ASCII ones, as float() reads them."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None else c
+                   for c in text)
+
+
+def _exponent_value(text: str | None) -> int | None:
+    """The int value of an exponent string, or None when it has more than 20 digits (then it is
+    far beyond any decimal exponent the DD range needs, and only its sign matters)."""
+    if text is None:
+        return 0
+    body = text.lstrip("+-").replace("_", "").lstrip("0")
+    if len(body) > 20:
+        return None
+    return -int(body or "0") if text.startswith("-") else int(body or "0")
+
+
+def string_to_dd(x: str) -> tuple[float, float]:
+    """The DD nearest the number a decimal string spells, with the syntax Python's float()
+    accepts (whitespace around, sign, underscores between digits, inf/infinity/nan in any case)."""
+    text = _ascii_digits(x.strip())
+    special = _SPECIAL_STRINGS.get(text.lower())
+    if special is not None:
+        return special, 0.0
+    match = _DECIMAL_STRING.fullmatch(text)
+    if match is None:
+        raise ValueError(f"cannot parse {x!r} as a number (expected a decimal string such as "
+                         "'0.1', '-2.5e-300' or 'inf')")
+    negative = match["sign"] == "-"
+    whole = (match["int"] or "").replace("_", "")
+    fraction = (match["frac1"] or match["frac2"] or "").replace("_", "")
+    digits = whole + fraction
+    exponent = _exponent_value(match["exp"])
+    if exponent is None:  # |exponent| > 10^20
+        if digits.strip("0") == "":
+            return _signed_zero(negative)
+        return _underflow(negative) if match["exp"].startswith("-") else _infinity(negative)
+    return _nearest_dd_decimal(negative, digits, exponent - len(fraction))
+
+
+def _decimal_to_dd(x: decimal.Decimal) -> tuple[float, float]:
+    if x.is_nan():
+        return math.nan, 0.0
+    if x.is_infinite():
+        return _infinity(x.is_signed())
+    sign, digits, exponent = x.as_tuple()
+    return _nearest_dd_decimal(bool(sign), "".join(map(str, digits)), exponent)
+
+
+def _mpf_to_dd(x) -> tuple[float, float]:
+    import mpmath
+    if type(x).__name__ != "mpf":
+        with mpmath.workprec(256):  # a constant: its value to 256 bits, then the nearest DD
+            x = mpmath.mpf(x)
+    if not mpmath.isfinite(x):
+        return float(x), 0.0
+    sign, man, exp, _ = x._mpf_
+    return _nearest_dd(bool(sign), int(man), 1, int(exp))
 
 
 def scalar_to_dd(x) -> tuple[float, float]:
@@ -43,39 +202,30 @@ def scalar_to_dd(x) -> tuple[float, float]:
         return float(x), 0.0
     if isinstance(x, (int, np.integer)):
         x = int(x)
-        return (float(x), 0.0) if -_EXACT_INT <= x <= _EXACT_INT else dd_from_fraction(Fraction(x))
+        return (float(x), 0.0) if -_EXACT_INT <= x <= _EXACT_INT else _nearest_dd(x < 0, abs(x))
     if isinstance(x, str):
-        text = x.strip().lower()
-        if text in _SPECIAL_STRINGS:
-            return _SPECIAL_STRINGS[text], 0.0
-        try:
-            q = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"cannot parse {x!r} as a number") from None
-        if q == 0:
-            return (-0.0 if text.startswith("-") else 0.0), 0.0
-        return dd_from_fraction(q)
+        return string_to_dd(x)
     if isinstance(x, decimal.Decimal):
-        if not x.is_finite():
-            return float(x), 0.0
-        return dd_from_fraction(Fraction(x))
+        return _decimal_to_dd(x)
     if isinstance(x, Fraction):
         return dd_from_fraction(x)
     if hasattr(x, "_mpf_"):  # mpmath mpf, or a constant such as mpmath.pi
-        import mpmath
-        if type(x).__name__ != "mpf":
-            with mpmath.workprec(256):  # a constant: its value to 256 bits, then the nearest DD
-                x = mpmath.mpf(x)
-        if not mpmath.isfinite(x):
-            return float(x), 0.0
-        return dd_from_fraction(_mpf_to_fraction(x))
+        return _mpf_to_dd(x)
     if isinstance(x, np.floating):  # long double: exact through its integer ratio
-        return dd_from_fraction(Fraction(*x.as_integer_ratio()))
+        if not np.isfinite(x):
+            return float(x), 0.0
+        num, den = x.as_integer_ratio()
+        return _nearest_dd(num < 0 or (num == 0 and bool(np.signbit(x))), abs(num), den)
     if isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real):
         raise TypeError(f"ddblas holds real numbers only, got complex value {x!r}")
     if isinstance(x, numbers.Rational):
         return dd_from_fraction(Fraction(x.numerator, x.denominator))
-    raise TypeError(f"cannot convert {type(x).__name__} value {x!r} to a DD number")
+    raise TypeError(f"cannot convert {type(x).__name__} value {_short_repr(x)} to a DD number")
+
+
+def _short_repr(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def dd_to_fraction(hi: float, lo: float) -> Fraction:
@@ -86,15 +236,27 @@ def dd_to_fraction(hi: float, lo: float) -> Fraction:
 def dd_to_mpf(hi: float, lo: float):
     """The exact value hi + lo as an mpmath mpf (inf/nan as mpmath's)."""
     import mpmath
+    if math.isnan(lo):
+        return mpmath.mpf("nan")
     if not math.isfinite(hi):
         return mpmath.mpf(hi)
     return mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)
 
 
+def _special_string(hi: float, lo: float) -> str | None:
+    """'nan', 'inf' or '-inf' for a pair whose value is not finite, else None."""
+    if math.isnan(hi) or math.isnan(lo) or (math.isinf(hi) and math.isinf(lo) and hi != lo):
+        return "nan"
+    if math.isinf(hi) or math.isinf(lo):
+        return "inf" if (hi if math.isinf(hi) else lo) > 0 else "-inf"
+    return None
+
+
 def dd_to_string(hi: float, lo: float, digits: int = 32) -> str:
     """hi + lo in scientific notation with `digits` significant digits, correctly rounded."""
-    if not math.isfinite(hi):
-        return "nan" if math.isnan(hi) else ("inf" if hi > 0 else "-inf")
+    special = _special_string(hi, lo)
+    if special is not None:
+        return special
     negative = math.copysign(1.0, hi) < 0
     with decimal.localcontext() as ctx:
         ctx.prec = 1200  # enough to hold hi + lo exactly (at most 1074 + 17 digits)
@@ -103,3 +265,113 @@ def dd_to_string(hi: float, lo: float, digits: int = 32) -> str:
             return ("-" if negative else "") + "0." + "0" * (digits - 1) + "e+00"
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     return f"{mantissa}e{int(exponent):+03d}"
+
+
+def _is_even(x: float) -> bool:
+    """True when the last bit of x's significand is 0 (ties round to such values)."""
+    return struct.unpack("<q", struct.pack("<d", x))[0] & 1 == 0
+
+
+def _units(x: float) -> int:
+    """x as an integer multiple of 2^-_GRID_BITS (exact for every finite double)."""
+    num, den = x.as_integer_ratio()
+    return num * ((1 << _GRID_BITS) // den)
+
+
+def _rounding_interval(x: float) -> tuple[int, int, bool]:
+    """(low, high, closed): the reals that round to the finite double x (ties to even), in units
+    of 2^-_GRID_BITS: [low, high] if closed else (low, high)."""
+    up = math.nextafter(x, math.inf)
+    down = math.nextafter(x, -math.inf)
+    center = _units(x)
+    # Past DBL_MAX the next value would be 2^1024, one ulp above (the overflow threshold).
+    high = center + (_units(up) - center if math.isfinite(up) else _units(x - down)) // 2
+    low = center - (center - _units(down) if math.isfinite(down) else _units(up - x)) // 2
+    return low, high, _is_even(x)
+
+
+def _shortest_in(low: int, high: int, low_closed: bool, high_closed: bool, target: int):
+    """(k, q): the decimal k * 10^q with the fewest significant digits in the interval from low to
+    high (units of 2^-_GRID_BITS, 0 < low < high), the nearest to target among those."""
+    def multiples(q):
+        """(kmin, kmax, num, den): k * 10^q is k * num / den units; it lies in the interval for
+        kmin <= k <= kmax, i.e. k * num between low * den and high * den."""
+        num, den = (10 ** q << _GRID_BITS, 1) if q >= 0 else (1 << _GRID_BITS, 10 ** -q)
+        lo_n, hi_n = low * den, high * den
+        kmin = -(-lo_n // num) if low_closed else lo_n // num + 1
+        kmax = hi_n // num if high_closed else -(-hi_n // num) - 1
+        return kmin, kmax, num, den
+
+    # 10^q below the interval's width: a multiple certainly lies inside; 10^q above high: none.
+    width_exponent = math.floor(math.log10(high - low) - _GRID_BITS * math.log10(2)) - 1
+    top_exponent = math.floor(math.log10(high) - _GRID_BITS * math.log10(2)) + 2
+    good, bad = width_exponent, top_exponent
+    while multiples(good)[0] > multiples(good)[1]:  # guard against log10 rounding
+        good -= 1
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        kmin, kmax, _, _ = multiples(middle)
+        good, bad = (middle, bad) if kmin <= kmax else (good, middle)
+    kmin, kmax, num, den = multiples(good)
+    nearest = (2 * target * den + num) // (2 * num)  # round(target / 10^q), halves up
+    return min(max(nearest, kmin), kmax), good
+
+
+def _format_decimal(negative: bool, k: int, q: int) -> str:
+    """k * 10^q as Python's repr(float) writes numbers: positional for 1e-4 <= |x| < 1e16 (with
+    '.0' for integers), else d.ddde+XX."""
+    digits = str(k)
+    leading = q + len(digits) - 1
+    sign = "-" if negative else ""
+    if -4 <= leading < 16:
+        if q >= 0:
+            return f"{sign}{digits}{'0' * q}.0"
+        if leading >= 0:
+            return f"{sign}{digits[:leading + 1]}.{digits[leading + 1:]}"
+        return f"{sign}0.{'0' * (-leading - 1)}{digits}"
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{leading:+03d}"
+
+
+def _binding_end_closed(a: int, b: int, a_closed: bool, b_closed: bool) -> bool:
+    """Whether the intersection of two intervals includes its lower end max(a, b)."""
+    if a != b:
+        return a_closed if a > b else b_closed
+    return a_closed and b_closed
+
+
+def dd_to_shortest_string(hi: float, lo: float) -> str:
+    """The decimal string with the fewest significant digits that parses (string_to_dd) back to
+    the DD nearest hi + lo, i.e. to (hi, lo) itself when the pair is normalised (lo's sign of
+    zero aside: it is not part of the value). Written like Python's repr of a float.
+
+    The strings parsing to (hi, lo) are those x with fl(x) = hi and fl(x - hi) = lo: the
+    intersection of hi's rounding interval and lo's shifted by hi. Its shortest decimal is found
+    by a binary search on the exponent of the last digit (bounded work, exact integers)."""
+    special = _special_string(hi, lo)
+    if special is not None:
+        return special
+    if hi == 0 and lo == 0:
+        return "-0.0" if math.copysign(1.0, hi) < 0 else "0.0"
+    value = dd_to_fraction(hi, lo)
+    hi, lo = dd_from_fraction(value)  # normalised (a no-op on a normalised pair)
+    if math.isinf(hi):
+        return "inf" if hi > 0 else "-inf"
+    if hi == 0:
+        return "-0.0" if math.copysign(1.0, hi) < 0 else "0.0"
+    negative = hi < 0
+    if negative:
+        hi, lo, value = -hi, -lo, -value
+    hi_low, hi_high, hi_closed = _rounding_interval(hi)
+    if lo == 0:  # fl(x - hi) = 0 for |x - hi| <= 2^-1075 (ties to the even zero)
+        lo_low, lo_high, lo_closed = -1, 1, True
+    else:
+        lo_low, lo_high, lo_closed = _rounding_interval(lo)
+    shift = _units(hi)
+    lo_low, lo_high = lo_low + shift, lo_high + shift
+    low_closed = _binding_end_closed(hi_low, lo_low, hi_closed, lo_closed)
+    high_closed = _binding_end_closed(-hi_high, -lo_high, hi_closed, lo_closed)
+    target = value.numerator * (1 << _GRID_BITS) // value.denominator
+    k, q = _shortest_in(max(hi_low, lo_low), min(hi_high, lo_high), low_closed, high_closed,
+                        target)
+    return _format_decimal(negative, k, q)

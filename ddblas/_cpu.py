@@ -161,19 +161,26 @@ def get_threads() -> int:
     return library().ddblas_cpu_threads(0)
 
 
+# The most threads cpu_threads accepts: far above any core count of today's machines (unless the
+# machine has more), and far below where OpenMP's int count or thread creation would fail.
+MAX_THREADS = max(1024, os.cpu_count() or 1)
+
+
 def _check_threads(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n (the CPU thread count) must be a positive integer, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_THREADS:
+        raise ValueError(f"n (the CPU thread count) must be an integer from 1 to {MAX_THREADS}, "
+                         f"got {n!r}")
     return int(n)
 
 
 class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
     """Set the number of threads of the CPU kernels (OpenMP) launched from this thread.
 
-    ``ddblas.cpu_threads(n)`` sets it to n >= 1; ``with ddblas.cpu_threads(n): ...`` sets it for
-    the block and restores the previous count on exit. The count applies to the calling thread
-    (OpenMP's omp_set_num_threads); without OpenMP the kernels run on one thread whatever n is.
-    A bad n raises a ValueError naming it. ``ddblas.get_cpu_threads()`` reads the count.
+    ``ddblas.cpu_threads(n)`` sets it to n, 1 <= n <= MAX_THREADS (max(1024, the core count));
+    ``with ddblas.cpu_threads(n): ...`` sets it for the block and restores the previous count on
+    exit. The count applies to the calling thread (OpenMP's omp_set_num_threads); without OpenMP
+    the kernels run on one thread whatever n is. A bad n raises a ValueError naming it.
+    ``ddblas.get_cpu_threads()`` reads the count.
     """
 
     def __init__(self, n: int):

@@ -72,7 +72,7 @@ def _binary(kernel: str, a, b, dtype=np.float64):
     out_hi = be.xp.empty(shape, dtype=np.float64)
     out_lo = be.xp.empty(shape, dtype=np.float64)
     be.launch(kernel, n, n, ah, al, astep, bh, bl, bstep, out_hi, out_lo)
-    return DDArray(out_hi, out_lo)
+    return DDArray(out_hi, out_lo, normalize=False)
 
 
 def _unary(kernel: str, a) -> DDArray:
@@ -82,7 +82,7 @@ def _unary(kernel: str, a) -> DDArray:
     out_hi = be.xp.empty(a.shape, dtype=np.float64)
     out_lo = be.xp.empty(a.shape, dtype=np.float64)
     be.launch(kernel, a.size, a.size, ah, al, step, out_hi, out_lo)
-    return DDArray(out_hi, out_lo)
+    return DDArray(out_hi, out_lo, normalize=False)
 
 
 # ---- elementwise arithmetic ----
@@ -140,17 +140,25 @@ greater_equal = _comparison("greater_equal")
 
 # ---- reductions ----
 def _normalize_axes(axis, ndim: int) -> tuple:
+    """axis (None, an int or a tuple/list of ints, as NumPy takes them) as a tuple of distinct
+    non-negative axes; a TypeError for other types, a ValueError when out of bounds or repeated."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    axes = (axis,) if _is_axis_index(axis) else axis
+    if not isinstance(axes, (tuple, list)) or not all(map(_is_axis_index, axes)):
+        raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
     out = []
     for ax in axes:
-        if not isinstance(ax, numbers.Integral) or not -ndim <= ax < ndim:
+        if not -ndim <= ax < ndim:
             raise ValueError(f"axis {ax!r} is out of bounds for an array of dimension {ndim}")
         out.append(int(ax) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis!r}")
     return tuple(out)
+
+
+def _is_axis_index(ax) -> bool:
+    return isinstance(ax, numbers.Integral) and not isinstance(ax, (bool, np.bool_))
 
 
 def _reduce_rows(be, hi, lo, suffix: str):
@@ -180,13 +188,13 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
     rows = int(np.prod(out_shape, dtype=np.int64))
     xp = a.xp
     if length == 0 or rows == 0:
-        result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape))
+        result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
     else:
         order = kept + list(axes)
         hi = xp.ascontiguousarray(a.hi.transpose(order)).reshape(rows, length)
         lo = xp.ascontiguousarray(a.lo.transpose(order)).reshape(rows, length)
         s_hi, s_lo = _reduce_rows(_backend.backend(a.device), hi, lo, suffix)
-        result = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape))
+        result = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape), normalize=False)
     if keepdims:
         result = result.reshape(tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)))
     return result
@@ -205,7 +213,7 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
     n = x.shape[0]
     xp = x.xp
     if n == 0:
-        return DDArray(xp.zeros(()), xp.zeros(()))
+        return DDArray(xp.zeros(()), xp.zeros(()), normalize=False)
     suffix = resolve(fma, add).suffix
     be = _backend.backend(x.device)
     chunks = -(-n // REDUCTION_CHUNK)
@@ -216,7 +224,7 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
     be.launch("ddblas_dot_" + suffix, chunks, n, REDUCTION_CHUNK, xh, xl, 1, yh, yl, 1,
               part_hi, part_lo)
     s_hi, s_lo = _reduce_rows(be, part_hi, part_lo, suffix)
-    return DDArray(s_hi.reshape(()), s_lo.reshape(()))
+    return DDArray(s_hi.reshape(()), s_lo.reshape(()), normalize=False)
 
 
 # ---- NumPy protocols ----

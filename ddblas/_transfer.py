@@ -312,7 +312,7 @@ class _Staging:
         """The device buffer as an array shaped like x (its chunk's data once sent)."""
         _, back, shape, n = self._views(x)
         return DDArray(self.device[:n].reshape(shape).transpose(back),
-                       self.device[n:2 * n].reshape(shape).transpose(back))
+                       self.device[n:2 * n].reshape(shape).transpose(back), normalize=False)
 
     def send(self, x: DDArray, stream) -> None:
         _memcpy(self.device.data.ptr, self.pinned.ctypes.data, 16 * x.size, True, stream)

@@ -293,14 +293,14 @@ def random_dd(shape, *, exponents=(-30, 30), seed=None, device=None) -> DDArray:
     rng = np.random.default_rng(seed)
     x = random(shape, seed=rng.integers(2 ** 62), device="cpu") * 2 - 1
     scale = np.ldexp(1.0, rng.integers(lo_exp, hi_exp + 1, size=x.shape))
-    return (x * DDArray(scale)).to_device(device or "cpu")
+    return (x * DDArray(scale, normalize=False)).to_device(device or "cpu")
 
 
 def _dd_array(values, shape, device) -> DDArray:
     pairs = [dd_from_fraction(v) for v in values]
     hi = np.array([p[0] for p in pairs], dtype=np.float64).reshape(shape)
     lo = np.array([p[1] for p in pairs], dtype=np.float64).reshape(shape)
-    return DDArray(hi, lo).to_device(device or "cpu")
+    return DDArray(hi, lo, normalize=False).to_device(device or "cpu")
 
 
 def dot_condition(x, y) -> float:

@@ -1,0 +1,256 @@
+"""Conversions to DD: nearest DD against exact Fractions, in time bounded by the DD precision;
+repr: the shortest decimal string that parses back to the same pair (issue 14, parts 3 and 5)."""
+from __future__ import annotations
+
+import decimal
+import math
+import struct
+import time
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+
+DBL_MAX = float.fromhex("0x1.fffffffffffffp+1023")
+TIME_LIMIT = 2.0  # seconds: each conversion below took from 13 s to forever before
+
+
+def nearest_dd(q: Fraction) -> tuple[float, float]:
+    """The reference: hi = fl(q) (Python's correctly rounded int division), lo = fl(q - hi)."""
+    try:
+        hi = q.numerator / q.denominator
+    except OverflowError:
+        return (math.inf if q > 0 else -math.inf), 0.0
+    if math.isinf(hi):
+        return hi, 0.0
+    rest = q - Fraction(hi)
+    return hi, rest.numerator / rest.denominator
+
+
+def pair(x: ddblas.DDArray) -> tuple[float, float]:
+    x = x.to_device("cpu")
+    return float(x.hi), float(x.lo)
+
+
+def same_bits(a: float, b: float) -> bool:
+    return struct.pack("<d", a) == struct.pack("<d", b) or (math.isnan(a) and math.isnan(b))
+
+
+def decimal_string(q: Fraction) -> str:
+    """q to 5000 significant digits: the exact decimal expansion of a dyadic rational q."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 5000
+        return format(decimal.Decimal(q.numerator) / decimal.Decimal(q.denominator), "f")
+
+
+# ---- part 3: conversions that cannot hang ----
+HUGE_INPUTS = [
+    ("1e10000000", math.inf), ("1e100000000", math.inf), ("-1e100000000", -math.inf),
+    ("1e-100000000", 0.0), ("-1e-100000000", -0.0), ("1e" + "9" * 100000, math.inf),
+    ("0e99999999999999999999999999", 0.0), ("1" * 10 ** 6, math.inf),
+    (decimal.Decimal("1e100000000"), math.inf), (decimal.Decimal("-1e100000000"), -math.inf),
+    (decimal.Decimal("1e-999999999"), 0.0), (decimal.Decimal("-1e-999999999"), -0.0),
+    (mpmath.mpf(2) ** (10 ** 9), math.inf), (mpmath.mpf(2) ** (10 ** 11), math.inf),
+    (-mpmath.mpf(2) ** (-10 ** 11), -0.0),
+    (10 ** (10 ** 6), math.inf), (-(2 ** (10 ** 7)), -math.inf),
+    (Fraction(1, 3 ** (10 ** 6)), 0.0), (Fraction(-(3 ** (10 ** 6)), 7), -math.inf),
+]
+
+
+@pytest.mark.parametrize("value, expected", HUGE_INPUTS,
+                         ids=lambda v: type(v).__name__ if not isinstance(v, float) else str(v))
+def test_values_beyond_the_range_are_decided_from_the_exponent(device, value, expected):
+    start = time.perf_counter()
+    hi, lo = pair(ddblas.array(value, device=device))
+    assert time.perf_counter() - start < TIME_LIMIT
+    assert same_bits(hi, expected) and lo == 0
+
+
+def test_long_digit_strings_and_big_numbers_round_to_nearest(device):
+    ninth = nearest_dd(Fraction(1, 9))  # 1/9 is > 10^-1400 from every rounding boundary
+    cases = [
+        ("0." + "1" * 10 ** 6, ninth),                   # 10^6 digits: 1/9 - 10^-10^6 / 9
+        ("1" * 10 ** 6 + "e-1000000", ninth),            # the same value, as an integer string
+        ("3" * 5000 + "e-5300", nearest_dd(Fraction((10 ** 5000 - 1) // 3, 10 ** 5300))),
+        (Fraction(10 ** (10 ** 5) + 1, 10 ** (10 ** 5)), (1.0, 0.0)),  # lo = fl(10^-100000) = 0
+        (Fraction(3 ** 200000 + 1, 3 ** 200000 * 7), nearest_dd(Fraction(1, 7))),
+        ((2 ** 900 + 1) * 2 ** 100, nearest_dd(Fraction((2 ** 900 + 1) * 2 ** 100))),
+        (2 ** 1024 - 2 ** 970 - 1, (DBL_MAX, float(2 ** 970 - 1))),   # just below the threshold
+        (2 ** 1024 - 2 ** 970, (math.inf, 0.0)),                       # on it: ties to inf
+        (-(2 ** 1024) + 2 ** 970 + 1, (-DBL_MAX, -float(2 ** 970 - 1))),
+    ]
+    for value, expected in cases:
+        start = time.perf_counter()
+        got = pair(ddblas.array(value, device=device))
+        assert time.perf_counter() - start < TIME_LIMIT, str(value)[:30]
+        assert got == expected, str(value)[:30]
+
+
+def test_long_double_and_numpy_scalars(device):
+    third = np.longdouble(1) / np.longdouble(3)
+    q = Fraction(*third.as_integer_ratio())
+    assert pair(ddblas.array(third, device=device)) == nearest_dd(q)
+    assert same_bits(pair(ddblas.array(-np.longdouble(0), device=device))[0], -0.0)
+    assert pair(ddblas.array(np.longdouble("inf"), device=device))[0] == math.inf
+
+
+@settings(max_examples=60)
+@given(st.integers(-1140, 1030), st.integers(1, 2 ** 160), st.integers(1, 2 ** 40),
+       st.booleans())
+def test_fractions_round_to_the_nearest_dd_over_the_whole_range(device, exponent, num, den, neg):
+    """Near DBL_MAX, in the subnormal range and beyond both: hi correctly rounded, lo = fl(x-hi)."""
+    q = Fraction(num, den) * Fraction(2) ** (exponent - num.bit_length() + den.bit_length())
+    q = -q if neg else q
+    assert pair(ddblas.array(q, device=device)) == nearest_dd(q)
+    text = decimal_string(q)  # 5000 digits (rounded when q is not dyadic)
+    assert pair(ddblas.array(text, device=device)) == nearest_dd(Fraction(decimal.Decimal(text)))
+
+
+def test_rounding_boundaries_near_dbl_max_and_in_the_subnormal_range(device):
+    tiny = Fraction(1, 10 ** 1700)  # below the 1400 significant digits kept: a sticky digit
+    boundaries = [
+        Fraction(DBL_MAX) + Fraction(2) ** 969,                 # below the overflow threshold
+        Fraction(DBL_MAX) + Fraction(2) ** 970,                 # the threshold: ties to inf
+        Fraction(1) + Fraction(2) ** -53,                       # hi's midpoint: ties to even
+        Fraction(DBL_MAX) + Fraction(2) ** -1075,               # lo's midpoint far below hi
+        Fraction(1) + 3 * Fraction(2) ** -1075,
+        Fraction(2) ** -1075, 3 * Fraction(2) ** -1075,         # subnormal hi midpoints
+        Fraction(2) ** -1022 + Fraction(2) ** -1075,
+    ]
+    for b in boundaries:
+        for q in (b, b + tiny, b - tiny, -b, -b - tiny):
+            expected = nearest_dd(q)
+            assert pair(ddblas.array(q, device=device)) == expected
+            text = decimal_string(q)
+            assert pair(ddblas.array(text, device=device)) == expected, (b, q - b)
+    assert pair(ddblas.array(Fraction(DBL_MAX) + Fraction(2) ** 969)) == (DBL_MAX, 2.0 ** 969)
+    assert pair(ddblas.array(Fraction(DBL_MAX) + Fraction(2) ** 970)) == (math.inf, 0.0)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1_000.000_1", "1000.0001"), (" \t0.5\n", "0.5"), ("+.5", "0.5"), ("5.", "5"),
+    ("1_0e1_0", "10e10"), ("-0", "-0"), ("INFINITY", "inf"), ("-nAn", "nan"), ("١٢", "12"),
+    ("1E+2", "100"),
+])
+def test_strings_accepted_as_float_accepts_them(device, text, expected):
+    got = pair(ddblas.array(text, device=device))
+    want = pair(ddblas.array(expected))
+    assert same_bits(got[0], want[0]) and same_bits(got[1], want[1])
+    assert same_bits(got[0], float(text))
+
+
+@pytest.mark.parametrize("text", ["1__0", "_1", "1_", "1_.5", "1._5", "1e_5", "1e5_", ".", "e5",
+                                  "1e", "0x10", "1/3", "", "  ", "1 2", "--1", "nan(1)", "infinit"])
+def test_strings_rejected_as_float_rejects_them(text):
+    with pytest.raises(ValueError):
+        float(text)
+    with pytest.raises(ValueError, match="cannot parse"):
+        ddblas.array(text)
+
+
+def test_negative_zero_from_every_input_kind(device):
+    for value in ("-0", "-0.0e5", decimal.Decimal("-0"), decimal.Decimal("-0E+10"), -0.0,
+                  np.longdouble("-0")):
+        hi, lo = pair(ddblas.array(value, device=device))
+        assert math.copysign(1, hi) == -1 and lo == 0, value
+
+
+def test_unsupported_objects_name_what_was_passed():
+    with pytest.raises(TypeError, match="NoneType"):
+        ddblas.array(None)
+    with pytest.raises(TypeError, match="complex"):
+        ddblas.array(1j)
+
+
+# ---- part 5: repr round-trips exactly ----
+def parse_repr(text: str) -> list[str]:
+    """The element strings of a DDArray repr."""
+    body = text[len("DDArray("):text.rindex(", device=")]
+    return [s.strip() for s in body.replace("[", " ").replace("]", " ").split(",") if s.strip()]
+
+
+def is_shortest(text: str, hi: float, lo: float) -> bool:
+    """No decimal with fewer significant digits parses to (hi, lo): the interval of strings that
+    do is convex, so checking the two neighbours one digit shorter suffices."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 5000
+        d = decimal.Decimal(text).normalize()
+        if d == 0:
+            return True
+        step = decimal.Decimal(1).scaleb(d.as_tuple().exponent + 1)
+        for rounding in (decimal.ROUND_FLOOR, decimal.ROUND_CEILING):
+            shorter = d.quantize(step, rounding=rounding)
+            got = ddblas._convert.string_to_dd(str(shorter))
+            if got[0] == hi and got[1] == lo:
+                return False
+    return True
+
+
+def check_round_trip(x: ddblas.DDArray):
+    x = x.to_device("cpu")
+    strings = parse_repr(repr(x)) if x.ndim else [repr(x)[len("DDArray("):repr(x).rindex(", dev")]]
+    assert len(strings) == x.size
+    for text, hi, lo in zip(strings, x.hi.ravel().tolist(), x.lo.ravel().tolist()):
+        back = pair(ddblas.array(text))
+        assert same_bits(back[0], hi) and (back[1] == lo or math.isnan(lo)), (text, hi, lo)
+        if math.isfinite(hi):
+            assert is_shortest(text, hi, lo), text
+
+
+@st.composite
+def dd_pairs(draw):
+    """Normalised pairs over the whole range: lo anywhere from hi's last bit down to the
+    subnormals, zero, or a plain double; negative zero, subnormal hi."""
+    hi = draw(st.floats(allow_nan=False, allow_infinity=False))
+    if hi == 0 or not math.isfinite(hi):
+        return hi, 0.0
+    kind = draw(st.sampled_from(["zero", "near", "far"]))
+    if kind == "zero":
+        return hi, 0.0
+    drop = draw(st.integers(1, 60) if kind == "near" else st.integers(60, 2200))
+    mantissa = draw(st.integers(1, 2 ** 53 - 1)) * draw(st.sampled_from([1, -1]))
+    q = Fraction(hi) + mantissa * Fraction(2) ** (math.frexp(hi)[1] - 53 - drop - 53)
+    return nearest_dd(q)
+
+
+@settings(max_examples=150)
+@given(st.lists(dd_pairs(), min_size=1, max_size=4))
+def test_repr_is_the_shortest_string_that_round_trips(device, pairs):
+    hi = np.array([p[0] for p in pairs])
+    lo = np.array([p[1] for p in pairs])
+    x = ddblas.DDArray(hi, lo, normalize=False).to_device(device)
+    check_round_trip(x)
+    check_round_trip(x[0])
+
+
+def test_random_values_round_trip_through_repr(device):
+    x = ddblas.random(2000, seed=5, device=device).to_device("cpu")
+    start = time.perf_counter()
+    for i in range(x.size):
+        check_round_trip(x[i])
+    assert time.perf_counter() - start < 20
+
+
+def test_repr_examples_of_the_issue(device):
+    x = ddblas.DDArray(1.0, 2.0 ** -200).to_device(device)
+    assert repr(x) != f"DDArray({1:.31e}, device='{device}')"
+    check_round_trip(x)
+    assert repr(ddblas.array("0.1", device=device)) == f"DDArray(0.1, device='{device}')"
+    assert repr(ddblas.array(1, device=device)) == f"DDArray(1.0, device='{device}')"
+    assert repr(ddblas.array("-1e300", device=device)) == f"DDArray(-1e+300, device='{device}')"
+    assert repr(ddblas.array(["-0", "inf", "-inf", "nan", "2.5e-5"], device=device)) == (
+        f"DDArray([-0.0, inf, -inf, nan, 2.5e-05], device='{device}')")
+    assert repr(ddblas.DDArray(1.0, math.nan, normalize=False).to_device(device)) == (
+        f"DDArray(nan, device='{device}')")
+    big = repr(ddblas.random((50, 50), seed=1, device=device))
+    assert "..." in big and big.count("\n") < 30  # NumPy's summarised layout
+
+
+def test_str_keeps_32_digits(device):
+    assert str(ddblas.array("0.1", device=device)) == "1.0000000000000000000000000000000e-01"
+    assert str(ddblas.DDArray(1.0, math.nan, normalize=False)) == "nan"
