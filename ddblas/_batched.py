@@ -7,16 +7,14 @@ single rgemm's, so the result equals a loop of rgemm calls bit for bit, on eithe
 """
 from __future__ import annotations
 
-from . import _backend, _transfer
+from . import _backend, _cpu, _transfer
 from ._array import DDArray
 from ._gemm import (_check_info, _check_writable, _flags, _new_output, _no_product, _scalars,
                     _shares_memory, _trans)
 from ._ops import _operands, _strided
 from ._options import resolve
 
-MAX_THREADS = 256             # DDBLAS_GEMM_BATCHED_MAX_THREADS of cuda_src/gemm_batched.h
 WARP = 32
-SHARED_BYTES = 48 * 1024      # dynamic shared memory a block may use without an opt-in
 MAX_GRID = 65535              # blocks launched at most (the kernel loops over the groups)
 MAX_DIM = 2**31 - 1           # m and n at most (the kernel's 32-bit element coordinates)
 
@@ -32,8 +30,11 @@ def _gpu_launch(batch: int, m: int, n: int, k: int, a_bs: int, b_bs: int):
     G m n / (passes threads), ties to the smaller G; G > 1 only when G m n <= MAX_THREADS (one
     pass) and the stage of G products' operands (a broadcast one once, 16 bytes a DD value) fits
     SHARED_BYTES. shared: the stage's bytes, 0 when one product's does not fit (the kernel then
-    reads global memory)."""
+    reads global memory). MAX_THREADS and SHARED_BYTES: cuda_src/geometry.h's
+    batched_max_threads and static_shared_bytes (dynamic shared memory without an opt-in)."""
     elements = m * n
+    MAX_THREADS = _cpu.geometry()["batched_max_threads"]  # noqa: N806  (named as in geometry.h)
+    SHARED_BYTES = _cpu.geometry()["static_shared_bytes"]  # noqa: N806
 
     def stage(g):
         return ((g if a_bs else 1) * m * k + (g if b_bs else 1) * k * n) * 16

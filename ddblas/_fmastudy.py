@@ -78,10 +78,10 @@ def gpu_counts() -> tuple[dict | None, str]:
     """The GPU census and where it was read: SASS of the device's cubin when a GPU and cuobjdump
     are present, else PTX from nvcc (sm_90), else (None, why not)."""
     if _gpu.available() and shutil.which("cuobjdump"):
-        path = _gpu.cubin_path()
+        path = _gpu.cubin_path("bench")
         sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True,
                               check=True).stdout
-        return _table(sass_census(sass)), f"SASS sm_{_gpu._arch()} (cuobjdump, NVRTC cubin)"
+        return _table(sass_census(sass)), f"SASS sm_{_gpu.arch()} (cuobjdump, NVRTC cubin)"
     if shutil.which("nvcc"):
         return _table(ptx_census(_kernelcheck.nvcc_ptx("sm_90"))), "PTX sm_90 (nvcc; no cuobjdump)"
     return None, "no GPU toolchain (neither cuobjdump with a GPU nor nvcc)"

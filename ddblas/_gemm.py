@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 
-from . import _auto, _backend, _ozaki, _transfer, _tsm
+from . import _auto, _backend, _cpu, _ozaki, _transfer, _tsm
 from ._array import DDArray, asarray
 from ._ops import _operands, _strided, multiply
 from ._options import resolve
@@ -29,13 +29,10 @@ def _default_block(m: int, n: int) -> int:
     (32 x 32 tiles): b = 4 leaves multiprocessors idle on small C (docs/performance.md)."""
     import cupy
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    bm, bn, _ = _GEOMETRY[4]
+    bm, bn = (_cpu.geometry()["gemm"]["b4"]["k"][x] for x in ("BM", "BN"))
     return 4 if -(-m // bm) * -(-n // bn) >= 3 * sms else 2
 
 
-# (BM, BN, threads) of each shared-memory kernel, as instantiated in cuda_src/gemm_gpu.h
-_GEOMETRY = {"tiled": (16, 16, 256), 2: (32, 32, 256), 4: (64, 32, 128)}
-_ALPHA_ONE, _BETA_ZERO = 1, 2         # GemmFlags of gemm.h
 
 
 def _trans(value, name: str) -> bool:
@@ -109,9 +106,10 @@ def _no_product(c: DDArray, k: int, alpha_dd, beta_dd, beta_zero: bool, opts) ->
 
 
 def _flags(alpha_dd, beta_zero: bool) -> int:
-    """The GemmFlags of gemm.h for these scalars."""
+    """The GemmFlags of the GEMM kernels for these scalars."""
     alpha_one = float(alpha_dd.hi) == 1 and float(alpha_dd.lo) == 0
-    return (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    flags = _cpu.geometry()["flags"]  # GemmFlags of cuda_src/geometry.h
+    return (flags["alpha_one"] if alpha_one else 0) | (flags["beta_zero"] if beta_zero else 0)
 
 
 def _check_info(info, routine: str) -> None:
@@ -262,8 +260,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     else:
         block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"
-        bm, bn, threads = _GEOMETRY["tiled" if algorithm == "tiled" else block]
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
+        bm, bn, threads = (_cpu.geometry()["gemm"][kind][layout[0]][x] for x in ("BM", "BN", "threads"))
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{opts.suffix}",
                        (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
     return c

@@ -1,7 +1,7 @@
 """rgemm(algorithm="tsm"): tall-and-skinny products, C = op(A) op(B) with few columns (or rows).
 
-The GPU kernel is TSM2's (cuda_src/gemm_gpu.h, "tsm"): each of t1 = TSM_ROWS threads of a block
-owns one row of op(A) and accumulates t2 columns of C in registers; the t3 = TSM_DEPTH deep
+The GPU kernel is TSM2's (cuda_src/gemm_gpu.h, "tsm"): each of t1 = BM threads of a block
+owns one row of op(A) and accumulates t2 columns of C in registers; the t3 = BK deep
 tiles of op(B) are shared through shared memory and the next tiles of A and B are in flight while
 the current ones are used. C with few rows is computed as its transpose, C^T = op(B)^T op(A)^T.
 When the rows alone give too few blocks to fill a GPU, K is split into pieces (grid z) whose
@@ -30,13 +30,10 @@ least MIN_ELEMENTS elements (below, the classic kernel: the same order, as P = 1
 from __future__ import annotations
 from dataclasses import dataclass
 
-from . import _auto, _backend, _gpu
+from . import _auto, _backend, _cpu, _gpu
 from ._array import DDArray
 from ._ops import _strided
 
-TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
-TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
-TSM_DEPTHS = {"k": 16, "m": 8}  # t3, the k depth of a tile (BK), by op(A)'s layout (gemm_gpu.h)
 PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
                              # tiles (the same sums); the "k" kernels take any piece start
 MAX_COLUMNS = 32             # rgemm(algorithm="auto") uses tsm when min(M, N) <= this
@@ -61,6 +58,19 @@ class Plan:
                     pieces=self.pieces, piece_len=self.piece_len)
 
 
+def widths() -> tuple[int, ...]:
+    """t2: the widths of the tsm<t2> kernels (the rows of cuda_src/geometry.h's
+    DDBLAS_GEMM_TSM_SHAPES)."""
+    return tuple(sorted(shape["k"]["BN"] for name, shape in _cpu.geometry()["gemm"].items()
+                        if name.startswith("tsm")))
+
+
+def shape(width: int, a_layout: str = "k"):
+    """The tsm<width> kernel's configuration for op(A)'s layout (geometry.h): t1 = BM threads
+    (rows of op(A)) a block, t3 = BK, its threads, tile_bytes..."""
+    return _cpu.geometry()["gemm"][f"tsm{width}"][a_layout]
+
+
 def suits(m: int, n: int, k: int) -> bool:
     """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K."""
     return min(m, n) <= MAX_COLUMNS and max(m, n) * k >= MIN_ELEMENTS
@@ -81,11 +91,12 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
     if transposed:
         m, n = n, m
     seconds, groups, width = min((-(-n // w) * pass_seconds(m, k, w, suffix), -(-n // w), w)
-                                 for w in TSM_WIDTHS)
-    row_blocks = -(-m // TSM_ROWS)
+                                 for w in widths())
+    rows = shape(width)["BM"]
+    row_blocks = -(-m // rows)
     if row_blocks > MAX_GRID_YZ:
         raise ValueError(f"rgemm(algorithm='tsm'): {max(m, n)} rows exceed the kernel's grid "
-                         f"({MAX_GRID_YZ * TSM_ROWS} at most); use algorithm='blocked'")
+                         f"({MAX_GRID_YZ * rows} at most); use algorithm='blocked'")
     wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
     pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), MAX_GRID_YZ))
     piece_len = -(-k // pieces)
@@ -95,18 +106,16 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
 
 def dynamic_shared_bytes(width: int, a_layout: str) -> int:
     """The dynamic shared memory a tsm<width> block needs for op(A)'s layout ("k": a_cs == 1 or a
-    general stride, "m": a_rs == 1): the size of gemm_gpu.h's GemmTiles (two stages of a
-    t3 x (t1 + 1) tile of op(A) and a t3 x (t2 + 1) tile of op(B), hi and lo, 8 bytes a value)
-    where it exceeds static shared memory ("k": 65-73 KB), else 0 (static tiles)."""
-    tiles = 2 * TSM_DEPTHS[a_layout] * (TSM_ROWS + 1 + width + 1) * 2 * 8
-    return tiles if tiles > _gpu.STATIC_SHARED_BYTES else 0
+    general stride, "m": a_rs == 1): the size of its shared-memory tiles (geometry.h's
+    gemm_tiles_bytes) where it exceeds static shared memory ("k": 65-73 KB), else 0 (static)."""
+    tiles = shape(width, a_layout)["tile_bytes"]
+    return tiles if tiles > _cpu.geometry()["static_shared_bytes"] else 0
 
 
 def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,
         suffix: str) -> None:
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
     gemm.h. op(A), op(B), C: DDArrays on one device, C's hi and lo laid out alike."""
-    from ._gemm import _ALPHA_ONE, _BETA_ZERO
     if p.transposed:
         op_a, op_b, c = op_b.T, op_a.T, c.T
     m, k = op_a.shape
@@ -119,7 +128,9 @@ def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: i
         out, out_rs, out_cs, out_flags, scalars = c, c_rs, c_cs, flags, (*alpha, *beta)
     else:   # each piece's partial sums, alpha = 1 and beta = 0 (the epilogue comes last)
         out = DDArray(be.xp.empty((p.pieces, m, n)), be.xp.empty((p.pieces, m, n)))
-        out_rs, out_cs, out_flags, scalars = n, 1, _ALPHA_ONE | _BETA_ZERO, (1.0, 0.0, 0.0, 0.0)
+        gemm_flags = _cpu.geometry()["flags"]
+        out_flags = gemm_flags["alpha_one"] | gemm_flags["beta_zero"]
+        out_rs, out_cs, scalars = n, 1, (1.0, 0.0, 0.0, 0.0)
     if op_a.device == "gpu":
         a_layout = "m" if a_cs != 1 and a_rs == 1 else "k"
         if dynamic_shared_bytes(p.width, a_layout) > _gpu.max_shared_bytes():  # sm_75: 64 KB
@@ -127,7 +138,8 @@ def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: i
             a_rs, a_cs, a_layout = 1, m, "m"
         layout = a_layout + ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_tsm{p.width}_{layout}_{suffix}",
-                       (p.groups, -(-m // TSM_ROWS), p.pieces), (TSM_ROWS,),
+                       (p.groups, -(-m // shape(p.width, a_layout)["BM"]), p.pieces),
+                       (shape(p.width, a_layout)["threads"],),
                        m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *scalars,
                        out.hi, out.lo, out_rs, out_cs, out_flags, p.piece_len, m * n,
                        shared_mem=dynamic_shared_bytes(p.width, a_layout))
