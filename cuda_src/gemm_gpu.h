@@ -1,5 +1,5 @@
-// gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the CPU and the naive kernel are in
-// kernels.h). One template covers three rungs of the classic optimization ladder and the
+// gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the naive kernel is in gemm.h, the CPU's
+// in gemm_cpu.h). One template covers three rungs of the classic optimization ladder and the
 // tall-and-skinny kernel:
 //   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
 //            memory, inner loop unrolled, one C element per thread;

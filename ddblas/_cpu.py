@@ -272,7 +272,7 @@ def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: 
 
 
 class CpuBackend:
-    """Runs the kernels of cuda_src/kernels.h on NumPy arrays."""
+    """Runs the kernels of cuda_src/units/*.cpp on NumPy arrays."""
 
     name = "cpu"
     xp = np

@@ -1,6 +1,6 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
-Python only checks arguments, reads strides and launches a kernel of cuda_src/ (kernels.h: the
+Python only checks arguments, reads strides and launches a kernel of cuda_src/ (gemm.h: the
 naive kernel of both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled and
 register-blocked GPU kernels). Every classic kernel sums each C element over k in increasing
 order, so all of them and both devices agree bit for bit. algorithm="ozaki-fp64"

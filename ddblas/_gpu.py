@@ -113,7 +113,7 @@ def module(family: str):
 
 
 class GpuBackend:
-    """Runs the kernels of cuda_src/kernels.h on CuPy arrays (current device and stream)."""
+    """Runs the kernels of cuda_src/units/*.cu on CuPy arrays (current device and stream)."""
 
     name = "gpu"
 
