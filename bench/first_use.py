@@ -47,18 +47,20 @@ print(float(x.to_device("cpu").hi[0]))
 
 def gpu_present(env) -> bool:
     probe = "import ddblas, sys; sys.exit(0 if ddblas.gpu_available() else 1)"
-    return subprocess.run([sys.executable, "-c", probe], env=env).returncode == 0
+    return subprocess.run([sys.executable, "-c", probe], env=env,
+                          cwd=tempfile.gettempdir()).returncode == 0
 
 
 def measure(device: str, env) -> dict:
     """(a), (b) and (c) for one device with a fresh cache."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(env, DDBLAS_CACHE_DIR=cache)
+        # cwd: not a source tree, so that `import ddblas` takes --repo
         out = subprocess.run([sys.executable, "-c", _FIRST, device], env=env, check=True,
-                             capture_output=True, text=True).stdout.split()
+                             capture_output=True, text=True, cwd=cache).stdout.split()
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", _WARM, device], env=env, check=True,
-                       capture_output=True)
+                       capture_output=True, cwd=cache)
         warm = time.perf_counter() - start
     return {"(a) first elementwise op": float(out[0]), "(b) first 64x64 rgemm after it":
             float(out[1]), "(c) warm start to a first result": warm}
