@@ -7,8 +7,8 @@
 // device.
 //
 // GPU: a block computes a group of G consecutive products (a grid-stride loop over groups, so
-// any batch fits the grid), its threads (blockDim.x <= GEMM_BATCHED_MAX_THREADS (geometry.h)) walking the
-// group's G x M x N (product, i, j) elements, j fastest. ddblas/_batched.py picks G and the block
+// any batch fits the grid), its threads (blockDim.x <= GEMM_BATCHED_MAX_THREADS, geometry.h)
+// walking the group's G x M x N (product, i, j) elements, j fastest. ddblas/_batched.py picks G and the block
 // size from M and N so that G M N fills the block's lanes (one pass over the elements when
 // G M N <= the largest block, else balanced passes). When the group's operands fit the block's
 // dynamic shared memory (G (M K + K N) DD values, hi and lo apart; a broadcast operand once; the

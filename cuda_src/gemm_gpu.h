@@ -264,8 +264,8 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 #define DDBLAS_A_K_CONTIG_m false
 #define DDBLAS_B_N_CONTIG_n true
 #define DDBLAS_B_N_CONTIG_k false
-#define DDBLAS_GEMM_SHARED_KERNEL(NAME, A, B, V, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, \
-                                  PIECES)                                                         \
+#define DDBLAS_GEMM_SHARED_KERNEL(NAME, A, B, V, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS,      \
+                                  PREFETCH, PIECES)                                               \
     DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(BM, BN, TM, TN), MIN_BLOCKS)           \
         ddblas_gemm_##NAME##_##A##B##_##V(DDBLAS_GEMM_PARAMS, ddblas::index_t piece_len,         \
                                           ddblas::index_t piece_stride) {                        \

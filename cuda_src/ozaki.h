@@ -170,8 +170,8 @@ DD_HD void ozaki_finish_entry(dd g, const double *acc_hi, const double *acc_lo, 
 
 #if !defined(__CUDACC__)
 // The CPU kernels' loop over an R x C matrix: OpenMP over rows cut into pieces of OZAKI_PIECE
-// columns (a team only from PARALLEL_MIN_ITEMS entries on, as DDBLAS_FOR_EACH); f(i, j0, len) does row i,
-// columns j0 .. j0 + len - 1.
+// columns (a team only from PARALLEL_MIN_ITEMS entries on, as DDBLAS_FOR_EACH); f(i, j0, len)
+// does row i, columns j0 .. j0 + len - 1.
 constexpr index_t OZAKI_PIECE = 64;
 template <class F>
 inline void ozaki_for_each_piece(index_t R, index_t C, F f) {

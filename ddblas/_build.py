@@ -197,12 +197,13 @@ def _locked(path: pathlib.Path):
     except ImportError:  # not POSIX: the atomic renames alone keep files whole
         yield
         return
-    with open(path.with_name(path.name + ".lock"), "a") as lock:
+    # read-only: a lock file another user created (shared cache) still locks
+    lock = os.open(path.with_name(path.name + ".lock"), os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(lock)  # releases the lock
 
 
 _warned_fallback: set = set()

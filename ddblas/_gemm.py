@@ -261,7 +261,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         block = _default_block(m, n) if block is None else block
         kind = "tiled" if algorithm == "tiled" else f"b{block}"
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + ("k" if b_cs != 1 and b_rs == 1 else "n")
-        bm, bn, threads = (_cpu.geometry()["gemm"][kind][layout[0]][x] for x in ("BM", "BN", "threads"))
+        shape = _cpu.geometry()["gemm"][kind][layout[0]]
+        bm, bn, threads = shape["BM"], shape["BN"], shape["threads"]
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{opts.suffix}",
                        (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
     return c

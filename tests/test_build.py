@@ -76,7 +76,8 @@ def test_every_cpu_kernel_is_in_the_family_its_name_maps_to():
         seen |= names
         if family != "host":  # the host unit is called directly, never launched
             assert {_build.family_of(n) for n in names} == {family}, family
-    assert {"ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy", "ddblas_gemm_pieces_fma_sloppy",
+    assert {"ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy",
+            "ddblas_gemm_pieces_fma_sloppy",
             "ddblas_gemm_batched_fma_accurate", "ddblas_ozaki_int8_finish_nofma_accurate",
             "ddblas_census_madd_nofma_sloppy", "ddblas_geometry"} <= seen
 
@@ -185,7 +186,8 @@ def test_a_damaged_artifact_is_rebuilt_with_a_warning(tmp_path, monkeypatch, cap
         assert _build.cached("ddblas_cpu_x_0.so", build, "x") == path
     assert build.calls == 2 and path.read_bytes() == build.data and _build.check(path) == "ok"
     assert caplog.records[0].levelno == logging.WARNING
-    assert "damaged" in caplog.records[0].getMessage() and str(path) in caplog.records[0].getMessage()
+    warning = caplog.records[0].getMessage()
+    assert "damaged" in warning and str(path) in warning
 
 
 _LOAD_CHILD = """
@@ -331,7 +333,8 @@ def test_the_cli_says_when_it_compiles(tmp_path):
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stderr.splitlines() if "compiling" in line]
-    assert lines == ["compiling ddblas host kernels for the CPU (first use, cached) ..."], out.stderr
+    assert lines == ["compiling ddblas host kernels for the CPU (first use, cached) ..."], \
+        out.stderr
 
 
 def test_missing_compiler_names_what_to_install(monkeypatch):
