@@ -76,7 +76,7 @@ cp docs/performance.md docs/bench-h100-*.png "$OUT/" 2>/dev/null
 fi
 if [ "$stage" = profile ]; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"
-nvcc --fmad=false -std=c++17 -arch=sm_90 -cubin cuda_src/gpu_kernels.cu -o "$OUT/kernels.cubin"
+nvcc --fmad=false -std=c++17 -arch=sm_90 -Icuda_src -cubin cuda_src/units/gemm.cu -o "$OUT/kernels.cubin"
 for v in fma_sloppy fma_accurate; do
     cuobjdump -sass -fun ddblas_gemm_b4_kn_$v "$OUT/kernels.cubin" > "$OUT/sass_b4_$v.txt"
     echo "$v:" $(grep -oE '^\s+/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]\s+)?[A-Z0-9.]+' "$OUT/sass_b4_$v.txt" | awk '{print $NF}' \

@@ -42,8 +42,7 @@ def kernel_name(i, variant):
 
 
 def source(variants):
-    lines = ['#define DDBLAS_EACH_VARIANT(M, OP)', '#define DDBLAS_KERNEL extern "C" __global__ void',
-             '#include "gemm_gpu.h"']
+    lines = ['#include "gemm_gpu.h"']
     for i, cfg in enumerate(CONFIGS):
         tile = ", ".join(map(str, cfg[:6]))
         for v in variants:

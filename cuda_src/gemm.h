@@ -18,6 +18,8 @@
 // and add bounds and c_first, c_acc those of its madd (dd.h); the pieces' order meets it too.
 #pragma once
 #include "dd.h"
+#include "geometry.h"  // GemmFlags
+#include "kernels.h"   // the variants, for the kernel macros below
 
 // The argument list of every GEMM kernel (CPU and GPU), and the call that forwards it.
 #define DDBLAS_GEMM_PARAMS                                                                       \
@@ -32,10 +34,6 @@
 
 namespace ddblas {
 
-enum GemmFlags {
-    GEMM_ALPHA_ONE = 1,   // alpha == 1: C = acc (+ beta C0), no multiplication by alpha
-    GEMM_BETA_ZERO = 2,   // beta == 0: C0 is never read (a NaN in C does not leak)
-};
 
 // gemm_epilogue: alpha * acc + beta * C0 (C0 read only when beta != 0), float64 special values.
 template <class V>
@@ -78,3 +76,38 @@ DD_HD void gemm_add_pieces(index_t e, index_t M, index_t N, index_t P, const dou
 }
 
 }  // namespace ddblas
+
+// ---- the GEMM kernels both backends share (instantiated by the units: gemm, tsm) ----
+// naive: one C element per work item, the reference kernel of the optimization ladder.
+#define DDBLAS_GEMM_NAIVE_KERNEL(OP, V)                                                      \
+    DDBLAS_KERNEL ddblas_##OP##_##V(DDBLAS_GEMM_PARAMS) {                                    \
+        const ddblas::index_t n = M * N;                                                     \
+        const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};            \
+        DDBLAS_FOR_EACH(t, n) {                                                              \
+            const ddblas::index_t i = t / N, j = t % N;                                      \
+            ddblas::dd acc = ddblas::gemm_dot<ddblas::variants::V>(                          \
+                K, a_hi + i * a_rs, a_lo + i * a_rs, a_cs, b_hi + j * b_cs, b_lo + j * b_cs, \
+                b_rs);                                                                       \
+            const ddblas::index_t off = i * c_rs + j * c_cs;                                 \
+            ddblas::dd r = ddblas::gemm_epilogue<ddblas::variants::V>(acc, alpha, beta, c_hi, \
+                                                                      c_lo, off, flags);     \
+            c_hi[off] = ddblas::canonical(r.hi);                                             \
+            c_lo[off] = ddblas::canonical(r.lo);                                             \
+        }                                                                                    \
+    }
+
+// pieces: C from the partial sums of P pieces of K (the tall-and-skinny order of gemm.h), one C
+// element per work item; w is the P x M x N workspace the pieces were written to.
+#define DDBLAS_GEMM_PIECES_KERNEL(OP, V)                                                       \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t M, ddblas::index_t N, ddblas::index_t P,     \
+                                    const double *w_hi, const double *w_lo, double alpha_hi,   \
+                                    double alpha_lo, double beta_hi, double beta_lo,           \
+                                    double *c_hi, double *c_lo, ddblas::index_t c_rs,          \
+                                    ddblas::index_t c_cs, ddblas::index_t flags) {             \
+        const ddblas::index_t n = M * N;                                                       \
+        DDBLAS_FOR_EACH(e, n) {                                                                \
+            ddblas::gemm_add_pieces<ddblas::variants::V>(                                      \
+                e, M, N, P, w_hi, w_lo, ddblas::dd{alpha_hi, alpha_lo},                        \
+                ddblas::dd{beta_hi, beta_lo}, c_hi, c_lo, c_rs, c_cs, flags);                  \
+        }                                                                                      \
+    }

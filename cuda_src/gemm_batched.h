@@ -7,8 +7,8 @@
 // device.
 //
 // GPU: a block computes a group of G consecutive products (a grid-stride loop over groups, so
-// any batch fits the grid), its threads (blockDim.x <= DDBLAS_GEMM_BATCHED_MAX_THREADS) walking the
-// group's G x M x N (product, i, j) elements, j fastest. ddblas/_batched.py picks G and the block
+// any batch fits the grid), its threads (blockDim.x <= GEMM_BATCHED_MAX_THREADS, geometry.h)
+// walking the group's G x M x N (product, i, j) elements, j fastest. ddblas/_batched.py picks G and the block
 // size from M and N so that G M N fills the block's lanes (one pass over the elements when
 // G M N <= the largest block, else balanced passes). When the group's operands fit the block's
 // dynamic shared memory (G (M K + K N) DD values, hi and lo apart; a broadcast operand once; the
@@ -20,9 +20,11 @@
 // CPU: OpenMP over products, each product computed by one thread with the blocks of the CPU GEMM
 // (gemm_cpu.h).
 #pragma once
-#include "kernels.h"  // the variants, DDBLAS_EACH_VARIANT and (host) gemm_cpu.h
+#include "kernels.h"  // the variants, DDBLAS_EACH_VARIANT
 #if defined(__CUDACC__)
 #include "gemm_gpu.h"  // copy_to_shared, commit_copies, wait_copies
+#else
+#include "gemm_cpu.h"
 #endif
 
 // The argument list of every batched GEMM kernel: the batch, the operands' batch strides, then
@@ -154,7 +156,7 @@ void gemm_batched_cpu(index_t batch, index_t a_bs, index_t b_bs, index_t c_bs, i
         return;
     }
     const index_t blocks_n = (N + NC - 1) / NC, blocks = ((M + MC - 1) / MC) * blocks_n;
-#pragma omp parallel if (batch * M * N * K >= 32768)
+#pragma omp parallel if (batch * M * N * K >= PARALLEL_MIN_MADDS)
     {
         CpuPanels<TM, TN, MC, NC, KC> panels(M, N, K);
 #pragma omp for schedule(static)
@@ -172,14 +174,11 @@ void gemm_batched_cpu(index_t batch, index_t a_bs, index_t b_bs, index_t c_bs, i
 
 #if defined(__CUDACC__)
 // ---- the extern "C" GPU kernels: ddblas_gemm_batched_<variant>(group, <the batched GEMM's
-// arguments>), blocks of up to DDBLAS_GEMM_BATCHED_MAX_THREADS threads (ddblas/_batched.py
+// arguments>), blocks of up to GEMM_BATCHED_MAX_THREADS (geometry.h) threads (ddblas/_batched.py
 // launches the group and block size it picks). No __launch_bounds__: bounded, ptxas took the
 // cap (76-80 registers at (256, 3)) or spilled (nofma at (256, 4), as at (64) before);
 // unbounded it takes 48-64 on sm_90 and 67-123 on sm_80, no spills. 256 threads launch with
 // any count ptxas may take (255 x 256 <= 65536 registers a block). ----
-#define DDBLAS_GEMM_BATCHED_MAX_THREADS 256
-static_assert(DDBLAS_GEMM_BATCHED_MAX_THREADS % 32 == 0 && DDBLAS_GEMM_BATCHED_MAX_THREADS <= 256,
-              "whole warps, launchable at 255 registers a thread");
 #define DDBLAS_GEMM_BATCHED_KERNEL(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t group, DDBLAS_GEMM_BATCHED_PARAMS) {   \
         ddblas::gemm_batched_gpu<ddblas::variants::V>(group, batch, a_bs, b_bs, c_bs,      \

@@ -167,7 +167,7 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
               index_t c_cs, index_t flags) {
     const index_t blocks_n = (N + NC - 1) / NC, blocks = ((M + MC - 1) / MC) * blocks_n;
     // One thread for small products: starting the team costs more than the work.
-#pragma omp parallel if (blocks > 1 && M * N * K >= 32768)
+#pragma omp parallel if (blocks > 1 && M * N * K >= PARALLEL_MIN_MADDS)
     {
         CpuPanels<TM, TN, MC, NC, KC> panels(M, N, K);
 #pragma omp for schedule(static)
@@ -245,3 +245,20 @@ inline int cpu_threads(int n) {
 }
 
 }  // namespace ddblas
+
+// ---- the extern "C" CPU kernels (instantiated by the units: gemm, bench) ----
+// cpu: the CPU twin (gemm_cpu.h): packed panels, TM x TN micro-tiles vectorised over columns,
+// OpenMP over MC x NC blocks of C (the kernel starts its own team; the work count is unused).
+#define DDBLAS_GEMM_CPU_KERNEL(OP, V)                                                        \
+    DDBLAS_KERNEL ddblas_##OP##_##V(DDBLAS_GEMM_PARAMS) {                                    \
+        ddblas::gemm_cpu<ddblas::variants::V, ddblas::CPU_TM, ddblas::CPU_TN, ddblas::CPU_MC, \
+                         ddblas::CPU_NC, ddblas::CPU_KC>(DDBLAS_GEMM_ARGS);                  \
+    }
+
+// madd_ceiling_cpu: the register-resident madd rate on all threads (gemm_cpu.h); returns the
+// number of DD multiply-adds done.
+#define DDBLAS_MADD_CEILING_CPU_KERNEL(OP, V)                                                 \
+    extern "C" ddblas::index_t ddblas_##OP##_##V(ddblas::index_t iters, double *sink) {       \
+        return ddblas::madd_ceiling_cpu<ddblas::variants::V, ddblas::CPU_TM, ddblas::CPU_TN>( \
+            iters, sink);                                                                     \
+    }

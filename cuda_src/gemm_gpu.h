@@ -1,5 +1,5 @@
-// gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the CPU and the naive kernel are in
-// kernels.h). One template covers three rungs of the classic optimization ladder and the
+// gemm_gpu.h: the shared-memory GEMM kernels of the GPU (the naive kernel is in gemm.h, the CPU's
+// in gemm_cpu.h). One template covers three rungs of the classic optimization ladder and the
 // tall-and-skinny kernel:
 //   tiled:   BM = BN = BK = 16, TM = TN = 1: tiles of A and B staged through padded shared
 //            memory, inner loop unrolled, one C element per thread;
@@ -53,24 +53,21 @@ __device__ __forceinline__ void wait_copies() {
 #endif
 }
 
-// gemm_threads: the block size of a configuration (one thread per TM x TN thread tile).
-__host__ __device__ constexpr int gemm_threads(int BM, int BN, int, int TM, int TN, int) {
-    return (BM / TM) * (BN / TN);
-}
 
 // GemmTiles: the shared-memory tiles of a configuration, STAGES deep: hi and lo parts apart
 // (64-bit accesses: 128-bit DD accesses measured 6% slower on the H100 at N = 4096,
 // docs/performance.md), k-major so the inner loop reads rows of them, one padding double a row
-// against bank conflicts. sizeof(GemmTiles) = STAGES BK (BM + BN + 2) 16 bytes (ddblas/_tsm.py's
-// dynamic_shared_bytes() computes the same).
+// against bank conflicts. sizeof(GemmTiles) = gemm_tiles_bytes(BM, BN, BK, STAGES) (geometry.h,
+// exported to Python).
 template <int BM, int BN, int BK, int STAGES>
 struct GemmTiles {
     static constexpr int PAD = 1;
     double a_hi[STAGES][BK][BM + PAD], a_lo[STAGES][BK][BM + PAD];
     double b_hi[STAGES][BK][BN + PAD], b_lo[STAGES][BK][BN + PAD];
 };
-constexpr unsigned STATIC_SHARED_LIMIT = 48 * 1024;     // static __shared__ at most, per block
-constexpr unsigned DYNAMIC_SHARED_LIMIT = 227 * 1024;   // dynamic, after the opt-in (sm_90)
+static_assert(sizeof(GemmTiles<64, 32, 8, 2>) == gemm_tiles_bytes(64, 32, 8, 2) &&
+                  sizeof(GemmTiles<128, 3, 16, 1>) == gemm_tiles_bytes(128, 3, 16, 1),
+              "geometry.h's gemm_tiles_bytes is the size of GemmTiles");
 
 // gemm_tiles: a block's tiles, in static shared memory when they fit its 48 KB, else in the
 // launch's dynamic shared memory, which must hold sizeof(Tiles) bytes (the kernel opted in).
@@ -168,9 +165,13 @@ __device__ __forceinline__ void gemm_shared(
     int stage = 0;
     for (index_t k0 = k_begin; k0 < k_end; k0 += BK, stage ^= int(PREFETCH)) {
         const bool more = k0 + BK < k_end;
-        if (PREFETCH && more) {
-            load_tiles(k0 + BK, stage ^ 1);  // the next tiles in flight during this compute
-            wait_copies<1>();                // this tile's copies are done
+        if constexpr (PREFETCH) {
+            if (more) {
+                load_tiles(k0 + BK, stage ^ 1);  // the next tiles in flight during this compute
+                wait_copies<1>();                // this tile's copies are done
+            } else {
+                wait_copies<0>();
+            }
         } else {
             wait_copies<0>();
         }
@@ -197,7 +198,9 @@ __device__ __forceinline__ void gemm_shared(
             }
         }
         __syncthreads();  // every thread is done with this stage before it is refilled
-        if (!PREFETCH && more) load_tiles(k0 + BK, 0);
+        if constexpr (!PREFETCH) {
+            if (more) load_tiles(k0 + BK, 0);
+        }
     }
 
 #pragma unroll
@@ -242,10 +245,10 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 }  // namespace ddblas
 
 // ---- the extern "C" GPU GEMM kernels: ddblas_gemm_<algorithm>_<layout>_<variant> ----
-// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". A configuration is "BM, BN, BK, TM,
-// TN, K_UNROLL" (the block has gemm_threads(CONFIG) threads; ddblas/_gemm.py launches the same),
-// MIN_BLOCKS the resident blocks per SM promised to ptxas (__launch_bounds__; 0: none): _K for
-// the A "k" layouts, _M for the A "m" ones.
+// layout: A "k" (a_cs == 1) or "m"; B "n" (b_cs == 1) or "k". The configurations are the rows of
+// geometry.h's DDBLAS_GEMM_CLASSIC_SHAPES and DDBLAS_GEMM_TSM_SHAPES (the block has
+// gemm_threads(BM, BN, TM, TN) threads; ddblas/_gemm.py and _tsm.py read the same rows through
+// ddblas/_cpu.geometry()); the units gemm.cu and tsm.cu instantiate them.
 // b4 is 64 x 32 x 8 with 128 threads, 3 blocks (12 warps) per SM: chosen on the H100 over the
 // 64 x 64 x 16 256-thread block (1 block per SM) and others (bench/tile_sweep.py).
 // Every kernel takes piece_len and piece_stride; those with PIECES (tsm) sum, in block z of the
@@ -257,34 +260,39 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // of two rows (at BK = 8: 64-byte segments, 58-62% of the H100's HBM bandwidth at t2 <= 2); its
 // 65-73 KB of tiles are dynamic (ddblas/_tsm.py) and fit 3 blocks an SM, the minimum promised.
 // With A "m" a warp copies 256 contiguous bytes at any BK: BK = 8 keeps 33-37 KB, 6 blocks.
-#define DDBLAS_GEMM_SHARED_KERNEL(ALGO, CONFIG, PREFETCH, MIN_BLOCKS, PIECES, A_K, B_N, LAYOUT, V) \
-    DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(CONFIG), MIN_BLOCKS)                   \
-        ddblas_gemm_##ALGO##_##LAYOUT##_##V(DDBLAS_GEMM_PARAMS, ddblas::index_t piece_len,       \
-                                            ddblas::index_t piece_stride) {                      \
-        const ddblas::index_t piece = PIECES ? (ddblas::index_t)blockIdx.z : 0;                  \
-        const ddblas::index_t k_begin = PIECES ? piece * piece_len : 0;                          \
-        const ddblas::index_t k_end = !PIECES || K - k_begin < piece_len ? K : k_begin + piece_len; \
-        ddblas::gemm_shared<CONFIG, A_K, B_N, PREFETCH, ddblas::variants::V>(                    \
+#define DDBLAS_A_K_CONTIG_k true
+#define DDBLAS_A_K_CONTIG_m false
+#define DDBLAS_B_N_CONTIG_n true
+#define DDBLAS_B_N_CONTIG_k false
+#define DDBLAS_GEMM_SHARED_KERNEL(NAME, A, B, V, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS,      \
+                                  PREFETCH, PIECES)                                               \
+    DDBLAS_KERNEL __launch_bounds__(ddblas::gemm_threads(BM, BN, TM, TN), MIN_BLOCKS)           \
+        ddblas_gemm_##NAME##_##A##B##_##V(DDBLAS_GEMM_PARAMS, ddblas::index_t piece_len,         \
+                                          ddblas::index_t piece_stride) {                        \
+        ddblas::index_t piece = 0, k_begin = 0, k_end = K;                                       \
+        if constexpr (PIECES) {                                                                  \
+            piece = (ddblas::index_t)blockIdx.z;                                                 \
+            k_begin = piece * piece_len;                                                         \
+            k_end = K - k_begin < piece_len ? K : k_begin + piece_len;                           \
+        }                                                                                        \
+        ddblas::gemm_shared<BM, BN, BK, TM, TN, K_UNROLL, DDBLAS_A_K_CONTIG_##A,                \
+                            DDBLAS_B_N_CONTIG_##B, PREFETCH, ddblas::variants::V>(               \
             M, N, K, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, ddblas::dd{alpha_hi, alpha_lo}, \
             ddblas::dd{beta_hi, beta_lo}, c_hi + piece * piece_stride, c_lo + piece * piece_stride, \
             c_rs, c_cs, flags, k_begin, k_end);                                                  \
     }
-#define DDBLAS_GEMM_LAYOUTS(ALGO, CONFIG_K, MIN_BLOCKS_K, CONFIG_M, MIN_BLOCKS_M, PREFETCH, PIECES, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_K, PREFETCH, MIN_BLOCKS_K, PIECES, true, true, kn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_K, PREFETCH, MIN_BLOCKS_K, PIECES, true, false, kk, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_M, PREFETCH, MIN_BLOCKS_M, PIECES, false, true, mn, V) \
-    DDBLAS_GEMM_SHARED_KERNEL(ALGO, DDBLAS_UNPACK CONFIG_M, PREFETCH, MIN_BLOCKS_M, PIECES, false, false, mk, V)
-#define DDBLAS_UNPACK(...) __VA_ARGS__
-#define DDBLAS_GEMM_ALGORITHMS(OP, V)                                                            \
-    DDBLAS_GEMM_LAYOUTS(tiled, (16, 16, 16, 1, 1, 16), 0, (16, 16, 16, 1, 1, 16), 0, false, false, V) \
-    DDBLAS_GEMM_LAYOUTS(b2, (32, 32, 16, 2, 2, 4), 0, (32, 32, 16, 2, 2, 4), 0, true, false, V)   \
-    DDBLAS_GEMM_LAYOUTS(b4, (64, 32, 8, 4, 4, 2), 3, (64, 32, 8, 4, 4, 2), 3, true, false, V)     \
-    DDBLAS_GEMM_LAYOUTS(tsm1, (128, 1, 16, 1, 1, 8), 3, (128, 1, 8, 1, 1, 8), 0, true, true, V)   \
-    DDBLAS_GEMM_LAYOUTS(tsm2, (128, 2, 16, 1, 2, 8), 3, (128, 2, 8, 1, 2, 8), 0, true, true, V)   \
-    DDBLAS_GEMM_LAYOUTS(tsm4, (128, 4, 16, 1, 4, 8), 3, (128, 4, 8, 1, 4, 8), 0, true, true, V)   \
-    DDBLAS_GEMM_LAYOUTS(tsm8, (128, 8, 16, 1, 8, 4), 3, (128, 8, 8, 1, 8, 4), 0, true, true, V)   \
-    DDBLAS_GEMM_LAYOUTS(tsm16, (128, 16, 16, 1, 16, 2), 3, (128, 16, 8, 1, 16, 2), 0, true, true, V) \
-    DDBLAS_KERNEL ddblas_madd_ceiling_##V(ddblas::index_t iters, const double *seed, double *out) { \
-        ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                        \
+// DDBLAS_GEMM_SHAPE_KERNELS: the kernels of one row of a geometry.h table, both B layouts, every
+// variant (use: DDBLAS_GEMM_CLASSIC_SHAPES(DDBLAS_GEMM_SHAPE_KERNELS)).
+#define DDBLAS_GEMM_SHAPE_LAYOUTS(V, NAME, A, ...)              \
+    DDBLAS_GEMM_SHARED_KERNEL(NAME, A, n, V, __VA_ARGS__)       \
+    DDBLAS_GEMM_SHARED_KERNEL(NAME, A, k, V, __VA_ARGS__)
+#define DDBLAS_GEMM_SHAPE_KERNELS(...)                          \
+    DDBLAS_GEMM_SHAPE_LAYOUTS(fma_accurate, __VA_ARGS__)        \
+    DDBLAS_GEMM_SHAPE_LAYOUTS(fma_sloppy, __VA_ARGS__)          \
+    DDBLAS_GEMM_SHAPE_LAYOUTS(nofma_accurate, __VA_ARGS__)      \
+    DDBLAS_GEMM_SHAPE_LAYOUTS(nofma_sloppy, __VA_ARGS__)
+// madd_ceiling: the in-register ceiling kernel per variant (the "bench" unit).
+#define DDBLAS_MADD_CEILING_KERNEL(OP, V)                                                        \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t iters, const double *seed, double *out) {   \
+        ddblas::madd_ceiling<8, ddblas::variants::V>(iters, seed, out);                         \
     }
-DDBLAS_EACH_VARIANT(DDBLAS_GEMM_ALGORITHMS, gemm)

@@ -1,4 +1,4 @@
-// ozaki.h (included at the end of kernels.h): the DD parts of rgemm(algorithm="ozaki-fp64") and
+// ozaki.h (the "ozaki" family, units/ozaki.*): the DD parts of rgemm(algorithm="ozaki-fp64") and
 // rgemm(algorithm="ozaki-int8"), Ozaki scheme I on float64 and on int8 engines.
 // op(A) and op(B) are cut into S slices of integers below 2^beta (each row of op(A) against its own
 // power of two 2^e_i, each column of op(B) against 2^f_j); every slice product A_t B_u is then an
@@ -17,6 +17,7 @@
 #pragma once
 #include "dd.h"
 #include "gemm.h"
+#include "kernels.h"
 #if !defined(__CUDACC__)
 #include "gemm_cpu.h"  // DDBLAS_SIMD
 #endif
@@ -169,13 +170,13 @@ DD_HD void ozaki_finish_entry(dd g, const double *acc_hi, const double *acc_lo, 
 
 #if !defined(__CUDACC__)
 // The CPU kernels' loop over an R x C matrix: OpenMP over rows cut into pieces of OZAKI_PIECE
-// columns (a team only from 16384 entries on, as DDBLAS_FOR_EACH); f(i, j0, len) does row i,
-// columns j0 .. j0 + len - 1.
+// columns (a team only from PARALLEL_MIN_ITEMS entries on, as DDBLAS_FOR_EACH); f(i, j0, len)
+// does row i, columns j0 .. j0 + len - 1.
 constexpr index_t OZAKI_PIECE = 64;
 template <class F>
 inline void ozaki_for_each_piece(index_t R, index_t C, F f) {
     const index_t pieces = (C + OZAKI_PIECE - 1) / OZAKI_PIECE, n = R * pieces;
-#pragma omp parallel for schedule(static) firstprivate(f) if (R * C >= 16384)
+#pragma omp parallel for schedule(static) firstprivate(f) if (R * C >= PARALLEL_MIN_ITEMS)
     for (index_t w = 0; w < n; ++w) {
         const index_t j0 = w % pieces * OZAKI_PIECE;
         f(w / pieces, j0, C - j0 < OZAKI_PIECE ? C - j0 : OZAKI_PIECE);
@@ -196,7 +197,7 @@ inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count
 
 }  // namespace ddblas
 
-// ---- kernels (included by kernels.h) ----
+// ---- kernels ----
 // slice: the digits t = 1..S of x[i, j] = (hi, lo)[i * x_rs + j * x_cs] against
 // 2^(e - beta t), e = exps[i * e_rs + j * e_cs] (a row's or a column's exponent, |x| < 2^e),
 // stored at out[i * o_rs + j * o_cs + o_t0 + (t - 1) * o_ts] (o_ts < 0: the slices in reverse

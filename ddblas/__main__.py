@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 
@@ -69,6 +70,12 @@ def main(argv=None) -> int:
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
     args = parser.parse_args(argv)
+    # The first use of a kernel family compiles it: say so on stderr ("compiling ddblas gemm
+    # kernels for sm_90 (first use, cached) ...").
+    build_log = logging.getLogger("ddblas.build")
+    build_log.setLevel(logging.INFO)
+    if not build_log.handlers:
+        build_log.addHandler(logging.StreamHandler())
     if args.command == "bench":
         return _bench(parser, args, argv)
     if args.command == "accuracy":

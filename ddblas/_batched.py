@@ -8,13 +8,11 @@ single rgemm's, so the result equals a loop of rgemm calls bit for bit, on eithe
 """
 from __future__ import annotations
 
-from . import _backend, _gemmcall
+from . import _backend, _cpu, _gemmcall
 from ._array import DDArray
 from ._gemmcall import BATCHED, GemmCall
 
-MAX_THREADS = 256             # DDBLAS_GEMM_BATCHED_MAX_THREADS of cuda_src/gemm_batched.h
 WARP = 32
-SHARED_BYTES = 48 * 1024      # dynamic shared memory a block may use without an opt-in
 MAX_GRID = 65535              # blocks launched at most (the kernel loops over the groups)
 MAX_DIM = 2**31 - 1           # m and n at most (the kernel's 32-bit element coordinates)
 
@@ -30,7 +28,10 @@ def _gpu_launch(batch: int, m: int, n: int, k: int, a_bs: int, b_bs: int):
     G m n / (passes threads), ties to the smaller G; G > 1 only when G m n <= MAX_THREADS (one
     pass) and the stage of G products' operands (a broadcast one once, 16 bytes a DD value) fits
     SHARED_BYTES. shared: the stage's bytes, 0 when one product's does not fit (the kernel then
-    reads global memory)."""
+    reads global memory). MAX_THREADS and SHARED_BYTES: cuda_src/geometry.h's
+    batched_max_threads and static_shared_bytes (dynamic shared memory without an opt-in)."""
+    MAX_THREADS = _cpu.geometry()["batched_max_threads"]  # noqa: N806  (named as in geometry.h)
+    SHARED_BYTES = _cpu.geometry()["static_shared_bytes"]  # noqa: N806
     elements = m * n
 
     def stage(g):

@@ -1,18 +1,45 @@
 """Compiled-artifact cache shared by the CPU and GPU backends.
 
-Both backends compile the same sources in ``cuda_src/`` once and keep the result on disk, under a
-name that hashes every source file's text, the compiler flags and the compiler's identity, so a
-change to any of them builds anew. Files are written to a temporary name and renamed into place
-(atomic on POSIX), so concurrent processes never see a half-written artifact.
+The kernels are built by family (elementwise, gemm, tsm, batched, ozaki, bench; "host" on the
+CPU), each from its entry unit cuda_src/units/<family>.cpp or .cu, at the first launch of one of
+its kernels. An artifact is named by a hash of the text of its unit and of every header the unit
+includes (followed transitively), the compiler flags and the compiler's identity, so a change to
+any of them rebuilds only the families concerned.
+
+Every artifact has a checksum file beside it (its size and SHA-256); an artifact that is missing,
+truncated or altered is rebuilt (a warning says so) before anything loads it. Builds write to a
+temporary name and rename into place (atomic on POSIX) under a per-artifact file lock, so
+concurrent processes compile once and never see a half-written file. A cache folder that cannot be
+written is checked before compiling: the build goes to a private per-user temporary folder, with a
+warning naming DDBLAS_CACHE_DIR.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import pathlib
+import re
+import stat
 import tempfile
+import warnings
 
 _HERE = pathlib.Path(__file__).resolve().parent
+log = logging.getLogger("ddblas.build")
+
+# The family of a kernel, by the first matching name prefix; "elementwise" when none matches.
+KERNEL_FAMILIES = (
+    ("ddblas_gemm_batched_", "batched"),
+    ("ddblas_gemm_tsm", "tsm"),
+    ("ddblas_gemm_pieces_", "tsm"),
+    ("ddblas_gemm_", "gemm"),
+    ("ddblas_ozaki", "ozaki"),
+    ("ddblas_census_", "bench"),
+    ("ddblas_madd_ceiling", "bench"),
+)
+UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def source_dir() -> pathlib.Path:
@@ -23,32 +50,124 @@ def source_dir() -> pathlib.Path:
     raise RuntimeError(f"ddblas: kernel sources (cuda_src/) not found near {_HERE}; reinstall ddblas")
 
 
-def source_files() -> dict[str, str]:
-    """Name -> text of every file in cuda_src/ (headers and the two entry files)."""
-    return {p.name: p.read_text() for p in sorted(source_dir().iterdir())
-            if p.suffix in (".h", ".cpp", ".cu")}
+def family_of(kernel: str) -> str:
+    """The family whose unit defines `kernel` (KERNEL_FAMILIES)."""
+    return next((family for prefix, family in KERNEL_FAMILIES if kernel.startswith(prefix)),
+                "elementwise")
 
 
-def cache_dir() -> pathlib.Path:
-    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas."""
-    override = os.environ.get("DDBLAS_CACHE_DIR")
-    if override:
-        path = pathlib.Path(override)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = pathlib.Path(base) / "ddblas"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def units(device: str) -> dict[str, pathlib.Path]:
+    """Family -> entry unit (cuda_src/units/<family>.cpp for "cpu", .cu for "gpu")."""
+    suffix = UNIT_SUFFIX[device]
+    return {p.stem: p for p in sorted((source_dir() / "units").iterdir()) if p.suffix == suffix}
 
 
-def artifact_key(*parts: str) -> str:
-    """A hex digest of every source file's name and text followed by the given parts."""
+def unit(family: str, device: str) -> pathlib.Path:
+    """The entry unit of a family on a device; a ValueError names the families there are."""
+    found = units(device)
+    if family not in found:
+        raise ValueError(f"family must be one of {', '.join(found)} on the {device}, "
+                         f"got {family!r}")
+    return found[family]
+
+
+def unit_sources(path: pathlib.Path) -> dict[str, str]:
+    """Name -> text of the unit and of every header it includes with #include "...",
+    transitively (headers are looked up in cuda_src/)."""
+    files, todo = {}, [path]
+    while todo:
+        current = todo.pop()
+        name = current.name if current != path else "units/" + current.name
+        if name in files:
+            continue
+        text = current.read_text()
+        files[name] = text
+        todo += [source_dir() / header for header in _INCLUDE.findall(text)
+                 if header not in files]
+    return dict(sorted(files.items()))
+
+
+def artifact_key(path: pathlib.Path, *parts: str) -> str:
+    """A hex digest of the unit's sources (unit_sources) followed by the given parts."""
     h = hashlib.sha256()
-    for name, text in source_files().items():
+    for name, text in unit_sources(path).items():
         h.update(name.encode() + b"\0" + text.encode() + b"\0")
     for part in parts:
         h.update(part.encode() + b"\0")
     return h.hexdigest()[:32]
+
+
+def cache_dir() -> pathlib.Path:
+    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas (not created here)."""
+    override = os.environ.get("DDBLAS_CACHE_DIR")
+    if override:
+        return pathlib.Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "ddblas"
+
+
+def _private_dir(path: pathlib.Path) -> bool:
+    """Whether path is a folder of this user that nobody else may write to."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _user_temp_dir() -> pathlib.Path:
+    return pathlib.Path(tempfile.gettempdir()) / f"ddblas-cache-{os.getuid()}"
+
+
+def fallback_dir() -> pathlib.Path:
+    """A private per-user folder under the system's temporary folder (created 0700); when that
+    name is taken by a folder another user owns or may write, a fresh private folder instead."""
+    path = _user_temp_dir()
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        pass
+    return path if _private_dir(path) else pathlib.Path(tempfile.mkdtemp(prefix="ddblas-cache-"))
+
+
+def writable(path: pathlib.Path) -> bool:
+    """Whether files can be created in `path` (created if missing), tried with a real file."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".probe.")
+        os.close(fd)
+        os.unlink(probe)
+        return True
+    except OSError:
+        return False
+
+
+def checksum_path(path: pathlib.Path) -> pathlib.Path:
+    """The file beside an artifact holding its size and SHA-256."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _checksum(data: bytes) -> str:
+    return f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
+
+
+def check(path: pathlib.Path) -> str:
+    """"ok" when the artifact and its checksum file exist and agree, "missing" when the artifact
+    does not exist, else why it must not be loaded."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc})"
+    try:
+        recorded = checksum_path(path).read_text()
+    except OSError:
+        return "no checksum file"
+    if recorded != _checksum(data):
+        return f"size or SHA-256 differs from its checksum file ({len(data)} bytes)"
+    return "ok"
 
 
 def write_atomically(path: pathlib.Path, data: bytes) -> None:
@@ -62,3 +181,72 @@ def write_atomically(path: pathlib.Path, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def store(path: pathlib.Path, data: bytes) -> None:
+    """Write an artifact and its checksum file (each atomically)."""
+    write_atomically(path, data)
+    write_atomically(checksum_path(path), _checksum(data).encode())
+
+
+@contextlib.contextmanager
+def _locked(path: pathlib.Path):
+    """An exclusive lock on path + ".lock" for the block (POSIX flock; none elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the atomic renames alone keep files whole
+        yield
+        return
+    # read-only: a lock file another user created (shared cache) still locks
+    lock = os.open(path.with_name(path.name + ".lock"), os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(lock)  # releases the lock
+
+
+_warned_fallback: set = set()
+
+
+def build_dir() -> pathlib.Path:
+    """The folder new artifacts go to: cache_dir() when writable, else fallback_dir() with a
+    warning (once per folder) naming DDBLAS_CACHE_DIR."""
+    primary = cache_dir()
+    if writable(primary):
+        return primary
+    fallback = fallback_dir()
+    if not writable(fallback):
+        raise RuntimeError(f"ddblas: cannot write compiled kernels to {primary} nor {fallback}; "
+                           "set DDBLAS_CACHE_DIR to a writable folder")
+    if primary not in _warned_fallback:
+        _warned_fallback.add(primary)
+        message = (f"ddblas: the kernel cache {primary} is not writable; compiling into "
+                   f"{fallback} instead (set DDBLAS_CACHE_DIR to a writable folder to keep "
+                   "compiled kernels)")
+        log.warning(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return fallback
+
+
+def cached(name: str, build, what: str) -> pathlib.Path:
+    """The path of the verified artifact `name`: from cache_dir() or fallback_dir() when it checks
+    out there, else built by build() -> bytes into build_dir(), with one INFO line on the
+    "ddblas.build" logger ("compiling ddblas <what> (first use, cached) ...", what e.g. "gemm
+    kernels for sm_90") and a warning first if a damaged copy is being replaced."""
+    places = [cache_dir() / name]
+    if _private_dir(_user_temp_dir()):
+        places.append(_user_temp_dir() / name)
+    for path in places:
+        if check(path) == "ok":
+            return path
+    path = build_dir() / name
+    with _locked(path):
+        status = check(path)  # another process may have built it meanwhile
+        if status == "ok":
+            return path
+        if status != "missing":
+            log.warning("ddblas: the cached kernels %s are damaged (%s); rebuilding", path, status)
+        log.info("compiling ddblas %s (first use, cached) ...", what)
+        store(path, build())
+    return path

@@ -1,16 +1,19 @@
-"""CPU backend: cuda_src/ compiled by the system C++ compiler into a shared library (ctypes)."""
+"""CPU backend: cuda_src/ compiled by the system C++ compiler into shared libraries, one per
+kernel family (ctypes), built at the first launch of one of the family's kernels."""
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import functools
 import os
+import pathlib
 import platform
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+import types
 
 import numpy as np
 
@@ -43,11 +46,13 @@ def find_compiler() -> str:
         "or point $CXX at it.")
 
 
+@functools.cache
 def _compiler_identity(cxx: str) -> str:
     out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
     return out.stdout.strip()
 
 
+@functools.cache
 def _cpu_identity() -> str:
     """-march=native code is only valid on this kind of processor: key the cache on it."""
     flags = ""
@@ -61,12 +66,14 @@ def _cpu_identity() -> str:
     return platform.machine() + "\n" + flags
 
 
-def _compile(cxx: str, flags: tuple[str, ...], out_path: str) -> subprocess.CompletedProcess:
-    src = _build.source_dir() / "cpu_kernels.cpp"
-    return subprocess.run([cxx, *flags, str(src), "-o", out_path],
+def compile_unit(cxx: str, flags: tuple[str, ...], unit: pathlib.Path,
+                 out_path: str) -> subprocess.CompletedProcess:
+    """Run the compiler on one unit of cuda_src/units/ (headers found in cuda_src/)."""
+    return subprocess.run([cxx, *flags, f"-I{_build.source_dir()}", str(unit), "-o", out_path],
                           capture_output=True, text=True, check=False)
 
 
+@functools.cache
 def _accepts(cxx: str, flag: str) -> bool:
     """True when the compiler takes `flag` (clang and other targets may lack some)."""
     out = subprocess.run([cxx, flag, "-x", "c++", "-fsyntax-only", "-"], input="",
@@ -83,45 +90,66 @@ def compile_flags(cxx: str, vectorize: bool = True) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def library(vectorize: bool = True) -> ctypes.CDLL:
-    """The compiled CPU kernels, built on first use and cached on disk. vectorize=False: the same
-    sources built without vectorisation (scalar code; for benchmarks, same results).
+def library(family: str, vectorize: bool = True) -> ctypes.CDLL:
+    """One family's compiled CPU kernels (cuda_src/units/<family>.cpp; "host": the thread count,
+    blocking and geometry), built at first use and cached on disk (artifact). vectorize=False:
+    the same sources built without vectorisation (scalar code; for benchmarks, same results).
 
     OpenMP threads wait passively (sleep) between parallel regions unless $OMP_WAIT_POLICY says
     otherwise: spinning threads take the cores from the BLAS threads of NumPy's matmul (and
     the BLAS threads' spinning from the kernels), which made rgemm(algorithm="ozaki-fp64"),
     alternating BLAS GEMMs and kernels, up to 10x slower on 2 cores. libgomp reads the variable
-    when it is loaded, i.e. with this library (unless another module loaded it before)."""
+    when it is loaded, i.e. with the first library (unless another module loaded it before)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return load(str(artifact(family, vectorize)))
+
+
+def artifact(family: str, vectorize: bool = True) -> pathlib.Path:
+    """The verified cached shared library of a family, compiled first when missing or damaged
+    (_build.cached)."""
+    unit = _build.unit(family, "cpu")
     cxx = find_compiler()
     flags = compile_flags(cxx, vectorize)
-    key = _build.artifact_key(cxx, _compiler_identity(cxx), " ".join(flags), _cpu_identity())
-    path = _build.cache_dir() / f"ddblas_cpu_{key}.so"
-    if not path.exists():
+    key = _build.artifact_key(unit, cxx, _compiler_identity(cxx), " ".join(flags),
+                              _cpu_identity())
+
+    def build() -> bytes:
+        nonlocal flags
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "lib.so")
-            result = _compile(cxx, flags, out)
+            result = compile_unit(cxx, flags, unit, out)
             if result.returncode != 0 and OPENMP_FLAG in flags:
                 # A compiler without OpenMP still builds correct (single-threaded) kernels.
                 flags = tuple(f for f in flags if f != OPENMP_FLAG)
-                result = _compile(cxx, flags, out)
+                result = compile_unit(cxx, flags, unit, out)
             if result.returncode != 0:
-                raise RuntimeError(f"ddblas: compiling the CPU kernels with {cxx} failed:\n"
-                                   f"{result.stderr}")
+                raise RuntimeError(f"ddblas: compiling the CPU kernels ({unit.name}) with {cxx} "
+                                   f"failed:\n{result.stderr}")
             with open(out, "rb") as f:
-                _build.write_atomically(path, f.read())
-    return load(str(path))
+                return f.read()
+
+    what = f"{family} kernels for the CPU{'' if vectorize else ' (not vectorised)'}"
+    return _build.cached(f"ddblas_cpu_{family}_{key}.so", build, what)
+
+
+# The return and argument types of the libraries' non-void functions (void ones need none).
+_SIGNATURES = {
+    "ddblas_cpu_threads": (ctypes.c_int, (ctypes.c_int,)),
+    "ddblas_geometry": (ctypes.c_longlong, (ctypes.c_char_p, ctypes.c_longlong)),
+    **{"ddblas_madd_ceiling_cpu_" + Options(fma, add).suffix: (ctypes.c_int64, None)
+       for fma in (True, False) for add in ADD_KINDS},
+}
 
 
 def load(path: str) -> ctypes.CDLL:
     """A compiled CPU library, with the return types of its non-void functions declared."""
     lib = ctypes.CDLL(path)
-    lib.ddblas_cpu_threads.restype = ctypes.c_int
-    lib.ddblas_cpu_threads.argtypes = (ctypes.c_int,)
-    for fma in (True, False):
-        for add in ADD_KINDS:
-            kernel = "ddblas_madd_ceiling_cpu_" + Options(fma, add).suffix
-            getattr(lib, kernel).restype = ctypes.c_int64
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        if hasattr(lib, name):
+            function = getattr(lib, name)
+            function.restype = restype
+            if argtypes is not None:
+                function.argtypes = argtypes
     return lib
 
 
@@ -152,13 +180,40 @@ def configure(*, vectorize: bool = True):
 def blocking() -> dict[str, int]:
     """The CPU GEMM's blocking as built for this processor: TM, TN (micro-tile), MC, NC, KC."""
     out = np.zeros(5, dtype=np.int64)
-    library().ddblas_gemm_cpu_blocking(ctypes.c_void_p(out.ctypes.data))
+    library("host").ddblas_gemm_cpu_blocking(ctypes.c_void_p(out.ctypes.data))
     return dict(zip(("TM", "TN", "MC", "NC", "KC"), map(int, out)))
+
+
+@functools.cache
+def geometry() -> types.MappingProxyType:
+    """Every launch geometry of cuda_src/geometry.h, read from the compiled host unit (the numbers
+    the kernels are built with): "flags" {"alpha_one", "beta_zero"}, "static_shared_bytes",
+    "dynamic_shared_limit", "parallel_min_items", "parallel_min_madds", "batched_max_threads",
+    and "gemm"[name][a_layout] {"BM", "BN", "BK", "TM", "TN", "k_unroll", "min_blocks",
+    "prefetch", "pieces", "threads", "tile_bytes"} for name in tiled, b2, b4, tsm1 ... and op(A)'s
+    layout "k" or "m". Read-only mappings."""
+    function = library("host").ddblas_geometry
+    size = function(None, 0) + 1
+    buffer = ctypes.create_string_buffer(size)
+    function(buffer, size)
+    tree: dict = {}
+    for line in buffer.value.decode().splitlines():
+        name, value = line.split()
+        *parents, leaf = name.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = int(value)
+
+    def freeze(node):
+        return types.MappingProxyType({k: freeze(v) for k, v in node.items()}) \
+            if isinstance(node, dict) else node
+    return freeze(tree)
 
 
 def get_threads() -> int:
     """The number of threads of the CPU kernels launched from this thread (1 without OpenMP)."""
-    return library().ddblas_cpu_threads(0)
+    return library("host").ddblas_cpu_threads(0)
 
 
 # The most threads cpu_threads accepts: far above any core count of today's machines (unless the
@@ -186,13 +241,13 @@ class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
     def __init__(self, n: int):
         n = _check_threads(n)
         self.previous = get_threads()
-        self.threads = library().ddblas_cpu_threads(n)
+        self.threads = library("host").ddblas_cpu_threads(n)
 
     def __enter__(self) -> "cpu_threads":
         return self
 
     def __exit__(self, *exc) -> None:
-        library().ddblas_cpu_threads(self.previous)
+        library("host").ddblas_cpu_threads(self.previous)
 
 
 def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: bool = True,
@@ -202,7 +257,8 @@ def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: 
     `threads` threads (default: the current count), from the vectorised library or not; median of
     `repeats` runs of about `seconds` each after a warm-up. Wall clock: other load on the machine
     lowers it."""
-    kernel = getattr(library(vectorize), "ddblas_madd_ceiling_cpu_" + resolve(fma, add).suffix)
+    kernel = getattr(library("bench", vectorize),
+                     "ddblas_madd_ceiling_cpu_" + resolve(fma, add).suffix)
     sink = ctypes.c_double()
     with cpu_threads(threads) if threads is not None else contextlib.nullcontext():
         iters = 1000
@@ -223,7 +279,7 @@ def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: 
 
 
 class CpuBackend:
-    """Runs the kernels of cuda_src/kernels.h on NumPy arrays."""
+    """Runs the kernels of cuda_src/units/*.cpp on NumPy arrays."""
 
     name = "cpu"
     xp = np
@@ -233,7 +289,7 @@ class CpuBackend:
         pointers to their (first) element, floats as double, ints as int64."""
         if work == 0:
             return
-        getattr(library(vectorized()), kernel)(*map(_c_arg, args))
+        getattr(library(_build.family_of(kernel), vectorized()), kernel)(*map(_c_arg, args))
 
 
 def _c_arg(a):

@@ -1,12 +1,12 @@
 """`python -m ddblas bench fma`: Nakasato's FMA vs non-FMA table for this machine.
 
 Instruction counts are read from the compiled code, not assumed: the census kernels of
-cuda_src/kernels.h (`ddblas_census_{add,mul,madd}_<variant>`, one DD operation each, no loop, no
+cuda_src/census.h (`ddblas_census_{add,mul,madd}_<variant>`, one DD operation each, no loop, no
 special-value handling) are disassembled and their FP64 arithmetic instructions counted:
 - GPU: the SASS of the cached NVRTC cubin (cuobjdump; DADD, DMUL, DFMA), else the PTX of
-  gpu_kernels.cu compiled by nvcc (add/sub/mul/fma.rn.f64; a negation folds into an operand in
+  the GPU units compiled by nvcc (add/sub/mul/fma.rn.f64; a negation folds into an operand in
   SASS and is not counted);
-- CPU: the host assembly of cpu_kernels.cpp with the CPU backend's flags (scalar add, sub, mul,
+- CPU: the host assembly of the CPU units with the CPU backend's flags (scalar add, sub, mul,
   div, sqrt and FMA instructions on doubles).
 If the FP64 pipe is the bottleneck and every instruction costs one issue, the non-FMA / FMA time
 ratio of a GEMM step is count(nofma madd) / count(fma madd): the "predicted" ratio, set beside
@@ -78,10 +78,10 @@ def gpu_counts() -> tuple[dict | None, str]:
     """The GPU census and where it was read: SASS of the device's cubin when a GPU and cuobjdump
     are present, else PTX from nvcc (sm_90), else (None, why not)."""
     if _gpu.available() and shutil.which("cuobjdump"):
-        path = _gpu.cubin_path()
+        path = _gpu.cubin_path("bench")
         sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True,
                               check=True).stdout
-        return _table(sass_census(sass)), f"SASS sm_{_gpu._arch()} (cuobjdump, NVRTC cubin)"
+        return _table(sass_census(sass)), f"SASS sm_{_gpu.arch()} (cuobjdump, NVRTC cubin)"
     if shutil.which("nvcc"):
         return _table(ptx_census(_kernelcheck.nvcc_ptx("sm_90"))), "PTX sm_90 (nvcc; no cuobjdump)"
     return None, "no GPU toolchain (neither cuobjdump with a GPU nor nvcc)"

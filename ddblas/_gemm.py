@@ -12,7 +12,7 @@ classic, tsm, ozaki-fp64 and ozaki-int8 by ddblas/_auto.py's shape rule and cost
 """
 from __future__ import annotations
 
-from . import _backend, _batched, _gemmcall
+from . import _backend, _batched, _cpu, _gemmcall
 from ._array import DDArray
 from ._gemmcall import ALGORITHMS, GemmCall
 from ._ops import operands
@@ -24,12 +24,10 @@ def _default_block(m: int, n: int) -> int:
     """b = 4 once C has a full wave of its 64 x 32 tiles (3 blocks per multiprocessor), else b = 2
     (32 x 32 tiles): b = 4 leaves multiprocessors idle on small C (docs/performance.md)."""
     sms = _backend.backend("gpu").xp.cuda.Device().attributes["MultiProcessorCount"]
-    bm, bn, _ = _GEOMETRY[4]
+    bm, bn = (_cpu.geometry()["gemm"]["b4"]["k"][x] for x in ("BM", "BN"))
     return 4 if -(-m // bm) * -(-n // bn) >= 3 * sms else 2
 
 
-# (BM, BN, threads) of each shared-memory kernel, as instantiated in cuda_src/gemm_gpu.h
-_GEOMETRY = {"tiled": (16, 16, 256), 2: (32, 32, 256), 4: (64, 32, 128)}
 
 
 def _classic(call: GemmCall, plan=None) -> None:
@@ -53,9 +51,10 @@ def _classic(call: GemmCall, plan=None) -> None:
     else:
         block = _default_block(m, n) if call.block is None else call.block
         kind = "tiled" if call.algorithm == "tiled" else f"b{block}"
-        bm, bn, threads = _GEOMETRY["tiled" if call.algorithm == "tiled" else block]
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + \
             ("k" if b_cs != 1 and b_rs == 1 else "n")
+        shape = _cpu.geometry()["gemm"][kind][layout[0]]
+        bm, bn, threads = shape["BM"], shape["BN"], shape["threads"]
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{suffix}",
                        (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
 

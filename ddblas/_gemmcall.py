@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _auto, _backend, _ozaki, _transfer, _tsm
+from . import _auto, _backend, _cpu, _ozaki, _transfer, _tsm
 from ._array import DDArray, asarray
 from ._ops import multiply, on_one_device, operands
 from ._options import Options, resolve
@@ -28,7 +28,6 @@ from ._options import Options, resolve
 ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8")
 BATCHED = "batched"        # the algorithm of rgemm_batched (its one kernel)
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
-_ALPHA_ONE, _BETA_ZERO = 1, 2         # GemmFlags of gemm.h
 _OZAKI = {"ozaki-fp64": "fp64", "ozaki-int8": "int8"}   # algorithm -> _ozaki engine
 _log = logging.getLogger("ddblas")
 
@@ -53,8 +52,9 @@ def dd_scalar(value, name: str) -> DDArray:
 
 
 def gemm_flags(alpha_one: bool, beta_zero: bool) -> int:
-    """The GemmFlags of gemm.h."""
-    return (_ALPHA_ONE if alpha_one else 0) | (_BETA_ZERO if beta_zero else 0)
+    """The GemmFlags of the GEMM kernels (cuda_src/geometry.h) for these scalars."""
+    flags = _cpu.geometry()["flags"]
+    return (flags["alpha_one"] if alpha_one else 0) | (flags["beta_zero"] if beta_zero else 0)
 
 
 def _is(x: DDArray, value: float) -> bool:

@@ -1,4 +1,5 @@
-"""GPU backend: cuda_src/ compiled by NVRTC (through CuPy's bindings) into a cached cubin."""
+"""GPU backend: cuda_src/ compiled by NVRTC (through CuPy's bindings) into cached cubins, one per
+kernel family, built at the first launch of one of the family's kernels."""
 from __future__ import annotations
 
 import functools
@@ -6,14 +7,13 @@ import struct
 
 import numpy as np
 
-from . import _build
+from . import _build, _cpu
 
 # --fmad=false: NVRTC must not contract a*b+c into an FMA; the FMA paths call fma() explicitly.
 # Division and square root stay IEEE correctly rounded (NVRTC's defaults, spelled out).
 NVRTC_OPTIONS = ("--fmad=false", "--prec-div=true", "--prec-sqrt=true", "-std=c++17")
 THREADS_PER_BLOCK = 256
 MAX_BLOCKS = 65535
-STATIC_SHARED_BYTES = 48 * 1024  # dynamic shared memory a block gets without the kernel opting in
 
 
 def available() -> bool:
@@ -31,7 +31,9 @@ def require() -> None:
                            "'ddblas[gpu]') and a CUDA device; use device='cpu'")
 
 
-def _arch() -> str:
+def arch() -> str:
+    """The NVRTC target of the current device: its compute capability, capped at what NVRTC
+    supports (e.g. "90")."""
     import cupy
     from cupy_backends.cuda.libs import nvrtc
     cc = int(cupy.cuda.Device().compute_capability)
@@ -52,15 +54,13 @@ def complete_elf(data: bytes) -> bytes:
     return data + b"\0" * (end - len(data)) if end > len(data) else data
 
 
-def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels.cu") -> bytes:
-    """Compile gpu_kernels.cu, or another translation unit `source` that includes the cuda_src
-    headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options."""
+def compile_cubin(arch: str, source: str, name: str) -> bytes:
+    """Compile the translation unit `source` (named `name` in messages), which includes the
+    cuda_src headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options."""
     from cupy_backends.cuda.libs import nvrtc
-    files = _build.source_files()
-    headers = [n for n in files if n.endswith(".h")]
-    source = files["gpu_kernels.cu"] if source is None else source
-    prog = nvrtc.createProgram(source, name,
-                               [files[n].encode() for n in headers], [n.encode() for n in headers])
+    headers = {p.name: p.read_text() for p in sorted(_build.source_dir().glob("*.h"))}
+    prog = nvrtc.createProgram(source, name, [text.encode() for text in headers.values()],
+                               [n.encode() for n in headers])
     try:
         try:
             nvrtc.compileProgram(prog, NVRTC_OPTIONS + (f"-arch=sm_{arch}",))
@@ -72,17 +72,23 @@ def compile_cubin(arch: str, source: str | None = None, name: str = "gpu_kernels
         nvrtc.destroyProgram(prog)
 
 
-def cubin_path():
-    """The cached cubin of gpu_kernels.cu for this device, compiled first if missing."""
-    require()
+def nvrtc_version() -> str:
+    """NVRTC's version, e.g. "13.0"."""
     from cupy_backends.cuda.libs import nvrtc
-    arch = _arch()
-    version = ".".join(map(str, nvrtc.getVersion()))
-    key = _build.artifact_key("nvrtc " + version, " ".join(NVRTC_OPTIONS), "sm_" + arch)
-    path = _build.cache_dir() / f"ddblas_gpu_{key}.cubin"
-    if not path.exists():
-        _build.write_atomically(path, compile_cubin(arch))
-    return path
+    return ".".join(map(str, nvrtc.getVersion()))
+
+
+def cubin_path(family: str):
+    """The cached cubin of one kernel family (cuda_src/units/<family>.cu) for this device,
+    compiled first if missing or damaged."""
+    require()
+    unit = _build.unit(family, "gpu")
+    target = arch()
+    key = _build.artifact_key(unit, "nvrtc " + nvrtc_version(), " ".join(NVRTC_OPTIONS),
+                              "sm_" + target)
+    return _build.cached(f"ddblas_gpu_{family}_{key}.cubin",
+                         lambda: compile_cubin(target, unit.read_text(), unit.name),
+                         f"{family} kernels for sm_{target}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,14 +105,15 @@ def max_shared_bytes() -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def module():
-    """The compiled GPU kernels (a cupy.RawModule), built on first use and cached on disk."""
+def module(family: str):
+    """One family's compiled GPU kernels (a cupy.RawModule), built on first use and cached on
+    disk."""
     import cupy
-    return cupy.RawModule(path=str(cubin_path()))
+    return cupy.RawModule(path=str(cubin_path(family)))
 
 
 class GpuBackend:
-    """Runs the kernels of cuda_src/kernels.h on CuPy arrays (current device and stream)."""
+    """Runs the kernels of cuda_src/units/*.cu on CuPy arrays (current device and stream)."""
 
     name = "gpu"
 
@@ -125,10 +132,10 @@ class GpuBackend:
     def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args,
                     shared_mem: int = 0) -> None:
         """Launch kernel(*args) on an explicit grid with `shared_mem` bytes of dynamic shared
-        memory a block (beyond STATIC_SHARED_BYTES the kernel opts in, on the current device):
-        ints go as int64, floats as double."""
-        function = module().get_function(kernel)
-        if shared_mem > STATIC_SHARED_BYTES:
+        memory a block (beyond geometry's static_shared_bytes the kernel opts in, on the current
+        device): ints go as int64, floats as double."""
+        function = module(_build.family_of(kernel)).get_function(kernel)
+        if shared_mem and shared_mem > _cpu.geometry()["static_shared_bytes"]:
             function.max_dynamic_shared_size_bytes = shared_mem
         function(grid, block, tuple(
             np.int64(a) if isinstance(a, int) else np.float64(a) if isinstance(a, float) else a

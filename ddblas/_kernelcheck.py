@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import pathlib
 import re
 import shutil
 import subprocess
@@ -45,39 +46,43 @@ def non_fma_violations(counts: dict[str, int]) -> list[str]:
 
 
 def host_assembly(vectorize: bool = True) -> str:
-    """cpu_kernels.cpp compiled to assembly with the CPU backend's flags (those of
-    _cpu.library(vectorize))."""
+    """Every CPU unit (cuda_src/units/*.cpp) compiled to assembly with the CPU backend's flags
+    (those of _cpu.library(family, vectorize)), concatenated."""
     cxx = _cpu.find_compiler()
     flags = [f for f in _cpu.compile_flags(cxx, vectorize) if f not in ("-shared", "-fPIC")]
-    src = _build.source_dir() / "cpu_kernels.cpp"
+    texts = []
     with tempfile.TemporaryDirectory() as tmp:
-        out = f"{tmp}/k.s"
-        subprocess.run([cxx, *flags, "-S", str(src), "-o", out],
-                       check=True, capture_output=True, text=True)
-        with open(out) as f:
-            return f.read()
+        for family, src in _build.units("cpu").items():
+            out = f"{tmp}/{family}.s"
+            subprocess.run([cxx, *flags, f"-I{_build.source_dir()}", "-S", str(src), "-o", out],
+                           check=True, capture_output=True, text=True)
+            with open(out) as f:
+                texts.append(f.read())
+    return "\n".join(texts)
 
 
-def _nvcc(arch: str, *args: str) -> subprocess.CompletedProcess:
-    """nvcc on gpu_kernels.cu for one architecture with the GPU backend's contraction rule."""
-    src = _build.source_dir() / "gpu_kernels.cu"
-    return subprocess.run([shutil.which("nvcc"), "--fmad=false", "-std=c++17", f"-arch={arch}",
-                           str(src), *args], check=True, capture_output=True, text=True)
+def _nvcc(arch: str, *args: str) -> list[subprocess.CompletedProcess]:
+    """nvcc on every GPU unit (cuda_src/units/*.cu) for one architecture with the GPU backend's
+    contraction rule; `args` may name "{family}" (the unit's family) in output paths."""
+    nvcc, include = shutil.which("nvcc"), f"-I{_build.source_dir()}"
+    return [subprocess.run([nvcc, "--fmad=false", "-std=c++17", f"-arch={arch}", include,
+                            "-x", "cu", str(src), *(a.format(family=family) for a in args)],
+                           check=True, capture_output=True, text=True)
+            for family, src in _build.units("gpu").items()]
 
 
 def nvcc_ptx(arch: str) -> str:
-    """The PTX of gpu_kernels.cu for one architecture; raises on errors."""
+    """The PTX of every GPU unit for one architecture, concatenated; raises on errors."""
     with tempfile.TemporaryDirectory() as tmp:
-        _nvcc(arch, "-ptx", "-o", f"{tmp}/k.ptx")
-        with open(f"{tmp}/k.ptx") as f:
-            return f.read()
+        _nvcc(arch, "-ptx", "-o", f"{tmp}/{{family}}.ptx")
+        return "\n".join(p.read_text() for p in sorted(pathlib.Path(tmp).iterdir()))
 
 
 def nvcc_compile(arch: str) -> tuple[str, str]:
-    """(PTX, ptxas -v report) of gpu_kernels.cu for one architecture; raises on errors."""
+    """(PTX, ptxas -v report) of every GPU unit for one architecture; raises on errors."""
     with tempfile.TemporaryDirectory() as tmp:
-        report = _nvcc(arch, "-cubin", "-Xptxas", "-v", "-o", f"{tmp}/k.cubin").stderr
-    return nvcc_ptx(arch), report
+        runs = _nvcc(arch, "-cubin", "-Xptxas", "-v", "-o", f"{tmp}/{{family}}.cubin")
+    return nvcc_ptx(arch), "".join(run.stderr for run in runs)
 
 
 def spills(report: str) -> list[str]:

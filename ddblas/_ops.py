@@ -1,5 +1,5 @@
 """DD operations on DDArrays: the thin layer that prepares operands and launches the kernels of
-cuda_src/kernels.h on the operands' backend. No arithmetic happens here."""
+cuda_src/elementwise.h on the operands' backend. No arithmetic happens here."""
 from __future__ import annotations
 
 import numbers

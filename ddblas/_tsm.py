@@ -1,7 +1,7 @@
 """rgemm(algorithm="tsm"): tall-and-skinny products, C = op(A) op(B) with few columns (or rows).
 
-The GPU kernel is TSM2's (cuda_src/gemm_gpu.h, "tsm"): each of t1 = TSM_ROWS threads of a block
-owns one row of op(A) and accumulates t2 columns of C in registers; the t3 = TSM_DEPTH deep
+The GPU kernel is TSM2's (cuda_src/gemm_gpu.h, "tsm"): each of t1 = BM threads of a block
+owns one row of op(A) and accumulates t2 columns of C in registers; the t3 = BK deep
 tiles of op(B) are shared through shared memory and the next tiles of A and B are in flight while
 the current ones are used. C with few rows is computed as its transpose, C^T = op(B)^T op(A)^T.
 When the rows alone give too few blocks to fill a GPU, K is split into pieces (grid z) whose
@@ -31,12 +31,9 @@ as P = 1 there).
 from __future__ import annotations
 from dataclasses import dataclass
 
-from . import _auto, _backend, _gpu
+from . import _auto, _backend, _cpu, _gpu
 from ._array import DDArray
 
-TSM_WIDTHS = (1, 2, 4, 8, 16)  # t2: the tsm<t2> kernels of cuda_src/gemm_gpu.h
-TSM_ROWS = 128               # t1: threads (rows of op(A)) per block
-TSM_DEPTHS = {"k": 16, "m": 8}  # t3, the k depth of a tile (BK), by op(A)'s layout (gemm_gpu.h)
 PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
                              # tiles (the same sums); the "k" kernels take any piece start
 TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
@@ -66,6 +63,19 @@ def pass_seconds(m: int, k: int, width: int, suffix: str) -> float:
     return max(memory, compute)
 
 
+def widths() -> tuple[int, ...]:
+    """t2: the widths of the tsm<t2> kernels (the rows of cuda_src/geometry.h's
+    DDBLAS_GEMM_TSM_SHAPES)."""
+    return tuple(sorted(shape["k"]["BN"] for name, shape in _cpu.geometry()["gemm"].items()
+                        if name.startswith("tsm")))
+
+
+def shape(width: int, a_layout: str = "k"):
+    """The tsm<width> kernel's configuration for op(A)'s layout (geometry.h): t1 = BM threads
+    (rows of op(A)) a block, t3 = BK, its threads, tile_bytes..."""
+    return _cpu.geometry()["gemm"][f"tsm{width}"][a_layout]
+
+
 def plan(m: int, n: int, k: int, suffix: str) -> Plan:
     """The tall-and-skinny plan for an M x N x K product in variant `suffix` (M, N, K >= 1):
     the cheapest t2 by the model (ties: fewer passes, then the narrower: less compute for the
@@ -74,11 +84,12 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
     if transposed:
         m, n = n, m
     seconds, groups, width = min((-(-n // w) * pass_seconds(m, k, w, suffix), -(-n // w), w)
-                                 for w in TSM_WIDTHS)
-    row_blocks = -(-m // TSM_ROWS)
+                                 for w in widths())
+    rows = shape(width)["BM"]
+    row_blocks = -(-m // rows)
     if row_blocks > MAX_GRID_YZ:
         raise ValueError(f"rgemm(algorithm='tsm'): {max(m, n)} rows exceed the kernel's grid "
-                         f"({MAX_GRID_YZ * TSM_ROWS} at most); use algorithm='blocked'")
+                         f"({MAX_GRID_YZ * rows} at most); use algorithm='blocked'")
     wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
     pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), MAX_GRID_YZ))
     piece_len = -(-k // pieces)
@@ -88,11 +99,10 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
 
 def dynamic_shared_bytes(width: int, a_layout: str) -> int:
     """The dynamic shared memory a tsm<width> block needs for op(A)'s layout ("k": a_cs == 1 or a
-    general stride, "m": a_rs == 1): the size of gemm_gpu.h's GemmTiles (two stages of a
-    t3 x (t1 + 1) tile of op(A) and a t3 x (t2 + 1) tile of op(B), hi and lo, 8 bytes a value)
-    where it exceeds static shared memory ("k": 65-73 KB), else 0 (static tiles)."""
-    tiles = 2 * TSM_DEPTHS[a_layout] * (TSM_ROWS + 1 + width + 1) * 2 * 8
-    return tiles if tiles > _gpu.STATIC_SHARED_BYTES else 0
+    general stride, "m": a_rs == 1): the size of its shared-memory tiles (geometry.h's
+    gemm_tiles_bytes) where it exceeds static shared memory ("k": 65-73 KB), else 0 (static)."""
+    tiles = shape(width, a_layout)["tile_bytes"]
+    return tiles if tiles > _cpu.geometry()["static_shared_bytes"] else 0
 
 
 def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,
@@ -121,7 +131,8 @@ def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: i
             a_rs, a_cs, a_layout = 1, m, "m"
         layout = a_layout + ("k" if b_cs != 1 and b_rs == 1 else "n")
         be.launch_grid(f"ddblas_gemm_tsm{p.width}_{layout}_{suffix}",
-                       (p.groups, -(-m // TSM_ROWS), p.pieces), (TSM_ROWS,),
+                       (p.groups, -(-m // shape(p.width, a_layout)["BM"]), p.pieces),
+                       (shape(p.width, a_layout)["threads"],),
                        m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *scalars,
                        out.hi, out.lo, out_rs, out_cs, out_flags, p.piece_len, m * n,
                        shared_mem=dynamic_shared_bytes(p.width, a_layout))

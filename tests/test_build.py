@@ -1,10 +1,17 @@
 """The compile-once caches: keys, DDBLAS_CACHE_DIR, atomic writes, concurrency, missing compiler."""
 from __future__ import annotations
 
+import logging
 import os
+import pathlib
+import random
+import re
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
+import warnings
 
 import pytest
 
@@ -14,16 +21,85 @@ from ddblas._gpu import complete_elf
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_key_covers_sources_flags_and_compiler(monkeypatch):
-    base = _build.artifact_key("g++ 12", "-O3")
-    assert base == _build.artifact_key("g++ 12", "-O3")
-    assert base != _build.artifact_key("g++ 13", "-O3")
-    assert base != _build.artifact_key("g++ 12", "-O2")
-    files = _build.source_files()
-    assert {"dd.h", "eft.h", "kernels.h", "cpu_kernels.cpp", "gpu_kernels.cu"} <= set(files)
-    changed = dict(files, **{"dd.h": files["dd.h"] + "\n// edit"})
-    monkeypatch.setattr(_build, "source_files", lambda: changed)
-    assert _build.artifact_key("g++ 12", "-O3") != base
+def test_key_covers_unit_sources_flags_and_compiler():
+    unit = _build.unit("elementwise", "cpu")
+    base = _build.artifact_key(unit, "g++ 12", "-O3")
+    assert base == _build.artifact_key(unit, "g++ 12", "-O3")
+    assert base != _build.artifact_key(unit, "g++ 13", "-O3")
+    assert base != _build.artifact_key(unit, "g++ 12", "-O2")
+    assert base != _build.artifact_key(_build.unit("gemm", "cpu"), "g++ 12", "-O3")
+    files = _build.unit_sources(unit)
+    assert {"units/elementwise.cpp", "cpu_entry.h", "elementwise.h", "kernels.h", "dd.h", "eft.h",
+            "dd_config.h", "geometry.h"} <= set(files)
+    assert not {"gemm_gpu.h", "gemm_cpu.h", "ozaki.h", "gemm_batched.h"} & set(files)
+
+
+def test_a_header_edit_rebuilds_only_the_families_that_include_it(tmp_path, monkeypatch):
+    """Keys of every family and device before and after an edit of one header, in a copy of
+    cuda_src/: exactly the units that include it (transitively) get new keys."""
+    copy = tmp_path / "cuda_src"
+    shutil.copytree(_build.source_dir(), copy)
+    monkeypatch.setattr(_build, "source_dir", lambda: copy)
+    every = [(family, device) for device in ("cpu", "gpu") for family in _build.units(device)]
+
+    def keys():
+        return {fd: _build.artifact_key(_build.unit(*fd), "flags") for fd in every}
+    before = keys()
+    assert len(set(before.values())) == len(every)
+    for header, changed in [
+            ("ozaki.h", {("ozaki", "cpu"), ("ozaki", "gpu")}),
+            ("census.h", {("bench", "cpu"), ("bench", "gpu")}),
+            ("gemm_batched.h", {("batched", "cpu"), ("batched", "gpu")}),
+            # includes are followed whatever #if surrounds them: batched.cpp counts gemm_gpu.h
+            ("gemm_gpu.h", {(f, "gpu") for f in ("gemm", "tsm", "batched", "bench")}
+             | {("batched", "cpu")}),
+            ("dd.h", set(every))]:
+        with open(copy / header, "a") as f:
+            f.write("\n// an edit\n")
+        after = keys()
+        assert {fd for fd in every if after[fd] != before[fd]} == changed, header
+        before = after
+
+
+def test_every_cpu_kernel_is_in_the_family_its_name_maps_to():
+    """The launch table (_build.family_of) against the symbols each family's library exports:
+    a kernel named for one family but built in another would fail at its first launch."""
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("needs nm")
+    seen = set()
+    for family in _build.units("cpu"):
+        symbols = subprocess.run([nm, "-D", "--defined-only", str(_cpu.artifact(family))],
+                                 capture_output=True, text=True, check=True).stdout
+        names = set(re.findall(r"\b(ddblas_\w+)$", symbols, re.M))
+        assert names and not names & seen, family
+        seen |= names
+        if family != "host":  # the host unit is called directly, never launched
+            assert {_build.family_of(n) for n in names} == {family}, family
+    assert {"ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy",
+            "ddblas_gemm_pieces_fma_sloppy",
+            "ddblas_gemm_batched_fma_accurate", "ddblas_ozaki_int8_finish_nofma_accurate",
+            "ddblas_census_madd_nofma_sloppy", "ddblas_geometry"} <= seen
+
+
+def test_geometry_is_read_from_the_compiled_tables():
+    g = _cpu.geometry()
+    assert g["flags"] == {"alpha_one": 1, "beta_zero": 2}
+    assert g["static_shared_bytes"] == 48 * 1024 and g["batched_max_threads"] == 256
+    assert (g["parallel_min_items"], g["parallel_min_madds"]) == (16384, 32768)
+    assert set(g["gemm"]) == {"tiled", "b2", "b4", "tsm1", "tsm2", "tsm4", "tsm8", "tsm16"}
+    for name, layouts in g["gemm"].items():
+        assert set(layouts) == {"k", "m"}
+        for s in layouts.values():
+            assert s["threads"] == (s["BM"] // s["TM"]) * (s["BN"] // s["TN"])
+            stages = 2 if s["prefetch"] else 1
+            assert s["tile_bytes"] == stages * s["BK"] * (s["BM"] + s["BN"] + 2) * 16
+            assert s["pieces"] == name.startswith("tsm")
+    assert dict(g["gemm"]["b4"]["k"]) == dict(BM=64, BN=32, BK=8, TM=4, TN=4, k_unroll=2,
+                                              min_blocks=3, prefetch=1, pieces=0, threads=128,
+                                              tile_bytes=25088)
+    with pytest.raises(TypeError):
+        g["flags"]["alpha_one"] = 3  # read-only
 
 
 def test_write_atomically_leaves_no_temporary_files(tmp_path):
@@ -44,15 +120,221 @@ print(repr(float(s.hi)), repr(float(s.lo)))
 
 def test_concurrent_processes_share_one_fresh_cache(tmp_path):
     """Three processes compile into an empty DDBLAS_CACHE_DIR at once: all succeed, agree, and
-    leave exactly one library (no half-written or temporary files)."""
+    leave each family they used once, with a matching checksum (no half-written or temporary
+    files; the lock makes one process compile while the others wait)."""
     env = dict(os.environ, DDBLAS_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=REPO)
     procs = [subprocess.Popen([sys.executable, "-c", _CHILD], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     assert len({o[0] for o in outs}) == 1
-    names = sorted(p.name for p in (tmp_path / "cache").iterdir())
-    assert len(names) == 1 and names[0].startswith("ddblas_cpu_") and names[0].endswith(".so")
+    compiled = [line for o in outs for line in o[1].splitlines() if "compiling" in line]
+    assert compiled == [], compiled  # INFO lines stay silent without a handler
+    files = sorted((tmp_path / "cache").iterdir())
+    libraries = [f for f in files if f.suffix == ".so"]
+    assert [f.name.split("_")[2] for f in libraries] == ["elementwise"]  # the only family used
+    assert _build.check(libraries[0]) == "ok"
+    assert sorted(f.name for f in files) == sorted(
+        f.name + tail for f in libraries for tail in ("", ".lock", ".sha256"))
+
+
+def _corrupt(path: pathlib.Path, kind: str) -> None:
+    data = path.read_bytes()
+    if kind == "truncated":
+        path.write_bytes(data[:len(data) // 2])
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "random":
+        path.write_bytes(random.Random(1).randbytes(len(data)))
+    elif kind == "wrong checksum":
+        _build.checksum_path(path).write_text(f"{len(data)} {'0' * 64}\n")
+    elif kind == "no checksum":
+        _build.checksum_path(path).unlink()
+    else:
+        raise ValueError(kind)
+
+
+CORRUPTIONS = ["truncated", "empty", "random", "wrong checksum", "no checksum"]
+
+
+class FakeBuild:
+    """A build function that counts its calls and returns `data`."""
+
+    def __init__(self, data: bytes):
+        self.data, self.calls = data, 0
+
+    def __call__(self) -> bytes:
+        self.calls += 1
+        return self.data
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_a_damaged_artifact_is_rebuilt_with_a_warning(tmp_path, monkeypatch, caplog, kind):
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    build = FakeBuild(b"\x7fELF" + bytes(range(256)) * 40)
+    with caplog.at_level(logging.INFO, logger="ddblas.build"):
+        path = _build.cached("ddblas_cpu_x_0.so", build, "x kernels for the CPU")
+    assert build.calls == 1 and path.read_bytes() == build.data and _build.check(path) == "ok"
+    assert [r.getMessage() for r in caplog.records] == [
+        "compiling ddblas x kernels for the CPU (first use, cached) ..."]
+    caplog.clear()
+    assert _build.cached("ddblas_cpu_x_0.so", build, "x") == path and build.calls == 1
+    assert caplog.records == []  # a whole artifact loads silently
+    _corrupt(path, kind)
+    assert _build.check(path) != "ok"
+    with caplog.at_level(logging.INFO, logger="ddblas.build"):
+        assert _build.cached("ddblas_cpu_x_0.so", build, "x") == path
+    assert build.calls == 2 and path.read_bytes() == build.data and _build.check(path) == "ok"
+    assert caplog.records[0].levelno == logging.WARNING
+    warning = caplog.records[0].getMessage()
+    assert "damaged" in warning and str(path) in warning
+
+
+_LOAD_CHILD = """
+from ddblas import _cpu
+print(_cpu.geometry()["batched_max_threads"], _cpu.get_threads() >= 1)
+"""
+
+
+def test_a_truncated_cpu_library_is_rebuilt_not_loaded(tmp_path):
+    """End to end, in a child process (a truncated shared library used to raise SIGBUS at the
+    first call): the host library cut in half is detected, rebuilt and used."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    whole = _cpu.artifact("host")
+    for path in (whole, _build.checksum_path(whole)):
+        shutil.copy(path, cache / path.name)
+    _corrupt(cache / whole.name, "truncated")
+    env = dict(os.environ, DDBLAS_CACHE_DIR=str(cache), PYTHONPATH=REPO)
+    out = subprocess.run([sys.executable, "-c", _LOAD_CHILD], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["256", "True"]
+    assert "damaged" in out.stderr and whole.name in out.stderr
+    assert _build.check(cache / whole.name) == "ok"
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    """The GPU backend without CuPy: require() passes, sm_90, NVRTC 13.0, and compile_cubin a
+    FakeBuild per call (its calls counted in the returned list)."""
+    from ddblas import _gpu
+    compiled = []
+
+    def compile_cubin(arch, source, name):
+        compiled.append((arch, name))
+        return b"\x7fELF fake cubin of " + name.encode() + b" for sm_" + arch.encode()
+    monkeypatch.setattr(_gpu, "require", lambda: None)
+    monkeypatch.setattr(_gpu, "arch", lambda: "90")
+    monkeypatch.setattr(_gpu, "nvrtc_version", lambda: "13.0")
+    monkeypatch.setattr(_gpu, "compile_cubin", compile_cubin)
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    return _gpu, compiled
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_a_damaged_cubin_is_rebuilt(fake_gpu, kind):
+    _gpu, compiled = fake_gpu
+    path = _gpu.cubin_path("gemm")
+    assert compiled == [("90", "gemm.cu")] and path.name.startswith("ddblas_gpu_gemm_")
+    assert _gpu.cubin_path("gemm") == path and len(compiled) == 1
+    _gpu.cubin_path("tsm")  # another family: its own unit and cubin
+    assert compiled[-1] == ("90", "tsm.cu")
+    _corrupt(path, kind)
+    assert _gpu.cubin_path("gemm") == path and compiled[-1] == ("90", "gemm.cu")
+    assert len(compiled) == 3 and _build.check(path) == "ok"
+    with pytest.raises(ValueError, match="family must be one of .*elementwise"):
+        _gpu.cubin_path("host")  # CPU only
+
+
+def _unwritable_cache(tmp_path) -> pathlib.Path:
+    """A cache folder nobody can create, root included: its parent is a regular file."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    return blocker / "cache"
+
+
+def test_an_unwritable_cache_falls_back_before_compiling(tmp_path, monkeypatch):
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(_unwritable_cache(tmp_path)))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(_build, "_warned_fallback", set())
+    seen = []
+
+    def build():
+        seen.append(len(caught))  # the warning came first
+        return b"artifact"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = _build.cached("ddblas_cpu_y_0.so", build, "y")
+    assert seen == [1] and "DDBLAS_CACHE_DIR" in str(caught[0].message)
+    assert path.parent == tmp_path / "tmp" / f"ddblas-cache-{os.getuid()}"
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700 and _build.check(path) == "ok"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # found in the fallback: no build, no warning
+        assert _build.cached("ddblas_cpu_y_0.so", FakeBuild(b"other"), "y") == path
+
+
+def test_a_fallback_folder_of_someone_else_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"ddblas-cache-{os.getuid()}"
+    shared.mkdir()
+    shared.chmod(0o777)  # others may write: a planted library could be loaded
+    private = _build.fallback_dir()
+    assert private != shared and private.parent == tmp_path
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+
+
+def test_a_read_only_cache_with_the_artifact_is_used_as_it_is(tmp_path, monkeypatch):
+    """A read-only cache (e.g. shared, prebuilt) that has a whole artifact: loaded, no warning,
+    no build; a damaged one there is rebuilt in the fallback folder."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(cache))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(_build, "_warned_fallback", set())
+    path = _build.cached("ddblas_cpu_z_0.so", FakeBuild(b"z"), "z")
+    monkeypatch.setattr(_build, "writable", lambda folder: folder != cache)  # root ignores modes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _build.cached("ddblas_cpu_z_0.so", FakeBuild(b"never"), "z") == path
+    _corrupt(path, "empty")
+    with pytest.warns(RuntimeWarning, match="DDBLAS_CACHE_DIR"):
+        again = _build.cached("ddblas_cpu_z_0.so", FakeBuild(b"z"), "z")
+    assert again.parent == tmp_path / "tmp" / f"ddblas-cache-{os.getuid()}"
+    assert again.read_bytes() == b"z" and path.read_bytes() == b""
+
+
+@pytest.mark.skipif(os.name != "posix" or os.getuid() == 0, reason="root writes read-only folders")
+def test_a_read_only_cache_folder_is_detected(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        assert not _build.writable(folder)
+    finally:
+        folder.chmod(0o755)
+    assert _build.writable(folder) and _build.writable(tmp_path / "new" / "deep")
+    assert not _build.writable(_unwritable_cache(tmp_path))
+
+
+def test_the_cli_says_when_it_compiles(tmp_path):
+    """`python -m ddblas` prints one line on stderr per family compiled at first use; here the
+    elementwise library is taken from the test cache and only the host unit is compiled."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for family in ("elementwise", "gemm"):
+        whole = _cpu.artifact(family)
+        for path in (whole, _build.checksum_path(whole)):
+            shutil.copy(path, cache / path.name)
+    env = dict(os.environ, DDBLAS_CACHE_DIR=str(cache), PYTHONPATH=REPO)
+    out = subprocess.run([sys.executable, "-m", "ddblas", "demo", "--n", "4", "--device", "cpu"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if "compiling" in line]
+    assert lines == ["compiling ddblas host kernels for the CPU (first use, cached) ..."], \
+        out.stderr
 
 
 def test_missing_compiler_names_what_to_install(monkeypatch):

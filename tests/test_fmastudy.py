@@ -18,7 +18,7 @@ VARIANTS = [("fma", "accurate"), ("fma", "sloppy"), ("nofma", "accurate"), ("nof
 def _census(op, variant, a, b, c):
     x = np.array([float(a.hi), float(a.lo), float(b.hi), float(b.lo), float(c.hi), float(c.lo)])
     out = np.empty(2)
-    getattr(_cpu.library(), f"ddblas_census_{op}_{variant}")(
+    getattr(_cpu.library("bench"), f"ddblas_census_{op}_{variant}")(
         ctypes.c_void_p(x.ctypes.data), ctypes.c_void_p(out.ctypes.data))
     return out
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _cpu
+from ddblas import _build, _cpu
 
 VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
 TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
@@ -122,7 +122,7 @@ def test_configure_is_scoped_and_checked():
 def test_madd_ceiling_kernel_counts_its_madds(vectorize, variant):
     b = _cpu.blocking()
     suffix = ("fma_" if variant["fma"] else "nofma_") + variant["add"]
-    kernel = getattr(_cpu.library(vectorize), "ddblas_madd_ceiling_cpu_" + suffix)
+    kernel = getattr(_cpu.library("bench", vectorize), "ddblas_madd_ceiling_cpu_" + suffix)
     sink = ctypes.c_double()
     for threads in (1, 2):
         with ddblas.cpu_threads(threads):
@@ -148,15 +148,17 @@ def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
     cxx = _cpu.find_compiler()
     flags = tuple(march if march and f == "-march=native" else f
                   for f in _cpu.compile_flags(cxx) if openmp or f != _cpu.OPENMP_FLAG)
-    out = os.path.join(tmp_path, "other.so")
-    result = _cpu._compile(cxx, flags, out)
-    assert result.returncode == 0, result.stderr
-    other = _cpu.load(out)
+    others = {}
+    for family in ("gemm", "host"):  # what rgemm "naive"/"blocked" and the thread count use
+        out = os.path.join(tmp_path, family + ".so")
+        result = _cpu.compile_unit(cxx, flags, _build.unit(family, "cpu"), out)
+        assert result.returncode == 0, result.stderr
+        others[family] = _cpu.load(out)
     cases = [(70, 90, 66), (37, 300, 35)]  # the second spans two KC panels of every build
     operands = [(_matrix(m, k, 4), _matrix(k, n, 5), _matrix(m, n, 6)) for m, k, n in cases]
     refs = [{v: ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1],
                              algorithm="naive") for v in VARIANTS} for a, b, c0 in operands]
-    monkeypatch.setattr(_cpu, "library", lambda vectorize=True: other)
+    monkeypatch.setattr(_cpu, "library", lambda family, vectorize=True: others[family])
     if not openmp:
         assert ddblas.get_cpu_threads() == 1
     for (a, b, c0), ref in zip(operands, refs):

@@ -89,11 +89,15 @@ def test_mixed_devices_say_how_to_move():
 
 
 def test_gpu_cache_file_is_written(tmp_path, monkeypatch):
+    """The first elementwise operation builds the elementwise family only: its cubin and checksum
+    (and the lock file of the build)."""
     from ddblas import _gpu
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
     _gpu.module.cache_clear()
     try:
-        _gpu.module()
-        assert [p.suffix for p in tmp_path.iterdir()] == [".cubin"]
+        ddblas.ones(3, device="gpu") + 1
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert len(names) == 3 and names[0].startswith("ddblas_gpu_elementwise_"), names
+        assert [n[len(names[0]):] for n in names] == ["", ".lock", ".sha256"]
     finally:
         _gpu.module.cache_clear()

@@ -7,7 +7,9 @@ import shutil
 
 import pytest
 
-from ddblas import _kernelcheck
+from ddblas import _build, _cpu, _kernelcheck
+
+VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
 
 
 def test_host_assembly_has_fma_only_in_fma_paths():
@@ -15,6 +17,12 @@ def test_host_assembly_has_fma_only_in_fma_paths():
     fma_paths = [n for n in counts if "mul_fma" in n or "two_prod_fma" in n]
     assert fma_paths and any(counts[n] for n in fma_paths)
     assert _kernelcheck.non_fma_violations(counts) == []
+    # the assembly covers every CPU unit, the host unit included
+    for name in ("ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy",
+                 "ddblas_gemm_pieces_fma_sloppy", "ddblas_gemm_batched_nofma_accurate",
+                 "ddblas_ozaki_finish_nofma_sloppy", "ddblas_census_madd_nofma_accurate",
+                 "ddblas_madd_ceiling_cpu_fma_sloppy", "ddblas_geometry"):
+        assert name in counts, name
 
 
 def test_violations_are_reported():
@@ -36,20 +44,13 @@ def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
     assert counts["ddblas_mul_fma_accurate"] > 0
     assert _kernelcheck.non_fma_violations(counts) == []
     assert _kernelcheck.spills(report) == []
+    # every GPU unit compiled, each kernel once, in the family its name maps to
+    entries = re.findall(r"^\.visible \.entry (\w+)\(", ptx, re.M)
+    assert len(entries) == len(set(entries)) == len(counts)
+    assert {_build.family_of(name) for name in entries} == set(_build.units("gpu"))
+    # every row of geometry.h's GEMM tables is a kernel per B layout and variant, and no more
+    shaped = {f"ddblas_gemm_{name}_{a}{b}_{v}" for name, layouts in _cpu.geometry()["gemm"].items()
+              for a in layouts for b in "nk" for v in VARIANTS}
+    assert shaped <= set(entries)
+    assert {n for n in entries if re.match(r"ddblas_gemm_(tiled|b\d|tsm)", n)} == shaped
 
-
-_PACKED_ARITHMETIC = re.compile(r"\bv(?:add|sub|mul|div|fn?m(?:add|sub)\d*)pd\b")
-
-
-@pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
-def test_cpu_gemm_is_vectorised_only_in_the_vectorised_build(vectorize):
-    """The micro-kernels of the CPU GEMM and ceiling use packed arithmetic (vaddpd, vfmadd...pd)
-    in the default build and only scalar arithmetic (vaddsd, vmulsd...) with vectorize=False;
-    the variants' names are in their symbols (named variant types), so the nofma check sees them."""
-    bodies = _kernelcheck._split(_kernelcheck.host_assembly(vectorize), _kernelcheck._ASM_LABEL)
-    for kernel in ("gemm_cpu", "madd_ceiling_cpu"):
-        for variant in ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy"):
-            names = [n for n in bodies if kernel in n and f"variants{len(variant)}{variant}" in n]
-            assert names, (kernel, variant)
-            packed = sum(len(_PACKED_ARITHMETIC.findall(bodies[n])) for n in names)
-            assert (packed > 0) == vectorize, (kernel, variant, packed)

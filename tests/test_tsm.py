@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from conftest import requires_gpu
-from ddblas import _tsm
+from ddblas import _cpu, _tsm
 from ddvalues import exact_values
 from test_gemm import TRANS, _check_bound, _matrix
 
@@ -47,13 +47,13 @@ def test_plan_takes_the_cheapest_width(n, width, groups):
     p = _tsm.plan(8192, n, 8192, "fma_accurate")
     assert (p.width, p.groups, p.transposed) == (width, groups, False)
     cost = {w: -(-n // w) * _tsm.pass_seconds(8192, 8192, w, "fma_accurate")
-            for w in _tsm.TSM_WIDTHS}
+            for w in _tsm.widths()}
     assert p.seconds == min(cost.values())
 
 
 def test_plan_pieces_and_transposition():
     p = _tsm.plan(8192, 4, 8192, "fma_sloppy")
-    row_blocks = 8192 // _tsm.TSM_ROWS
+    row_blocks = 8192 // _tsm.shape(p.width)["BM"]
     wanted = -(-_tsm.TARGET_BLOCKS // (row_blocks * p.groups))
     assert p.pieces == min(wanted, 8192 // _tsm.MIN_PIECE, 8192 // (_tsm.WORKSPACE_SHARE * 4))
     assert p.piece_len % _tsm.PIECE_ALIGN == 0 and p.piece_len >= _tsm.MIN_PIECE
@@ -64,7 +64,7 @@ def test_plan_pieces_and_transposition():
     assert _tsm.plan(8192, 16, 1000, "fma_sloppy").pieces == 1    # partial sums: too much traffic
     assert _tsm.plan(2 * 10 ** 6, 16, 10 ** 6, "fma_sloppy").pieces == 1  # rows fill the GPU
     with pytest.raises(ValueError, match="rows exceed"):
-        _tsm.plan(_tsm.MAX_GRID_YZ * _tsm.TSM_ROWS + 1, 2, 8, "fma_sloppy")
+        _tsm.plan(_tsm.MAX_GRID_YZ * _tsm.shape(2)["BM"] + 1, 2, 8, "fma_sloppy")
 
 
 def test_auto_takes_tsm_for_tall_and_skinny_only():
@@ -212,7 +212,7 @@ def test_gpu_without_room_for_deep_tiles(monkeypatch):
     """A device whose blocks cannot have the row-major layout's 65-73 KB of tiles (sm_75: 64 KB)
     gets op(A) copied column-major: the same sums, bit for bit."""
     from ddblas import _gpu
-    monkeypatch.setattr(_gpu, "max_shared_bytes", lambda: _gpu.STATIC_SHARED_BYTES)
+    monkeypatch.setattr(_gpu, "max_shared_bytes", lambda: _cpu.geometry()["static_shared_bytes"])
     for n in (1, 3, 16):
         a, b = _operands(300, n, 700, "N", "N", 50 + n, "cpu")
         got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), algorithm="tsm")

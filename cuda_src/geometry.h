@@ -1,0 +1,68 @@
+// geometry.h: every launch geometry and threshold that the Python side must agree with, named
+// once. The kernels (NVRTC and the host compiler) are instantiated from these tables, and the host
+// unit (units/host.cpp) exports them (ddblas_geometry), which ddblas/_cpu.geometry() reads: a new
+// tile configuration is one row of a table below, seen by the kernels and Python alike.
+#pragma once
+#include "dd_config.h"
+
+namespace ddblas {
+
+// The flags argument of every GEMM kernel (gemm.h's epilogue).
+enum GemmFlags {
+    GEMM_ALPHA_ONE = 1,   // alpha == 1: C = acc (+ beta C0), no multiplication by alpha
+    GEMM_BETA_ZERO = 2,   // beta == 0: C0 is never read (a NaN in C does not leak)
+};
+
+constexpr unsigned STATIC_SHARED_LIMIT = 48 * 1024;     // static __shared__ at most, per block;
+                                                        // also the dynamic bytes without opt-in
+constexpr unsigned DYNAMIC_SHARED_LIMIT = 227 * 1024;   // dynamic, after the opt-in (sm_90)
+
+// CPU: loops with at least this many items run on an OpenMP team (DDBLAS_FOR_EACH, the Ozaki
+// loops); smaller ones stay on one thread (starting the team costs more than the work).
+constexpr index_t PARALLEL_MIN_ITEMS = 16384;
+// CPU GEMMs (single and batched) start a team from this many multiply-adds M N K (batch M N K).
+constexpr index_t PARALLEL_MIN_MADDS = 32768;
+
+// GPU batched GEMM: the largest block (gemm_batched.h; ddblas/_batched.py picks the size).
+constexpr int GEMM_BATCHED_MAX_THREADS = 256;
+static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 256,
+              "whole warps, launchable at 255 registers a thread");
+
+// gemm_threads: the block size of a shared-memory GEMM configuration (a thread per TM x TN tile).
+DD_HD constexpr int gemm_threads(int BM, int BN, int TM, int TN) { return (BM / TM) * (BN / TN); }
+
+// gemm_tiles_bytes: the size of gemm_gpu.h's GemmTiles<BM, BN, BK, STAGES> (STAGES copies of a
+// BK x (BM + 1) tile of op(A) and a BK x (BN + 1) tile of op(B), hi and lo, 8 bytes a value).
+DD_HD constexpr unsigned gemm_tiles_bytes(int BM, int BN, int BK, int STAGES) {
+    return unsigned(STAGES) * BK * (BM + 1 + BN + 1) * 2 * 8;
+}
+
+}  // namespace ddblas
+
+// The shared-memory GEMM kernels of the GPU (gemm_gpu.h's gemm_shared), one row per kernel
+// ddblas_gemm_<NAME>_<A><B>_<variant> for both B layouts B = n, k and every variant:
+//   X(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES)
+// A: op(A)'s layout, "k" (a_cs == 1 or a general stride) or "m" (a_rs == 1); a block has
+// (BM / TM) (BN / TN) threads; MIN_BLOCKS: the resident blocks per SM promised to ptxas
+// (__launch_bounds__; 0: none); PREFETCH: a second shared-memory stage; PIECES: the K range is
+// cut into pieces, one per grid z (tall-and-skinny). Why these numbers: gemm_gpu.h.
+// The classic ladder: tiled, then Nakasato's register blocking b = 2 and b = 4 (TM = TN = b).
+#define DDBLAS_GEMM_CLASSIC_SHAPES(X)                         \
+    X(tiled, k, 16, 16, 16, 1, 1, 16, 0, false, false)        \
+    X(tiled, m, 16, 16, 16, 1, 1, 16, 0, false, false)        \
+    X(b2, k, 32, 32, 16, 2, 2, 4, 0, true, false)             \
+    X(b2, m, 32, 32, 16, 2, 2, 4, 0, true, false)             \
+    X(b4, k, 64, 32, 8, 4, 4, 2, 3, true, false)              \
+    X(b4, m, 64, 32, 8, 4, 4, 2, 3, true, false)
+// TSM2 (tall and skinny): tsm<t2>, t1 = BM threads a block, t2 = TN = BN columns, t3 = BK.
+#define DDBLAS_GEMM_TSM_SHAPES(X)                             \
+    X(tsm1, k, 128, 1, 16, 1, 1, 8, 3, true, true)            \
+    X(tsm1, m, 128, 1, 8, 1, 1, 8, 0, true, true)             \
+    X(tsm2, k, 128, 2, 16, 1, 2, 8, 3, true, true)            \
+    X(tsm2, m, 128, 2, 8, 1, 2, 8, 0, true, true)             \
+    X(tsm4, k, 128, 4, 16, 1, 4, 8, 3, true, true)            \
+    X(tsm4, m, 128, 4, 8, 1, 4, 8, 0, true, true)             \
+    X(tsm8, k, 128, 8, 16, 1, 8, 4, 3, true, true)            \
+    X(tsm8, m, 128, 8, 8, 1, 8, 4, 0, true, true)             \
+    X(tsm16, k, 128, 16, 16, 1, 16, 2, 3, true, true)         \
+    X(tsm16, m, 128, 16, 8, 1, 16, 2, 0, true, true)

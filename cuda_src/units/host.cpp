@@ -1,0 +1,63 @@
+// The "host" unit of the CPU (no kernels, compiled in about a second): the OpenMP thread count,
+// the CPU GEMM's blocking and every launch geometry of geometry.h, for ddblas/_cpu.py.
+#include <string>
+
+#include "cpu_entry.h"
+#include "gemm_cpu.h"
+
+// The OpenMP thread count of the calling thread's later kernels: set (n >= 1) and/or read. One
+// OpenMP runtime serves every family's library, so the count holds for all of them.
+extern "C" int ddblas_cpu_threads(int n) { return ddblas::cpu_threads(n); }
+
+// The blocking the CPU libraries are built with (same flags): TM, TN, MC, NC, KC into out[0..4].
+extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
+    const ddblas::index_t sizes[5] = {ddblas::CPU_TM, ddblas::CPU_TN, ddblas::CPU_MC,
+                                      ddblas::CPU_NC, ddblas::CPU_KC};
+    for (int i = 0; i < 5; ++i) out[i] = sizes[i];
+}
+
+// ddblas_geometry: geometry.h as text, one "dotted.name value" line per number, copied into
+// out[0 .. size - 1] (NUL-terminated when it fits); returns the text's length (call again with a
+// larger buffer when it is >= size).
+static std::string geometry_text() {
+    std::string text;
+    auto put = [&text](const std::string &name, long long value) {
+        text += name + " " + std::to_string(value) + "\n";
+    };
+    put("flags.alpha_one", ddblas::GEMM_ALPHA_ONE);
+    put("flags.beta_zero", ddblas::GEMM_BETA_ZERO);
+    put("static_shared_bytes", ddblas::STATIC_SHARED_LIMIT);
+    put("dynamic_shared_limit", ddblas::DYNAMIC_SHARED_LIMIT);
+    put("parallel_min_items", ddblas::PARALLEL_MIN_ITEMS);
+    put("parallel_min_madds", ddblas::PARALLEL_MIN_MADDS);
+    put("batched_max_threads", ddblas::GEMM_BATCHED_MAX_THREADS);
+#define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \
+    {                                                                                         \
+        const std::string row = "gemm." #NAME "." #A ".";                                   \
+        put(row + "BM", BM);                                                                  \
+        put(row + "BN", BN);                                                                  \
+        put(row + "BK", BK);                                                                  \
+        put(row + "TM", TM);                                                                  \
+        put(row + "TN", TN);                                                                  \
+        put(row + "k_unroll", K_UNROLL);                                                      \
+        put(row + "min_blocks", MIN_BLOCKS);                                                  \
+        put(row + "prefetch", PREFETCH);                                                      \
+        put(row + "pieces", PIECES);                                                          \
+        put(row + "threads", ddblas::gemm_threads(BM, BN, TM, TN));                           \
+        put(row + "tile_bytes", ddblas::gemm_tiles_bytes(BM, BN, BK, (PREFETCH) ? 2 : 1));    \
+    }
+    DDBLAS_GEMM_CLASSIC_SHAPES(DDBLAS_PUT_SHAPE)
+    DDBLAS_GEMM_TSM_SHAPES(DDBLAS_PUT_SHAPE)
+#undef DDBLAS_PUT_SHAPE
+    return text;
+}
+
+extern "C" long long ddblas_geometry(char *out, long long size) {
+    const std::string text = geometry_text();
+    if (size > 0) {
+        const std::size_t n = text.size() < std::size_t(size) ? text.size() : std::size_t(size - 1);
+        text.copy(out, n);
+        out[n] = '\0';
+    }
+    return (long long)text.size();
+}
