@@ -12,9 +12,10 @@
 // never turns an inf into a nan; a zero result carries float64's sign (-0 + -0 = -0, -0 * 1 = -0).
 // Range (docs/algorithms.md, "Representable range"): the largest normalized DD is
 // OMEGA = DBL_MAX + (2^970 - 2^917) = 2^1024 - 2^970 - 2^917. add, sub, mul, div and sqrt meet their
-// bounds up to it: when an intermediate overflows although the inputs are finite (a rarely taken
-// branch, after the algorithm), they recompute with inputs scaled down by a power of two and scale
-// the result back exactly; a result beyond OMEGA is +-inf with float64's sign.
+// bounds up to it: where an intermediate overflows although the inputs are finite (a rarely taken
+// branch, after the algorithm), add, sub, mul and div recompute at half scale and double the
+// result (sqrt never overflows); a result past OMEGA (within its bound of OMEGA or beyond) is +-inf
+// with float64's sign.
 #pragma once
 #include "eft.h"
 
@@ -241,7 +242,8 @@ DD_HD dd div(dd a, dd b) {
 // (a - s^2) / (2s), with a.hi - s^2 computed exactly-rounded (by fma, or by Dekker's product
 // and Sterbenz's lemma: both give fl(a.hi - s^2), so both variants agree bit for bit).
 // Bound: (41/8)u^2 + O(u^3) <= 6u^2 relative (docs/algorithms.md). Negative a gives nan;
-// sqrt(+-0) = +-0 exactly, as IEEE 754 says (taken before the division by 2s).
+// sqrt(+-0) = +-0 exactly, as IEEE 754 says (taken before the division by 2s). No intermediate
+// overflows: s <= 2^512 - 2^459, so s^2 < DBL_MAX (docs/algorithms.md, "Representable range").
 template <class V>
 DD_HD dd sqrt(dd a) {
     if (a.hi == 0.0) {
