@@ -41,6 +41,15 @@ DD_HD dd scaled(dd a, double factor) {
     return r;
 }
 
+// DD_COLD: the recomputations at half scale below, taken only where an intermediate overflowed,
+// stay out of line, so the registers of the kernels around add, mul and div (the GEMM epilogue
+// among them) are those of the common path.
+#if defined(__CUDACC__)
+#define DD_COLD __host__ __device__ __noinline__
+#else
+#define DD_COLD __attribute__((noinline, cold))
+#endif
+
 // overflowed: whether r, a DD algorithm's output on inputs with finite hi parts x and y, is not
 // finite: an intermediate overflowed (a result beyond the range, or a spurious overflow near it).
 DD_HD bool overflowed(dd r, double x, double y) {
@@ -84,9 +93,13 @@ DD_HD dd add_finite(dd a, dd b) {
 // intermediate overflows (fl(a.hi + b.hi) or the final sum past DBL_MAX, or two_sum's spurious
 // overflow at b.hi = +-DBL_MAX, eft.h) it adds a/2 and b/2 and doubles the result.
 template <class V>
+DD_COLD dd add_at_half_scale(dd a, dd b) {
+    return scaled(add_finite<V>(scaled(a, 0.5), scaled(b, 0.5)), 2.0);
+}
+template <class V>
 DD_HD dd add(dd a, dd b) {
     dd r = add_finite<V>(a, b);
-    if (overflowed(r, a.hi, b.hi)) r = scaled(add_finite<V>(scaled(a, 0.5), scaled(b, 0.5)), 2.0);
+    if (overflowed(r, a.hi, b.hi)) r = add_at_half_scale<V>(a, b);
     return float64_special_cases(r, a.hi + b.hi);
 }
 
@@ -147,9 +160,13 @@ DD_HD dd mul_finite(dd a, dd b) {
 // an intermediate overflows (fl(a.hi * b.hi) past DBL_MAX) it multiplies a/2 by b and doubles the
 // result.
 template <class V>
+DD_COLD dd mul_at_half_scale(dd a, dd b) {
+    return scaled(mul_finite<V>(scaled(a, 0.5), b), 2.0);
+}
+template <class V>
 DD_HD dd mul(dd a, dd b) {
     dd r = mul_finite<V>(a, b);
-    if (overflowed(r, a.hi, b.hi)) r = scaled(mul_finite<V>(scaled(a, 0.5), b), 2.0);
+    if (overflowed(r, a.hi, b.hi)) r = mul_at_half_scale<V>(a, b);
     return float64_special_cases(r, a.hi * b.hi);
 }
 
@@ -232,9 +249,13 @@ DD_HD dd div_finite(dd a, dd b) {
 // overflows (fl(a.hi / b.hi), or fl(b.hi * th) near a.hi = +-DBL_MAX) it divides a/2 by b and
 // doubles the result. Division by zero is float64's (no retry).
 template <class V>
+DD_COLD dd div_at_half_scale(dd a, dd b) {
+    return scaled(div_finite<V>(scaled(a, 0.5), b), 2.0);
+}
+template <class V>
 DD_HD dd div(dd a, dd b) {
     dd q = div_finite<V>(a, b);
-    if (overflowed(q, a.hi, b.hi) && b.hi != 0.0) q = scaled(div_finite<V>(scaled(a, 0.5), b), 2.0);
+    if (overflowed(q, a.hi, b.hi) && b.hi != 0.0) q = div_at_half_scale<V>(a, b);
     return float64_special_cases(q, a.hi / b.hi);
 }
 
