@@ -10,6 +10,12 @@
 // Special values follow float64: when an input is inf/nan, or the result overflows, the result is
 // (f, 0) where f is what float64 gives on the hi parts (or +-inf on overflow), so the lo part
 // never turns an inf into a nan; a zero result carries float64's sign (-0 + -0 = -0, -0 * 1 = -0).
+// Range (docs/algorithms.md, "Representable range"): the largest normalized DD is
+// OMEGA = DBL_MAX + (2^970 - 2^917) = 2^1024 - 2^970 - 2^917. add, sub, mul, div and sqrt meet their
+// bounds up to it: where an intermediate overflows although the inputs are finite (a rarely taken
+// branch, after the algorithm), add, sub, mul and div recompute at half scale and double the
+// result (sqrt never overflows); a result past OMEGA (within its bound of OMEGA or beyond) is +-inf
+// with float64's sign.
 #pragma once
 #include "eft.h"
 
@@ -24,6 +30,30 @@ DD_HD dd float64_special_cases(dd r, double naive) {
     dd out = {r.hi, 0.0};
     if (isnan(r.hi) || (r.hi == 0.0 && naive == 0.0)) out.hi = naive;
     return out;
+}
+
+// scaled: (a.hi * factor, a.lo * factor) for a power of two factor. Exact unless a part overflows
+// or a lo part is subnormal after scaling down (then it loses at most its last bit, 2^-1075).
+// Scaling a normalized DD up keeps it normalized, or makes hi +-inf (float64_special_cases then
+// drops lo): the way results computed at a reduced scale come back.
+DD_HD dd scaled(dd a, double factor) {
+    dd r = {a.hi * factor, a.lo * factor};
+    return r;
+}
+
+// DD_COLD: the recomputations at half scale below, taken only where an intermediate overflowed,
+// stay out of line, so the registers of the kernels around add, mul and div (the GEMM epilogue
+// among them) are those of the common path.
+#if defined(__CUDACC__)
+#define DD_COLD __host__ __device__ __noinline__
+#else
+#define DD_COLD __attribute__((noinline, cold))
+#endif
+
+// overflowed: whether r, a DD algorithm's output on inputs with finite hi parts x and y, is not
+// finite: an intermediate overflowed (a result beyond the range, or a spurious overflow near it).
+DD_HD bool overflowed(dd r, double x, double y) {
+    return !isfinite(r.hi) && isfinite(x) && isfinite(y);
 }
 
 // add_sloppy: a + b, QD's sloppy_add = [JMP17] Alg. 5 (SloppyDWPlusDW), 11 flops.
@@ -59,10 +89,18 @@ DD_HD dd add_finite(dd a, dd b) {
     return V::accurate ? add_accurate(a, b) : add_sloppy(a, b);
 }
 
-// add: the variant's DD addition with float64's special values.
+// add: the variant's DD addition with float64's special values, over the whole range: where an
+// intermediate overflows (fl(a.hi + b.hi) or the final sum past DBL_MAX, or two_sum's spurious
+// overflow at b.hi = +-DBL_MAX, eft.h) it adds a/2 and b/2 and doubles the result.
+template <class V>
+DD_COLD dd add_at_half_scale(dd a, dd b) {
+    return scaled(add_finite<V>(scaled(a, 0.5), scaled(b, 0.5)), 2.0);
+}
 template <class V>
 DD_HD dd add(dd a, dd b) {
-    return float64_special_cases(add_finite<V>(a, b), a.hi + b.hi);
+    dd r = add_finite<V>(a, b);
+    if (overflowed(r, a.hi, b.hi)) r = add_at_half_scale<V>(a, b);
+    return float64_special_cases(r, a.hi + b.hi);
 }
 
 // neg: -a, exact.
@@ -118,10 +156,18 @@ DD_HD dd mul_finite(dd a, dd b) {
     return V::fma ? mul_fma(a, b) : mul_dekker<true>(a, b);
 }
 
-// mul: the variant's DD multiplication with float64's special values.
+// mul: the variant's DD multiplication with float64's special values, over the whole range: where
+// an intermediate overflows (fl(a.hi * b.hi) past DBL_MAX) it multiplies a/2 by b and doubles the
+// result.
+template <class V>
+DD_COLD dd mul_at_half_scale(dd a, dd b) {
+    return scaled(mul_finite<V>(scaled(a, 0.5), b), 2.0);
+}
 template <class V>
 DD_HD dd mul(dd a, dd b) {
-    return float64_special_cases(mul_finite<V>(a, b), a.hi * b.hi);
+    dd r = mul_finite<V>(a, b);
+    if (overflowed(r, a.hi, b.hi)) r = mul_at_half_scale<V>(a, b);
+    return float64_special_cases(r, a.hi * b.hi);
 }
 
 // madd_sloppy: acc + a * b as one fused DD multiply-add (docs/algorithms.md, "Fused sloppy
@@ -181,10 +227,11 @@ DD_HD dd mul_by_double(dd y, double t) {
     return r;
 }
 
-// div: a / b, [JMP17] Alg. 17 (DWDivDW2). Bound: 15u^2 + 56u^3 relative [JMP17].
-// Both two_prod paths give the same result (two_prod is exact); the add variant is not used.
+// div_finite: a / b, [JMP17] Alg. 17 (DWDivDW2), for finite inputs and result (no checks).
+// Bound: 15u^2 + 56u^3 relative [JMP17]. Both two_prod paths give the same result (two_prod is
+// exact); the add variant is not used.
 template <class V>
-DD_HD dd div(dd a, dd b) {
+DD_HD dd div_finite(dd a, dd b) {
     double th = a.hi / b.hi;
     dd r = mul_by_double<V>(b, th);
     double pih, pil;
@@ -195,14 +242,29 @@ DD_HD dd div(dd a, dd b) {
     double tl = d / b.hi;
     dd q;
     fast_two_sum(th, tl, q.hi, q.lo);
-    return float64_special_cases(q, th);
+    return q;
+}
+
+// div: a / b with float64's special values, over the whole range: where an intermediate
+// overflows (fl(a.hi / b.hi), or fl(b.hi * th) near a.hi = +-DBL_MAX) it divides a/2 by b and
+// doubles the result. Division by zero is float64's (no retry).
+template <class V>
+DD_COLD dd div_at_half_scale(dd a, dd b) {
+    return scaled(div_finite<V>(scaled(a, 0.5), b), 2.0);
+}
+template <class V>
+DD_HD dd div(dd a, dd b) {
+    dd q = div_finite<V>(a, b);
+    if (overflowed(q, a.hi, b.hi) && b.hi != 0.0) q = div_at_half_scale<V>(a, b);
+    return float64_special_cases(q, a.hi / b.hi);
 }
 
 // sqrt: sqrt(a) for a >= 0: one Newton-like correction of s = fl(sqrt(a.hi)) by
 // (a - s^2) / (2s), with a.hi - s^2 computed exactly-rounded (by fma, or by Dekker's product
 // and Sterbenz's lemma: both give fl(a.hi - s^2), so both variants agree bit for bit).
 // Bound: (41/8)u^2 + O(u^3) <= 6u^2 relative (docs/algorithms.md). Negative a gives nan;
-// sqrt(+-0) = +-0 exactly, as IEEE 754 says (taken before the division by 2s).
+// sqrt(+-0) = +-0 exactly, as IEEE 754 says (taken before the division by 2s). No intermediate
+// overflows: s <= 2^512 - 2^459, so s^2 < DBL_MAX (docs/algorithms.md, "Representable range").
 template <class V>
 DD_HD dd sqrt(dd a) {
     if (a.hi == 0.0) {

@@ -13,7 +13,10 @@
 
 namespace ddblas {
 
-// two_sum: s + e == a + b exactly, s = fl(a + b). Any finite a, b whose sum does not overflow.
+// two_sum: s + e == a + b exactly, s = fl(a + b). Any finite a, b whose sum does not overflow,
+// except b = +-DBL_MAX and a of the other sign an odd multiple of 2^970 with |a + b| >= 2^1023 (a
+// tie rounded up in magnitude): then s - a overflows and e is nan although s is finite
+// (docs/algorithms.md; the DD add recomputes that case scaled).
 // [Knu] Thm B; 6 flops; exact also for subnormal inputs [HFPA Thm 4.4].
 DD_HD void two_sum(double a, double b, double& s, double& e) {
     s = a + b;
