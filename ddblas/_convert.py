@@ -33,9 +33,12 @@ _DECIMAL_STRING = re.compile(
     rf"(?:[eE](?P<exp>[-+]?{_DIGITS}))?")
 
 # Every rounding boundary of the nearest DD (a midpoint of hi's grid, of lo's grid shifted by hi,
-# or the overflow threshold DBL_MAX + 2^970) is a multiple of 2^-1075 of magnitude <= 2^1025.
+# or the overflow threshold OMEGA + 2^916 = DBL_MAX + 2^970 - 2^916) is a multiple of 2^-1075 of magnitude <= 2^1025.
 _GRID_BITS = 1075
 _OVERFLOW_EXPONENT = 1024         # |x| >= 2^1024 rounds to inf
+# The largest DD is OMEGA = (DBL_MAX, 2^970 - 2^917) (docs/algorithms.md, "Representable range"):
+# (DBL_MAX, 2^970) is not normalised, so a lo that rounds to 2^970 means x is past the range.
+_LO_LIMIT = 2.0 ** 970
 _UNDERFLOW_EXPONENT = -1075       # |x| < 2^-1075 rounds to zero (2^-1075 itself: ties to even)
 # Such a boundary has at most 309 integer and 1075 fraction digits, so at most 1384 significant
 # digits: a decimal truncated to more digits plus a sticky digit rounds like the original.
@@ -88,7 +91,10 @@ def _nearest_dd(negative: bool, num: int, den: int = 1, exp2: int = 0) -> tuple[
     except OverflowError:
         return _infinity(negative)
     hi_num, hi_den = hi.as_integer_ratio()  # hi_den is a power of two <= 2^1074
-    return hi, (units - hi_num * (scale // hi_den)) / scale
+    lo = (units - hi_num * (scale // hi_den)) / scale
+    if abs(lo) >= _LO_LIMIT:  # hi = DBL_MAX and x >= OMEGA + 2^916: beyond the largest DD
+        return _infinity(negative)
+    return hi, lo
 
 
 def _nearest_dd_decimal(negative: bool, digits: str, exp10: int) -> tuple[float, float]:

@@ -29,7 +29,10 @@ def nearest_dd(q: Fraction) -> tuple[float, float]:
     if math.isinf(hi):
         return hi, 0.0
     rest = q - Fraction(hi)
-    return hi, rest.numerator / rest.denominator
+    lo = rest.numerator / rest.denominator
+    if abs(lo) >= 2.0 ** 970:  # (DBL_MAX, 2^970) is not normalised: past the largest DD
+        return (math.inf if q > 0 else -math.inf), 0.0
+    return hi, lo
 
 
 def pair(x: ddblas.DDArray) -> tuple[float, float]:
@@ -80,9 +83,10 @@ def test_long_digit_strings_and_big_numbers_round_to_nearest(device):
         (Fraction(10 ** (10 ** 5) + 1, 10 ** (10 ** 5)), (1.0, 0.0)),  # lo = fl(10^-100000) = 0
         (Fraction(3 ** 200000 + 1, 3 ** 200000 * 7), nearest_dd(Fraction(1, 7))),
         ((2 ** 900 + 1) * 2 ** 100, nearest_dd(Fraction((2 ** 900 + 1) * 2 ** 100))),
-        (2 ** 1024 - 2 ** 970 - 1, (DBL_MAX, float(2 ** 970 - 1))),   # just below the threshold
-        (2 ** 1024 - 2 ** 970, (math.inf, 0.0)),                       # on it: ties to inf
-        (-(2 ** 1024) + 2 ** 970 + 1, (-DBL_MAX, -float(2 ** 970 - 1))),
+        # the largest DD is OMEGA = (DBL_MAX, 2^970 - 2^917); from OMEGA + 2^916 on: inf
+        (2 ** 1024 - 2 ** 970 - 2 ** 916 - 1, (DBL_MAX, float(2 ** 970 - 2 ** 917))),
+        (2 ** 1024 - 2 ** 970 - 2 ** 916, (math.inf, 0.0)),            # on it: ties to inf
+        (-(2 ** 1024) + 2 ** 970 + 2 ** 916 + 1, (-DBL_MAX, -float(2 ** 970 - 2 ** 917))),
     ]
     for value, expected in cases:
         start = time.perf_counter()
@@ -115,7 +119,7 @@ def test_rounding_boundaries_near_dbl_max_and_in_the_subnormal_range(device):
     tiny = Fraction(1, 10 ** 1700)  # below the 1400 significant digits kept: a sticky digit
     boundaries = [
         Fraction(DBL_MAX) + Fraction(2) ** 969,                 # below the overflow threshold
-        Fraction(DBL_MAX) + Fraction(2) ** 970,                 # the threshold: ties to inf
+        Fraction(DBL_MAX) + Fraction(2) ** 970 - Fraction(2) ** 916,  # threshold: ties to inf
         Fraction(1) + Fraction(2) ** -53,                       # hi's midpoint: ties to even
         Fraction(DBL_MAX) + Fraction(2) ** -1075,               # lo's midpoint far below hi
         Fraction(1) + 3 * Fraction(2) ** -1075,
@@ -129,7 +133,9 @@ def test_rounding_boundaries_near_dbl_max_and_in_the_subnormal_range(device):
             text = decimal_string(q)
             assert pair(ddblas.array(text, device=device)) == expected, (b, q - b)
     assert pair(ddblas.array(Fraction(DBL_MAX) + Fraction(2) ** 969)) == (DBL_MAX, 2.0 ** 969)
-    assert pair(ddblas.array(Fraction(DBL_MAX) + Fraction(2) ** 970)) == (math.inf, 0.0)
+    threshold = Fraction(DBL_MAX) + Fraction(2) ** 970 - Fraction(2) ** 916
+    assert pair(ddblas.array(threshold)) == (math.inf, 0.0)
+    assert pair(ddblas.array(threshold - 1)) == (DBL_MAX, 2.0 ** 970 - 2.0 ** 917)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -254,3 +260,19 @@ def test_repr_examples_of_the_issue(device):
 def test_str_keeps_32_digits(device):
     assert str(ddblas.array("0.1", device=device)) == "1.0000000000000000000000000000000e-01"
     assert str(ddblas.DDArray(1.0, math.nan, normalize=False)) == "nan"
+
+
+def test_values_past_the_largest_dd_round_to_inf():
+    """Between OMEGA = (DBL_MAX, 2^970 - 2^917) and 2^1024 the nearest DD is OMEGA below
+    OMEGA + 2^916 and inf from there (lo = fl(x - DBL_MAX) would be 2^970: not normalised)."""
+    omega = Fraction(2) ** 1024 - Fraction(2) ** 970 - Fraction(2) ** 917
+    largest = (1.7976931348623157e308, 2.0 ** 970 - 2.0 ** 917)
+    for sign in (1, -1):
+        signed = tuple(sign * v for v in largest)
+        assert ddblas._convert.dd_from_fraction(sign * omega) == signed
+        below = sign * (omega + Fraction(2) ** 916 - 1)
+        assert ddblas._convert.dd_from_fraction(below) == signed
+        for beyond in (omega + Fraction(2) ** 916, Fraction(2) ** 1024 - Fraction(2) ** 970 - 1):
+            assert ddblas._convert.dd_from_fraction(sign * beyond) == (sign * math.inf, 0.0)
+        assert ddblas._convert.scalar_to_dd(str(sign * (Fraction(2) ** 1024 - 1).__floor__())) \
+            == (sign * math.inf, 0.0)
