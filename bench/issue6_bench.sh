@@ -12,7 +12,7 @@ algorithms) suites='("rgemm",)'; section=h100-algorithms
     plan='_bench.Plan(gpu_sizes=(1024, 4096, 8192), gpu_ladder_sizes=(), cpu_sizes=())' ;;
 esac
 timeout ${BENCH_TIMEOUT:-500} python3 -c "
-from ddblas import _bench
+from ddblas.tools import bench as _bench
 _bench.run($suites, $plan, out_dir='$OUT', doc='docs/performance.md', section='$section',
            command='bash bench/issue6_bench.sh ${1:-issue6}')
 " 2>&1 | tee "$OUT/bench-$section.txt"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 import ddblas
-from ddblas import _bench
+from ddblas.tools import bench as _bench
 
 
 def main() -> None:

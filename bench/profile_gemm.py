@@ -4,7 +4,7 @@ Prints the kernel time of each call (a warm-up call precedes it)."""
 import argparse
 
 import ddblas
-from ddblas._bench import _time_gpu
+from ddblas.tools.bench import _time_gpu
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--n", type=int, default=4096)

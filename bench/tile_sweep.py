@@ -16,7 +16,7 @@ import numpy as np
 
 import ddblas
 from ddblas import _gpu
-from ddblas._bench import _time_gpu
+from ddblas.tools.bench import _time_gpu
 
 # BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__). Two stages
 # of BM x BK + BK x BN DD tiles must fit the 48 KB of static shared memory (64 x 64 x 16: no).

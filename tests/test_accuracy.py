@@ -191,7 +191,7 @@ def test_random_dd_has_full_precision_and_the_exponent_range():
 
 
 def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
-    from ddblas import _accuracy_report
+    from ddblas.tools import accuracy_report as _accuracy_report
     monkeypatch.setattr(_accuracy_report.accuracy, "bound",
                         lambda op, variant=None, k=None: {"mul": 1e-3, "div": 1e-6}.get(op, 1e9))
     assert _accuracy_report.run(quick=True, out_dir=str(tmp_path)) == 1

@@ -22,7 +22,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ddblas import _baselines, accuracy
+from ddblas import accuracy
+from ddblas.tools import baselines as _baselines
 
 from conftest import requires_gpu
 

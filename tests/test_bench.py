@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from ddblas import _bench, _benchreport
+from ddblas.tools import bench as _bench
+from ddblas.tools import benchreport as _benchreport
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 META_KEYS = {"date", "commit", "ddblas", "python", "numpy", "cpu", "cpu_threads", "compiler",

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _cpu, _fmastudy
+from ddblas import _cpu
+from ddblas.tools import fmastudy as _fmastudy
 
 VARIANTS = [("fma", "accurate"), ("fma", "sloppy"), ("nofma", "accurate"), ("nofma", "sloppy")]
 

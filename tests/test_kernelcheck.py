@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from ddblas import _kernelcheck
+from ddblas.tools import kernelcheck as _kernelcheck
 
 
 def test_host_assembly_has_fma_only_in_fma_paths():

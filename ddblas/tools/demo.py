@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from . import _backend
-from ._array import random
-from ._gemm import rgemm
-from .accuracy import gemm_error
+from .. import _backend
+from .._array import random
+from .._gemm import rgemm
+from ..accuracy import gemm_error
 
 
 def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 16) -> float:

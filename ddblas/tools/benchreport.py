@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from . import __version__
-from ._accuracy_report import COLORS, _figure, _save
+from .. import __version__
+from .accuracy_report import COLORS, _figure, _save
 
 # name -> (title, [(key, header, format)]); a table's rows are dicts with these keys.
 TABLES = {
@@ -121,7 +121,7 @@ def _cpu_model() -> str:
 
 
 def metadata(command: str, plan) -> dict:
-    from . import _backend, _cpu
+    from .. import _backend, _cpu
     meta = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 command=command, commit=_git_commit(), ddblas=__version__,
                 python=platform.python_version(), numpy=np.__version__,
@@ -186,7 +186,7 @@ def _summary_lines(results) -> list[str]:
 
 
 def _transfer_threads() -> int:
-    from ._transfer import COPY_THREADS
+    from .._transfer import COPY_THREADS
     return COPY_THREADS
 
 

@@ -21,12 +21,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import __version__, accuracy
-from ._array import DDArray
-from ._backend import gpu_available
-from ._gemm import rgemm
-from ._ops import add, divide, dot, multiply, sqrt, subtract
-from ._options import Options
+from .. import __version__, accuracy
+from .._array import DDArray
+from .._backend import gpu_available
+from .._gemm import rgemm
+from .._ops import add, divide, dot, multiply, sqrt, subtract
+from .._options import Options
 
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]

@@ -37,13 +37,15 @@ import time
 
 import numpy as np
 
-from . import _auto, _backend, _baselines, _cpu, _fmastudy, _gemm, _ozaki, _transfer, accuracy
-from ._array import DDArray, random
-from ._cpu import cpu_threads
-from ._batched import rgemm_batched
-from ._gemm import _default_block, rgemm
-from ._ops import add, divide, multiply
-from ._options import Options
+from .. import _auto, _backend, _cpu, _gemm, _ozaki, _transfer, accuracy
+from .._array import DDArray, random
+from .._batched import rgemm_batched
+from .._cpu import cpu_threads
+from .._gemm import _default_block, rgemm
+from .._ops import add, divide, multiply
+from .._options import Options
+from . import baselines as _baselines
+from . import fmastudy as _fmastudy
 
 BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
@@ -572,7 +574,7 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
     out_dir/bench.md (and the `section` block of `doc`, if given). Returns the results."""
-    from . import _benchreport
+    from . import benchreport as _benchreport
     plan = plan or Plan()
     progress = _benchreport.progress_bar
     results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])

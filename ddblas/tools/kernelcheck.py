@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import _build, _cpu
+from .. import _build, _cpu
 
 ARCHS = ("sm_80", "sm_90")
 _PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)

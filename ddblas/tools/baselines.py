@@ -36,9 +36,10 @@ import numpy as np
 # dtype (xprec's finfo has no .min, NumPy 2): import it before any adapter imports xprec
 import numpy.ma  # noqa: F401
 
-from . import _bench, accuracy
-from ._array import DDArray, random
-from ._convert import _mpf_to_fraction, dd_to_fraction
+from . import bench as _bench
+from .. import accuracy
+from .._array import DDArray, random
+from .._convert import _mpf_to_fraction, dd_to_fraction
 
 PREC = 106  # bits of the MPFR, Arb and mpmath baselines: the DD significand
 _INSTALL = "pip install 'ddblas[bench]'"
@@ -365,7 +366,7 @@ class CublasDgemm(Float64):
 
     @property
     def skip_reason(self):
-        from ._backend import gpu_available
+        from .._backend import gpu_available
         return None if gpu_available() else "no GPU (needs CuPy and a CUDA device)"
 
     def version(self):
@@ -398,12 +399,12 @@ class DDBlas(Baseline):
 
     @property
     def skip_reason(self):
-        from ._backend import gpu_available
+        from .._backend import gpu_available
         return None if self.engine == "cpu" or gpu_available() else \
             "no GPU (needs CuPy and a CUDA device)"
 
     def version(self):
-        from . import __version__, get_options
+        from .. import __version__, get_options
         opts = get_options()
         return f"{__version__} ({'fma' if opts.fma else 'nofma'}/{opts.add})"
 
@@ -411,7 +412,7 @@ class DDBlas(Baseline):
         return a.to_device(self.engine), b.to_device(self.engine)
 
     def multiply(self, operands):
-        from ._gemm import rgemm
+        from .._gemm import rgemm
         a, b = operands
         c = rgemm(a, b, algorithm=self.algorithm)
         if self.engine == "gpu":

@@ -18,7 +18,8 @@ import re
 import shutil
 import subprocess
 
-from . import _gpu, _kernelcheck
+from .. import _gpu
+from . import kernelcheck as _kernelcheck
 
 OPS = ("add", "mul", "madd")
 VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
