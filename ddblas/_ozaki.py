@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _backend
+from ._bounds import bound_constant
 from ._ops import _strided
 
 CHUNK = 8192         # the longest stretch of K in one exact slice product (fp64)
@@ -107,7 +108,6 @@ def _line_stats(xp, hi, axis: int):
 def budget(variant, k: int) -> Fraction:
     """B = c_first + (K-1) c_acc - c_add: the classic bound's constant (without its growth
     factor) less the epilogue's c_mul + c_add and the last group's c_add."""
-    from .accuracy import bound_constant
     return (bound_constant("gemm", variant, k) / _GROWTH - bound_constant("mul", variant)
             - 2 * bound_constant("add", variant))
 
@@ -120,7 +120,6 @@ def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES)
     (docs/ozaki.md, Theorem); None beyond max_slices. The left side minus the right is concave
     and piecewise linear in M with kinks at the X_s, so it is checked at M = low and at the
     kinks above it."""
-    from .accuracy import bound_constant
     if low is None:     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
     c_add = bound_constant("add", variant) * _GROWTH

@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         from .demo import run
         if args.n < 1:
             parser.error(f"--n must be at least 1, got {args.n}")
-        from ..accuracy import bound
+        from ddblas.accuracy import bound
         worst = run(n=args.n, device=args.device, seed=args.seed)
         return 0 if worst <= bound("gemm", k=args.n) else 1  # the active variant's proven bound
     return 2

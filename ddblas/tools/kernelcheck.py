@@ -15,15 +15,16 @@ import subprocess
 import sys
 import tempfile
 
-from .. import _build, _cpu
+from ddblas import introspect
 
 ARCHS = ("sm_80", "sm_90")
-_PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
-_ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
+PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
+ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
 _HOST_FMA = re.compile(r"\bv?f(?:n)?m(?:add|sub)\d*[sp]d\b|\bcall\s+_?fma\b|\bfmadd\b|\bfmsub\b")
 
 
-def _split(text: str, pattern: re.Pattern) -> dict[str, str]:
+def split_at(text: str, pattern: re.Pattern) -> dict[str, str]:
+    """Name -> text up to the next mark, for each match of `pattern` (group 1: the name)."""
     marks = list(pattern.finditer(text))
     return {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))]
             for i, m in enumerate(marks)}
@@ -31,12 +32,12 @@ def _split(text: str, pattern: re.Pattern) -> dict[str, str]:
 
 def ptx_fma_counts(ptx: str) -> dict[str, int]:
     """Kernel name -> number of fma.rn.f64 instructions in its PTX."""
-    return {name: body.count("fma.rn.f64") for name, body in _split(ptx, _PTX_ENTRY).items()}
+    return {name: body.count("fma.rn.f64") for name, body in split_at(ptx, PTX_ENTRY).items()}
 
 
 def host_fma_counts(asm: str) -> dict[str, int]:
     """Function label -> number of FMA instructions (or fma calls) in host assembly."""
-    return {name: len(_HOST_FMA.findall(body)) for name, body in _split(asm, _ASM_LABEL).items()}
+    return {name: len(_HOST_FMA.findall(body)) for name, body in split_at(asm, ASM_LABEL).items()}
 
 
 def non_fma_violations(counts: dict[str, int]) -> list[str]:
@@ -46,10 +47,10 @@ def non_fma_violations(counts: dict[str, int]) -> list[str]:
 
 def host_assembly(vectorize: bool = True) -> str:
     """cpu_kernels.cpp compiled to assembly with the CPU backend's flags (those of
-    _cpu.library(vectorize))."""
-    cxx = _cpu.find_compiler()
-    flags = [f for f in _cpu.compile_flags(cxx, vectorize) if f not in ("-shared", "-fPIC")]
-    src = _build.source_dir() / "cpu_kernels.cpp"
+    the CPU library built with `vectorize`)."""
+    cxx = introspect.cpu_compiler()
+    flags = [f for f in introspect.cpu_compile_flags(vectorize) if f not in ("-shared", "-fPIC")]
+    src = introspect.source_dir() / "cpu_kernels.cpp"
     with tempfile.TemporaryDirectory() as tmp:
         out = f"{tmp}/k.s"
         subprocess.run([cxx, *flags, "-S", str(src), "-o", out],
@@ -60,7 +61,7 @@ def host_assembly(vectorize: bool = True) -> str:
 
 def _nvcc(arch: str, *args: str) -> subprocess.CompletedProcess:
     """nvcc on gpu_kernels.cu for one architecture with the GPU backend's contraction rule."""
-    src = _build.source_dir() / "gpu_kernels.cu"
+    src = introspect.source_dir() / "gpu_kernels.cu"
     return subprocess.run([shutil.which("nvcc"), "--fmad=false", "-std=c++17", f"-arch={arch}",
                            str(src), *args], check=True, capture_output=True, text=True)
 
