@@ -66,9 +66,10 @@ def test_host_counts_match_the_documented_flop_counts():
                                                                                    "accurate") > 1
 
 
+@pytest.mark.toolchain
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_ptx_counts_agree_with_the_host_compiler():
-    ptx = fmastudy._table(fmastudy.ptx_census(fmastudy._kernelcheck.nvcc_ptx("sm_90")))
+    ptx = fmastudy._table(fmastudy.ptx_census(fmastudy.kernelcheck.nvcc_ptx("sm_90")))
     assert ptx == fmastudy.cpu_counts()[0]
 
 

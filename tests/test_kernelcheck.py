@@ -28,6 +28,7 @@ def test_violations_are_reported():
     assert kernelcheck.spills(report) == ["k1"]
 
 
+@pytest.mark.toolchain
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 @pytest.mark.parametrize("arch", kernelcheck.ARCHS)
 def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
@@ -53,3 +54,15 @@ def test_cpu_gemm_is_vectorised_only_in_the_vectorised_build(vectorize):
             assert names, (kernel, variant)
             packed = sum(len(_PACKED_ARITHMETIC.findall(bodies[n])) for n in names)
             assert (packed > 0) == vectorize, (kernel, variant, packed)
+
+
+@pytest.mark.toolchain
+def test_check_kernels_command_passes(capsys):
+    """python -m ddblas check-kernels, in this process: CI runs it here, after the compile tests
+    above, so that nvcc compiles each architecture once (kernelcheck memoizes)."""
+    assert kernelcheck.main() == 0
+    out = capsys.readouterr().out
+    assert "host C++ (vectorised): ok" in out and "host C++ (not vectorised): ok" in out
+    if shutil.which("nvcc"):
+        for arch in kernelcheck.ARCHS:
+            assert f"nvcc {arch}: " in out and "spills: none" in out

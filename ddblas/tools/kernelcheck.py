@@ -1,4 +1,5 @@
-"""Static checks of the compiled kernels (`python -m ddblas check-kernels`, run by CI).
+"""Static checks of the compiled kernels (`python -m ddblas check-kernels`; CI runs it as a
+toolchain test, tests/test_kernelcheck.py).
 
 - every CUDA kernel compiles with nvcc for each listed architecture (when nvcc is present);
 - no kernel spills registers (ptxas -v);
@@ -6,9 +7,13 @@
   `fma.rn.f64` in their PTX, and their host-compiled functions no vfmadd/vfmsub or fma() call.
   (On the GPU, PTX div.rn.f64/sqrt.rn.f64 expand to hardware sequences that use DFMA in SASS;
   those are the IEEE operations themselves, not DD arithmetic, and are not counted.)
+
+Each compilation runs once per process (memoized): the checks, the tests and the FMA study
+share it.
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -45,6 +50,7 @@ def non_fma_violations(counts: dict[str, int]) -> list[str]:
     return sorted(n for n, c in counts.items() if c and ("nofma" in n or "dekker" in n))
 
 
+@functools.lru_cache(maxsize=None)
 def host_assembly(vectorize: bool = True) -> str:
     """cpu_kernels.cpp compiled to assembly with the CPU backend's flags (those of
     the CPU library built with `vectorize`)."""
@@ -66,6 +72,7 @@ def _nvcc(arch: str, *args: str) -> subprocess.CompletedProcess:
                            str(src), *args], check=True, capture_output=True, text=True)
 
 
+@functools.lru_cache(maxsize=None)
 def nvcc_ptx(arch: str) -> str:
     """The PTX of gpu_kernels.cu for one architecture; raises on errors."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,6 +81,7 @@ def nvcc_ptx(arch: str) -> str:
             return f.read()
 
 
+@functools.lru_cache(maxsize=None)
 def nvcc_compile(arch: str) -> tuple[str, str]:
     """(PTX, ptxas -v report) of gpu_kernels.cu for one architecture; raises on errors."""
     with tempfile.TemporaryDirectory() as tmp:
