@@ -36,6 +36,7 @@ def _bench_cli(tmp_path, *args):
     return results, result.stdout
 
 
+@pytest.mark.toolchain
 def test_fma_suite(tmp_path):
     results, stdout = _bench_cli(tmp_path, "fma", "--quick")
     tables = results["tables"]

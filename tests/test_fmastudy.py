@@ -48,6 +48,7 @@ def test_census_kernels_compute_their_operation(fma, add):
         assert _census("madd", variant, a, b, first).view(np.int64).tolist() == _bits(both)
 
 
+@pytest.mark.toolchain
 def test_host_counts_match_the_documented_flop_counts():
     counts, source = fmastudy.cpu_counts()
     assert "assembly" in source

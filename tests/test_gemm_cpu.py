@@ -127,6 +127,7 @@ def _other_builds():
     return builds
 
 
+@pytest.mark.toolchain
 @pytest.mark.parametrize("openmp, march", _other_builds())
 def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
     """A compiler without OpenMP builds the same kernels (serial), and a processor without

@@ -10,6 +10,7 @@ import pytest
 from ddblas.tools import kernelcheck
 
 
+@pytest.mark.toolchain
 def test_host_assembly_has_fma_only_in_fma_paths():
     counts = kernelcheck.host_fma_counts(kernelcheck.host_assembly())
     fma_paths = [n for n in counts if "mul_fma" in n or "two_prod_fma" in n]
@@ -42,6 +43,7 @@ def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
 _PACKED_ARITHMETIC = re.compile(r"\bv(?:add|sub|mul|div|fn?m(?:add|sub)\d*)pd\b")
 
 
+@pytest.mark.toolchain
 @pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
 def test_cpu_gemm_is_vectorised_only_in_the_vectorised_build(vectorize):
     """The micro-kernels of the CPU GEMM and ceiling use packed arithmetic (vaddpd, vfmadd...pd)
