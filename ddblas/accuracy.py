@@ -11,9 +11,12 @@ numbers are dyadic rationals; decimal strings and Fractions are rationals) and t
 computed in rational arithmetic, GEMM and dot references with Python integers. For operations
 whose exact result is irrational (sqrt) pass a reference from mpmath at 256 bits or more: its own
 error (2^-256 relative) is far below u^2. u = 2^-53; every error and bound is in units of
-u^2 = 2^-106.
+u^2 = 2^-106. `exact_value(v)` and `exact_values(x)` give the exact values (Fractions) that
+the errors are computed from; `ratio_u2(num, den)` and `in_u2(c)` express Fractions in units of
+u^2.
 
-Bounds (docs/algorithms.md derives each): `bound(op, variant, k)` returns c, in units of u^2, with
+Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exported here):
+`bound(op, variant, k)` returns c, in units of u^2, with
     add, sub (accurate)    |err| <= c |exact|                      relative
     add, sub (sloppy)      |err| <= c (|a| + |b|)
     mul, div, sqrt         |err| <= c |exact|                      relative
