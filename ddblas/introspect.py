@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+from collections.abc import Callable
 
 from . import _auto, _backend, _build, _cpu, _gemm, _gpu, _ozaki, _transfer
 from ._options import resolve
 
-__all__ = ["auto_algorithm", "copy_threads", "cpu_compile_flags", "cpu_compiler",
+__all__ = ["auto_algorithm", "cached_artifact", "copy_threads", "cpu_compile_flags", "cpu_compiler",
            "cpu_compiler_identity", "cpu_madd_ceiling", "cpu_vectorization", "default_device",
            "default_gemm_block", "gpu_arch", "gpu_cubin_path", "gpu_launch", "int8_gemm",
            "ozaki_int8_padded", "source_dir", "to_device", "transfer_rates"]
@@ -100,6 +101,20 @@ def copy_threads() -> int:
 
 
 # ---- compiled code ----
+
+def cached_artifact(name: str, build: Callable[[], bytes], *key_parts: str) -> pathlib.Path:
+    """A file of ddblas's kernel cache ($DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else
+    ~/.cache/ddblas) for a tool's compiled output: `name` with _<key> before its suffix (key: the
+    digest of every cuda_src file and of key_parts such as flags and tool versions, as for the
+    library's own artifacts, so a changed source builds anew), built with build() when missing
+    and written atomically."""
+    stem, dot, suffix = name.rpartition(".")
+    key = _build.artifact_key(*key_parts)
+    path = _build.cache_dir() / (f"{stem}_{key}.{suffix}" if dot else f"{name}_{key}")
+    if not path.exists():
+        _build.write_atomically(path, build())
+    return path
+
 
 def source_dir() -> pathlib.Path:
     """The folder of the C++/CUDA sources (cuda_src/) that both backends compile."""

@@ -48,3 +48,20 @@ def test_gpu_figures():
     assert introspect.default_gemm_block(32, 32) == 2
     assert introspect.default_gemm_block(8192, 8192) == 4
     assert introspect.gpu_cubin_path().stat().st_size > 0 and introspect.gpu_arch().isdigit()
+
+
+def test_cached_artifact_builds_once_per_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    builds = []
+
+    def build():
+        builds.append(1)
+        return b"text %d" % len(builds)
+
+    first = introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90")
+    assert first.parent == tmp_path and first.name.startswith("tool_out_")
+    assert first.suffix == ".ptx" and first.read_bytes() == b"text 1"
+    assert introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90") == first
+    other = introspect.cached_artifact("tool_out.ptx", build, "v2", "sm_90")
+    assert other != first and other.read_bytes() == b"text 2" and len(builds) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.name, other.name])

@@ -23,6 +23,7 @@ import tempfile
 from ddblas import introspect
 
 ARCHS = ("sm_80", "sm_90")
+NVCC_FLAGS = ("--fmad=false", "-std=c++17")  # the GPU backend's contraction rule
 PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
 ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
 _HOST_FMA = re.compile(r"\bv?f(?:n)?m(?:add|sub)\d*[sp]d\b|\bcall\s+_?fma\b|\bfmadd\b|\bfmsub\b")
@@ -68,17 +69,24 @@ def host_assembly(vectorize: bool = True) -> str:
 def _nvcc(arch: str, *args: str) -> subprocess.CompletedProcess:
     """nvcc on gpu_kernels.cu for one architecture with the GPU backend's contraction rule."""
     src = introspect.source_dir() / "gpu_kernels.cu"
-    return subprocess.run([shutil.which("nvcc"), "--fmad=false", "-std=c++17", f"-arch={arch}",
-                           str(src), *args], check=True, capture_output=True, text=True)
+    return subprocess.run([shutil.which("nvcc"), *NVCC_FLAGS, f"-arch={arch}", str(src), *args],
+                          check=True, capture_output=True, text=True)
 
 
 @functools.lru_cache(maxsize=None)
 def nvcc_ptx(arch: str) -> str:
-    """The PTX of gpu_kernels.cu for one architecture; raises on errors."""
-    with tempfile.TemporaryDirectory() as tmp:
-        _nvcc(arch, "-ptx", "-o", f"{tmp}/k.ptx")
-        with open(f"{tmp}/k.ptx") as f:
-            return f.read()
+    """The PTX of gpu_kernels.cu for one architecture; raises on errors. Kept in ddblas's kernel
+    cache (keyed by the sources, nvcc's version and the flags), so that the checks, the tests
+    and the FMA study of later processes (CI) do not compile it again."""
+    def build() -> bytes:
+        with tempfile.TemporaryDirectory() as tmp:
+            _nvcc(arch, "-ptx", "-o", f"{tmp}/k.ptx")
+            with open(f"{tmp}/k.ptx", "rb") as f:
+                return f.read()
+    version = subprocess.run([shutil.which("nvcc"), "--version"], check=True,
+                             capture_output=True, text=True).stdout
+    return introspect.cached_artifact(f"ddblas_nvcc_{arch}.ptx", build, version,
+                                      " ".join(NVCC_FLAGS), arch).read_text()
 
 
 @functools.lru_cache(maxsize=None)
