@@ -2,6 +2,6 @@
 `python -m ddblas accuracy [--quick] [--out-dir DIR]` (writes DIR/accuracy.md and three plots)."""
 import sys
 
-from ddblas.__main__ import main
+from ddblas.tools.cli import main
 
 sys.exit(main(["accuracy", *sys.argv[1:]]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 import ddblas
-from ddblas._bench import time_on
+from ddblas.tools.timing import time_on
 
 OPS = {"add": (ddblas.add, 2), "mul": (ddblas.multiply, 2), "div": (ddblas.divide, 2),
        "sqrt": (ddblas.sqrt, 1)}

@@ -7,13 +7,13 @@ set -uo pipefail
 OUT="${OUT:-device-out}"; mkdir -p "$OUT"
 export DDBLAS_CACHE_DIR="$PWD/.devcache"
 case "${1:-issue6}" in
-issue6) suites='("batched", "transfers", "tsm")'; section=h100-issue6; plan='_bench.Plan()' ;;
+issue6) suites='("batched", "transfers", "tsm")'; section=h100-issue6; plan='bench.Plan()' ;;
 algorithms) suites='("rgemm",)'; section=h100-algorithms
-    plan='_bench.Plan(gpu_sizes=(1024, 4096, 8192), gpu_ladder_sizes=(), cpu_sizes=())' ;;
+    plan='bench.Plan(gpu_sizes=(1024, 4096, 8192), gpu_ladder_sizes=(), cpu_sizes=())' ;;
 esac
 timeout ${BENCH_TIMEOUT:-500} python3 -c "
-from ddblas import _bench
-_bench.run($suites, $plan, out_dir='$OUT', doc='docs/performance.md', section='$section',
+from ddblas.tools import bench
+bench.run($suites, $plan, out_dir='$OUT', doc='docs/performance.md', section='$section',
            command='bash bench/issue6_bench.sh ${1:-issue6}')
 " 2>&1 | tee "$OUT/bench-$section.txt"
 cp docs/performance.md "$OUT/"

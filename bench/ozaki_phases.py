@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 import ddblas
-from ddblas import _bench
+from ddblas.tools import timing
 
 
 def main() -> None:
@@ -25,14 +25,14 @@ def main() -> None:
         a = ddblas.random((n, n), seed=1, device="gpu")
         b = ddblas.random((n, n), seed=2, device="gpu")
         for algorithm in args.algorithms:
-            seconds = _bench.time_on("gpu", lambda: ddblas.rgemm(a, b, algorithm=algorithm),
+            seconds = timing.time_on("gpu", lambda: ddblas.rgemm(a, b, algorithm=algorithm),
                                      args.repeat)
             info = {}
             ddblas.rgemm(a, b, algorithm=algorithm, info=info)
             phases = " | ".join(f"{info['seconds'].get(p, 0.0) * 1e3:.1f} ms"
                                 for p in ("plan", "slice", "gemm", "accumulate"))
             print(f"| {n} | {info['algorithm']} | {info.get('slices')} | {info.get('bound')} | "
-                  f"{seconds:.4f} | {_bench.gflops(n, seconds):.0f} | {phases} |", flush=True)
+                  f"{seconds:.4f} | {timing.gflops(n, seconds):.0f} | {phases} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Prints the kernel time of each call (a warm-up call precedes it)."""
 import argparse
 
 import ddblas
-from ddblas._bench import _time_gpu
+from ddblas.tools.timing import time_gpu
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--n", type=int, default=4096)
@@ -16,5 +16,5 @@ b = ddblas.random((args.n, args.n), seed=2, device="gpu")
 for name in args.variants:
     fma, add = name.split("/")
     options = dict(fma=fma == "fma", add=add, block=args.block)
-    seconds = _time_gpu(lambda: ddblas.rgemm(a, b, **options), 1)  # a warm-up, then one call
+    seconds = time_gpu(lambda: ddblas.rgemm(a, b, **options), 1)  # a warm-up, then one call
     print(f"{name} b={args.block} n={args.n}: {2 * args.n ** 3 / seconds / 1e9:.0f} GFLOP/s")

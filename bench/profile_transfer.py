@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import ddblas
-from ddblas import _transfer
+from ddblas import introspect
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
     inputs = sum(x.nbytes for x in (a.hi, a.lo, b.hi, b.lo))
     print(f"first touch of a fresh C-sized array: {touch:.4f} s "
           f"({fresh.nbytes / touch / 1e9:.1f} GB/s); one-thread copy of the inputs (into fresh "
-          f"arrays): {copy:.4f} s ({inputs / copy / 1e9:.1f} GB/s); rates {_transfer.rates()}")
+          f"arrays): {copy:.4f} s ({inputs / copy / 1e9:.1f} GB/s); rates {introspect.transfer_rates()}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import numpy as np
 
 import ddblas
 from ddblas import _gpu
-from ddblas._bench import _time_gpu
+from ddblas.tools.timing import time_gpu
 
 # BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__). Two stages
 # of BM x BK + BK x BN DD tiles must fit the 48 KB of static shared memory (64 x 64 x 16: no).
@@ -89,7 +89,7 @@ def main():
         for v in args.variants:
             for i, cfg in enumerate(CONFIGS):
                 fn = module.get_function(kernel_name(i, v))
-                t = _time_gpu(lambda: launch(fn, cfg, a, b, c), 3)
+                t = time_gpu(lambda: launch(fn, cfg, a, b, c), 3)
                 rows.append(dict(n=n, variant=v, config=cfg, threads=threads(cfg),
                                  registers=fn.num_regs, gflops=2 * n ** 3 / t / 1e9))
                 r = rows[-1]

@@ -47,7 +47,7 @@ def find_compiler() -> str:
 
 
 @functools.cache
-def _compiler_identity(cxx: str) -> str:
+def compiler_identity(cxx: str) -> str:
     out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
     return out.stdout.strip()
 
@@ -110,7 +110,7 @@ def artifact(family: str, vectorize: bool = True) -> pathlib.Path:
     unit = _build.unit(family, "cpu")
     cxx = find_compiler()
     flags = compile_flags(cxx, vectorize)
-    key = _build.artifact_key(unit, cxx, _compiler_identity(cxx), " ".join(flags),
+    key = _build.artifact_key(unit, cxx, compiler_identity(cxx), " ".join(flags),
                               _cpu_identity())
 
     def build() -> bytes:

@@ -20,7 +20,7 @@ from ._ops import operands
 _trans = _gemmcall.transposed   # the name accuracy.gemm_error imports
 
 
-def _default_block(m: int, n: int) -> int:
+def default_block(m: int, n: int) -> int:
     """b = 4 once C has a full wave of its 64 x 32 tiles (3 blocks per multiprocessor), else b = 2
     (32 x 32 tiles): b = 4 leaves multiprocessors idle on small C (docs/performance.md)."""
     sms = _backend.backend("gpu").xp.cuda.Device().attributes["MultiProcessorCount"]
@@ -49,7 +49,7 @@ def _classic(call: GemmCall, plan=None) -> None:
     elif device == "cpu":
         be.launch("ddblas_gemm_cpu_" + suffix, m * n, *args)
     else:
-        block = _default_block(m, n) if call.block is None else call.block
+        block = default_block(m, n) if call.block is None else call.block
         kind = "tiled" if call.algorithm == "tiled" else f"b{block}"
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + \
             ("k" if b_cs != 1 and b_rs == 1 else "n")

@@ -11,9 +11,12 @@ numbers are dyadic rationals; decimal strings and Fractions are rationals) and t
 computed in rational arithmetic, GEMM and dot references with Python integers. For operations
 whose exact result is irrational (sqrt) pass a reference from mpmath at 256 bits or more: its own
 error (2^-256 relative) is far below u^2. u = 2^-53; every error and bound is in units of
-u^2 = 2^-106.
+u^2 = 2^-106. `exact_value(v)` and `exact_values(x)` give the exact values (Fractions) that
+the errors are computed from; `ratio_u2(num, den)` and `in_u2(c)` express Fractions in units of
+u^2.
 
-Bounds (docs/algorithms.md derives each): `bound(op, variant, k)` returns c, in units of u^2, with
+Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exported here):
+`bound(op, variant, k)` returns c, in units of u^2, with
     add, sub (accurate)    |err| <= c |exact|                      relative
     add, sub (sloppy)      |err| <= c (|a| + |b|)
     mul, div, sqrt         |err| <= c |exact|                      relative
@@ -32,90 +35,14 @@ from fractions import Fraction
 import numpy as np
 
 from ._array import DDArray, asarray, random
+from ._bounds import GROWTH, U, U2, bound, bound_constant, in_u2
 from ._convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
-from ._options import Options, get_options
+from ._gemm import _trans
 
-U = Fraction(1, 2 ** 53)
-U2 = U ** 2
-_GROWTH = 1 + Fraction(1, 2 ** 40)  # partial sums' growth by their own errors (n < 2^60)
-
-__all__ = ["ErrorReport", "U2", "bound", "dot_condition", "error", "gemm_error", "hilbert",
-           "ill_conditioned_dot", "ill_conditioned_matrix", "matrix_condition", "random_dd",
+__all__ = ["GROWTH", "ErrorReport", "U", "U2", "bound", "bound_constant", "dot_condition",
+           "error", "exact_value", "exact_values", "gemm_error", "hilbert", "ill_conditioned_dot",
+           "ill_conditioned_matrix", "in_u2", "matrix_condition", "random_dd", "ratio_u2",
            "vandermonde"]
-
-
-# ---- the documented bounds ----
-
-def _add_constant(accurate: bool) -> Fraction:
-    # [JMP17] Alg. 6 (relative) / docs/algorithms.md "Sloppy addition" (relative to |a| + |b|)
-    return 3 * U2 / (1 - 4 * U) if accurate else (3 + U) / (1 - U) * U2
-
-
-def _mul_constant(fma: bool) -> Fraction:
-    # [JMP17] Alg. 12 / docs/algorithms.md "Multiplication without FMA"
-    return 5 * U2 if fma else (8 + 6 * U + 2 * U ** 2) / (1 - U) ** 2 * U2
-
-
-def _madd_sloppy_product_constant(fma: bool) -> Fraction:
-    # docs/algorithms.md "Fused sloppy multiply-add": c_prod (c_acc is the sloppy add's constant)
-    if fma:
-        return (13 + 16 * U + 9 * U ** 2 + 2 * U ** 3) / (1 - U) ** 2 * U2
-    return (15 + 23 * U + 18 * U ** 2 + 7 * U ** 3 + U ** 4) / (1 - U) ** 2 * U2
-
-
-def _variant(variant) -> Options:
-    if variant is None:
-        return get_options()
-    if isinstance(variant, Options):
-        return variant
-    if isinstance(variant, str) and variant.count("/") == 1:
-        fma, add = variant.split("/")
-        if fma in ("fma", "nofma"):
-            return Options(fma=fma == "fma", add=add)
-    raise ValueError(f"variant must be None, an Options or 'fma|nofma/accurate|sloppy', "
-                     f"got {variant!r}")
-
-
-def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
-    """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
-    opts = _variant(variant)
-    c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
-    needs_k = op in ("sum", "dot", "gemm")
-    if needs_k and (not isinstance(k, numbers.Integral) or k < 0):
-        raise ValueError(f"bound({op!r}) needs k, a non-negative integer (got {k!r})")
-    if not needs_k and k is not None:
-        raise ValueError(f"bound({op!r}) takes no k")
-    if op in ("add", "sub"):
-        return c_add
-    if op == "mul":
-        return c_mul
-    if op == "div":
-        return 15 * U2 + 56 * U ** 3  # [JMP17] Alg. 17
-    if op == "sqrt":
-        return 6 * U2  # docs/algorithms.md "Square root"
-    if op == "sum":
-        return max(k - 1, 0) * c_add * _GROWTH
-    if op == "dot":
-        return (c_mul + max(k - 1, 0) * c_add) * _GROWTH
-    if op == "gemm":
-        if opts.add == "accurate":
-            c_first, c_acc = c_mul, c_add
-        else:
-            c_first, c_acc = _madd_sloppy_product_constant(opts.fma), c_add
-        return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * _GROWTH
-    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm")
-
-
-def bound(op: str, variant=None, k: int | None = None) -> float:
-    """The proven bound of `op` for `variant` ('fma/accurate', 'nofma/sloppy', ..., an Options, or
-    None for the active options), in units of u^2, rounded up; see the module docstring for what
-    each bound is relative to. k: the number of terms (sum, dot) or K (gemm)."""
-    return _round_up(bound_constant(op, variant, k) / U2)
-
-
-def _round_up(q: Fraction) -> float:
-    x = float(q)
-    return x if Fraction(x) >= q else math.nextafter(x, math.inf)
 
 
 # ---- exact errors ----
@@ -152,7 +79,7 @@ class ErrorReport:
                 f"{self.median:.4g} over {self.values.size} elements")
 
 
-def _fraction(v):
+def exact_value(v):
     """The exact value of one number as a Fraction (None for inf and nan): floats, ints,
     Fractions, mpmath numbers (dyadic), decimal strings and Decimals exactly."""
     import mpmath
@@ -167,11 +94,11 @@ def _fraction(v):
             return Fraction(v)
         except (ValueError, ArithmeticError):
             return None if str(v).strip().lower().lstrip("+-") in ("inf", "infinity", "nan") \
-                else _fraction(mpmath.mpf(str(v)))
+                else exact_value(mpmath.mpf(str(v)))
     raise TypeError(f"cannot take {type(v).__name__} value {v!r} as an exact number")
 
 
-def _exact_values(x) -> list:
+def exact_values(x) -> list:
     """The elements of x, row-major, as exact Fractions (None where not finite): x a DDArray, a
     NumPy/CuPy array, or a nested list of numbers, Fractions, mpmath values or decimal strings."""
     if isinstance(x, DDArray):
@@ -181,7 +108,7 @@ def _exact_values(x) -> list:
     if hasattr(x, "get") and hasattr(x, "dtype"):  # a CuPy array
         x = x.get()
     arr = x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
-    return [_fraction(v) for v in arr.ravel()]
+    return [exact_value(v) for v in arr.ravel()]
 
 
 def _shape(x):
@@ -193,7 +120,7 @@ def _same_float(a, b) -> bool:
     return fa == fb or (math.isnan(fa) and math.isnan(fb))
 
 
-def _ratio_u2(num: Fraction, den: Fraction) -> float:
+def ratio_u2(num: Fraction, den: Fraction) -> float:
     """num / den in units of u^2 (0 for 0/0, inf for x/0)."""
     if den == 0:
         return 0.0 if num == 0 else math.inf
@@ -214,7 +141,7 @@ def error(result, reference) -> ErrorReport:
     if _shape(reference) != result.shape:
         raise ValueError(f"result has shape {result.shape} but reference has shape "
                          f"{_shape(reference)}")
-    got, want = _exact_values(result), _exact_values(reference)
+    got, want = exact_values(result), exact_values(reference)
     raw = np.asarray(result.to_device("cpu").hi).ravel()
     ref_raw = np.asarray(reference.to_device("cpu").hi if isinstance(reference, DDArray)
                          else np.asarray(reference, dtype=object)).ravel()
@@ -224,7 +151,7 @@ def error(result, reference) -> ErrorReport:
             values[i] = 0.0 if g is None and w is None and _same_float(raw[i], ref_raw[i]) \
                 else math.inf
         else:
-            values[i] = _ratio_u2(abs(g - w), abs(w))
+            values[i] = ratio_u2(abs(g - w), abs(w))
     return ErrorReport(values.reshape(result.shape), "relative")
 
 
@@ -238,7 +165,7 @@ def _exact_array(x):
 
 def _integer_matrix(x: DDArray) -> tuple[np.ndarray, int]:
     """(m, e) with x = m * 2^e exactly: m an object array of Python ints (finite entries)."""
-    vals = _exact_values(x)
+    vals = exact_values(x)
     if not all(isinstance(v, Fraction) for v in vals):
         raise ValueError("gemm_error needs finite matrices")
     e = min((-(v.denominator.bit_length() - 1) for v in vals if v), default=0)
@@ -254,7 +181,6 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     of exact values of any precision (Fractions, mpmath numbers), taken as they are; alpha, beta:
     DD scalars. rows, cols: index sequences to check only those rows and columns of C (for large
     matrices). A non-finite entry of C gives inf; A, B and C0 must be finite."""
-    from ._gemm import _trans
     c, a, b = _exact_array(c), asarray(a), asarray(b)
     a = a.T if _trans(transa, "transa") else a
     b = b.T if _trans(transb, "transb") else b
@@ -264,21 +190,21 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     cols = list(range(c.shape[1]) if cols is None else cols)
     # only the checked rows of op(A) and columns of op(B) leave the device
     a, b, c = a[rows].to_device("cpu"), b[:, cols].to_device("cpu"), c[rows][:, cols]
-    al, be = (_exact_values(asarray(s))[0] for s in (alpha, beta))
+    al, be = (exact_values(asarray(s))[0] for s in (alpha, beta))
     if be != 0 and c0 is None:
         raise ValueError("beta != 0 needs c0, the C that rgemm was given")
     ma, ea = _integer_matrix(a)
     mb, eb = _integer_matrix(b)
     product, magnitude = ma.dot(mb), np.abs(ma).dot(np.abs(mb))
     scale = Fraction(2) ** (ea + eb)
-    got = _exact_values(c)
-    c0_vals = _exact_values(asarray(c0)[rows][:, cols]) \
+    got = exact_values(c)
+    c0_vals = exact_values(asarray(c0)[rows][:, cols]) \
         if c0 is not None and be != 0 else [Fraction(0)] * len(got)
     values = np.empty(len(got))
     for n, (p, m, g, z) in enumerate(zip(product.ravel(), magnitude.ravel(), got, c0_vals)):
         exact = al * p * scale + be * z
         den = abs(al) * m * scale + abs(be * z)
-        values[n] = math.inf if g is None else _ratio_u2(abs(g - exact), den)
+        values[n] = math.inf if g is None else ratio_u2(abs(g - exact), den)
     return ErrorReport(values.reshape(c.shape), "componentwise")
 
 
@@ -306,7 +232,7 @@ def _dd_array(values, shape, device) -> DDArray:
 def dot_condition(x, y) -> float:
     """cond(x . y) = 2 sum |x_i y_i| / |sum x_i y_i| of two vectors, exactly (inf if the dot
     product is zero) [Ogita, Rump, Oishi 2005]."""
-    xs, ys = _exact_values(asarray(x)), _exact_values(asarray(y))
+    xs, ys = exact_values(asarray(x)), exact_values(asarray(y))
     if len(xs) != len(ys):
         raise ValueError(f"x has {len(xs)} elements but y has {len(ys)}")
     dot = sum(p * q for p, q in zip(xs, ys))
@@ -425,7 +351,7 @@ def hilbert(n: int, *, device=None) -> DDArray:
 def vandermonde(x, n: int | None = None, *, device=None) -> DDArray:
     """V[i, j] = x_i ** j (j < n, default n = len(x)), computed exactly from the exact values of
     x (numbers, Fractions, decimal strings, a DDArray) and rounded to DD once."""
-    xs = _exact_values(x if isinstance(x, DDArray) else np.asarray(list(x), dtype=object))
+    xs = exact_values(x if isinstance(x, DDArray) else np.asarray(list(x), dtype=object))
     if any(v is None for v in xs):
         raise ValueError("vandermonde needs finite x")
     n = len(xs) if n is None else n

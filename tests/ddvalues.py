@@ -1,4 +1,6 @@
-"""Test helpers: hypothesis strategies for DD values, exact values, and the proven bounds (taken
+"""Test helpers, the one module that test files share (they do not import from each other):
+hypothesis strategies for DD values, exact values, bit equality, random and scaled matrices,
+the GEMM and Ozaki checks, and the proven bounds (taken
 from ddblas.accuracy, which documents them for users). u = 2^-53. The bounds (docs/algorithms.md):
 - accurate add  3u^2/(1-4u) relative                [JMP17, Alg. 6]
 - sloppy add    (3+u)/(1-u) u^2 (|a|+|b|) absolute  [docs/algorithms.md, Sec. "sloppy add"]
@@ -11,14 +13,16 @@ from ddblas.accuracy, which documents them for users). u = 2^-53. The bounds (do
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 from hypothesis import strategies as st
 
 import ddblas
+from ddblas import _ozaki, accuracy
 from ddblas._convert import dd_from_fraction
-from ddblas.accuracy import bound_constant
 from ddblas._options import Options
+from ddblas.accuracy import bound_constant
 
 U = Fraction(1, 2 ** 53)
 ACCURATE_ADD = bound_constant("add", "fma/accurate")
@@ -79,3 +83,139 @@ def rel_error(computed: Fraction, exact: Fraction) -> Fraction:
     if exact == 0:
         return Fraction(0) if computed == 0 else Fraction(1)
     return abs(computed - exact) / abs(exact)
+
+
+# ---- bit equality ----
+
+def bits(x) -> np.ndarray:
+    """The int64 bit patterns of x on the host: of a DDArray, hi and lo stacked; else of a
+    float64 NumPy or CuPy array."""
+    if isinstance(x, ddblas.DDArray):
+        x = x.to_device("cpu")
+        return np.stack([np.asarray(x.hi), np.asarray(x.lo)]).view(np.int64)
+    return np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64).view(np.int64)
+
+
+def same_bits(x, y) -> bool:
+    """x and y (DDArrays or float64 arrays, any devices) have the same shape and bits (NaNs
+    compare by their bits, -0.0 differs from 0.0)."""
+    bx, by = bits(x), bits(y)
+    return bx.shape == by.shape and np.array_equal(bx, by)
+
+
+# ---- matrices ----
+
+TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
+
+
+def random_matrix(rows, cols, seed, device="cpu", spread=20) -> ddblas.DDArray:
+    """Random DD entries in [-1, 1) times 2^e, e uniform in [-spread, spread]."""
+    rng = np.random.default_rng(seed)
+    x = ddblas.random((rows, cols), seed=seed, device=device) * 2 - 1
+    return x * ddblas.array(np.ldexp(1.0, rng.integers(-spread, spread + 1, (rows, cols))),
+                            device=device)
+
+
+def random_stack(batch, rows, cols, seed, device) -> ddblas.DDArray:
+    """batch random matrices (random_matrix's entries) as a (batch, rows, cols) DDArray."""
+    return random_matrix(batch * rows, cols, seed, device).reshape(batch, rows, cols)
+
+
+def scaled_matrix(rows, cols, seed, spread, row_spread, col_spread, zero_rows, zero_cols):
+    """random_matrix entries (within-row spread 2^+-spread) times 2^r_i per row and 2^c_j per
+    column, with some rows and columns zeroed (on the CPU)."""
+    rng = np.random.default_rng(seed)
+    x = random_matrix(rows, cols, seed, "cpu", spread)
+    scale = np.ldexp(1.0, rng.integers(-row_spread, row_spread + 1, (rows, 1))
+                     + rng.integers(-col_spread, col_spread + 1, (1, cols)))
+    x = x * ddblas.DDArray(scale)
+    for i in zero_rows:
+        if i < rows:
+            x[i] = 0
+    for j in zero_cols:
+        if j < cols:
+            x[:, j] = 0
+    return x
+
+
+# ---- GEMM checks ----
+
+def _exact_matrix(x):
+    return np.array(exact_values(x), dtype=object).reshape(x.shape)
+
+
+def check_gemm_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
+    """|C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) entry by entry, in Fractions."""
+    ea, eb = _exact_matrix(a), _exact_matrix(b)
+    ea = ea.T if transa != "N" else ea
+    eb = eb.T if transb != "N" else eb
+    al, be = Fraction(alpha), Fraction(beta)
+    ec0 = _exact_matrix(c0) if c0 is not None else np.zeros((ea.shape[0], eb.shape[1]),
+                                                             dtype=object)
+    k = ea.shape[1]
+    const = gemm_constant(fma, add, k)
+    got = _exact_matrix(c)
+    for i in range(ea.shape[0]):
+        for j in range(eb.shape[1]):
+            exact = al * sum(ea[i, t] * eb[t, j] for t in range(k)) + be * ec0[i, j]
+            scale = abs(al) * sum(abs(ea[i, t] * eb[t, j]) for t in range(k)) + abs(be * ec0[i, j])
+            assert abs(got[i, j] - exact) <= const * scale, (i, j)
+
+
+# ---- Ozaki scheme checks (ozaki-fp64 and ozaki-int8) ----
+
+def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans, scalars, seed,
+                        spread, outer, zeros) -> dict:
+    """rgemm(algorithm=...) on scaled_matrix operands (within-row spread 2^+-spread, rows of
+    op(A) and columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) with _ozaki's
+    chunk constant `limit` set to chunk_length (None: unchanged): |C - exact| <= the classic
+    bound, and the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
+    transa, transb = trans
+    alpha, beta = scalars
+    op_a = scaled_matrix(m, k, seed, spread, outer, 0, zeros, ())
+    op_b = scaled_matrix(k, n, seed + 1, spread, 0, outer, (), zeros)
+    a = op_a.T.copy() if transa != "N" else op_a
+    b = op_b.T.copy() if transb != "N" else op_b
+    c0 = random_matrix(m, n, seed + 2, "cpu") if beta != 0 else None
+    info = {}
+    with mock.patch.object(_ozaki, limit, chunk_length or getattr(_ozaki, limit)):
+        c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
+                         transa=transa, transb=transb, algorithm=algorithm, info=info, **variant)
+    check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+    assert (info["algorithm"] == algorithm) == (info["fallback"] is None)
+    return info
+
+
+def ozaki_within_bound(a, b, variant, algorithm="ozaki-fp64"):
+    """The algorithm runs (no fallback) on a @ b and its error is within the classic bound.
+    Returns C."""
+    info = {}
+    c = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
+    assert info["algorithm"] == algorithm
+    bound = accuracy.bound("gemm", ddblas.Options(**variant), a.shape[1])
+    assert accuracy.gemm_error(c, a, b).within(bound)
+    return c
+
+
+def check_gpu_equals_cpu(shape, algorithm, spread, limit, lengths, transposes=TRANS):
+    """For each transpose pair, and each variant with a chunk length (`lengths[v]` set as the
+    module constant `limit` of _ozaki, e.g. "CHUNK"): rgemm on the GPU gives the CPU's bits,
+    with the same S, on scaled data (within-row spread 2^+-spread, a zero row and column)."""
+    m, n, k = shape
+    for t, (transa, transb) in enumerate(transposes):
+        a = scaled_matrix(*((m, k) if transa == "N" else (k, m)), 40 + t, spread, 30, 30, (0,), ())
+        b = scaled_matrix(*((k, n) if transb == "N" else (n, k)), 50 + t, spread, 30, 30, (), (1,))
+        c0 = random_matrix(m, n, 60 + t, "cpu")
+        for length, (fma, add) in zip(lengths, [(True, "accurate"), (True, "sloppy"),
+                                                (False, "accurate"), (False, "sloppy")]):
+            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
+                      algorithm=algorithm)
+            cpu_info, gpu_info = {}, {}
+            with mock.patch.object(_ozaki, limit, length):
+                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
+                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
+                                   info=gpu_info, **kw)
+            assert cpu_info["algorithm"] == gpu_info["algorithm"] == algorithm
+            assert cpu_info["slices"] == gpu_info["slices"]
+            assert cpu_info["bound"] == gpu_info["bound"]
+            assert same_bits(ref, got), (shape, transa, transb, fma, add, length)

@@ -188,16 +188,3 @@ def test_random_dd_has_full_precision_and_the_exponent_range():
     assert np.array_equal(hi, np.asarray(accuracy.random_dd(2000, exponents=(-8, 8), seed=3).hi))
     with pytest.raises(ValueError, match="low <= high"):
         accuracy.random_dd(3, exponents=(2, 1))
-
-
-def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
-    from ddblas import _accuracy_report
-    monkeypatch.setattr(_accuracy_report.accuracy, "bound",
-                        lambda op, variant=None, k=None: {"mul": 1e-3, "div": 1e-6}.get(op, 1e9))
-    assert _accuracy_report.run(quick=True, out_dir=str(tmp_path)) == 1
-    out = capsys.readouterr().out
-    assert "violations; the worst: div " in out and "exceeds the bound 1e-06" in out
-    text = (tmp_path / "accuracy.md").read_text()
-    assert "violations" in text and (tmp_path / "accuracy-gemm.png").stat().st_size > 1000
-    assert "| 64 | 0 | " in text and "S = 5" in text and "fallback: entries more than 2^450" in text
-    assert (tmp_path / "accuracy-ozaki.png").stat().st_size > 1000

@@ -9,8 +9,7 @@ import pytest
 import ddblas
 from conftest import requires_gpu
 from ddblas import _auto, _ozaki, accuracy
-from test_gemm import _matrix
-from test_ozaki import _same_bits
+from ddvalues import random_matrix, same_bits
 
 FMA = "fma_accurate"
 
@@ -72,13 +71,13 @@ def test_estimates_grow_with_work():
 def test_default_is_auto_with_info_and_log(device, caplog):
     """Small products: auto runs the device's classic kernel (the same bits as "naive"), says so
     in info and in a debug message."""
-    a, b = _matrix(9, 13, 1, device), _matrix(13, 6, 2, device)
+    a, b = random_matrix(9, 13, 1, device), random_matrix(13, 6, 2, device)
     info = {}
     with caplog.at_level(logging.DEBUG, logger="ddblas"):
         c = ddblas.rgemm(a, b, info=info)
     assert info["algorithm"] == ("cpu" if device == "cpu" else "blocked") and info["auto"]
-    assert _same_bits(c, ddblas.rgemm(a, b, algorithm="naive"))
-    assert _same_bits(a @ b, c) and _same_bits(ddblas.matmul(a, b), c)
+    assert same_bits(c, ddblas.rgemm(a, b, algorithm="naive"))
+    assert same_bits(a @ b, c) and same_bits(ddblas.matmul(a, b), c)
     messages = [r.getMessage() for r in caplog.records if r.name == "ddblas"]
     assert len(messages) == 1 and "algorithm='auto' chose" in messages[0]
     assert info["algorithm"] in messages[0] and info["auto"] in messages[0]
@@ -100,7 +99,7 @@ def test_gpu_auto_runs_ozaki_on_large_products():
         c = ddblas.rgemm(a, b, info=info)
         assert info["algorithm"] == expected and "S = " in info["auto"]
         assert info["bound"] == "int8 first digits"
-        assert _same_bits(c, ddblas.rgemm(a, b, algorithm=expected))
+        assert same_bits(c, ddblas.rgemm(a, b, algorithm=expected))
         sample = dict(rows=[0, 700, n - 1], cols=[3, 1000, n - 2])
         assert accuracy.gemm_error(c, a, b, **sample).within(
             accuracy.bound("gemm", ddblas.Options(), n))

@@ -22,11 +22,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ddblas import _baselines, accuracy
+from ddblas import accuracy
+from ddblas.tools import baselines
 
 from conftest import requires_gpu
 
-ALL = list(_baselines.ADAPTERS) + [_baselines.DDBlas("cpu"), _baselines.DDBlas("gpu")]
+ALL = list(baselines.ADAPTERS) + [baselines.DDBlas("cpu"), baselines.DDBlas("gpu")]
 
 
 @pytest.fixture(params=[pytest.param(ad, id=f"{ad.name}-{ad.engine}",
@@ -40,48 +41,48 @@ def adapter(request):
 
 
 def test_bench_inputs_are_106_bit_dyadics():
-    a, b = _baselines.bench_inputs(40, seed=5)
+    a, b = baselines.bench_inputs(40, seed=5)
     for x in (a, b):
-        values = accuracy._exact_values(x)
+        values = accuracy.exact_values(x)
         scaled = [v * 2 ** 106 for v in values]
         assert all(s.denominator == 1 and abs(s.numerator) < 2 ** 106 for s in scaled)
         assert max(abs(s.numerator) for s in scaled).bit_length() == 106  # all bits in use
         assert 0.4 < np.mean(np.asarray(x.hi) < 0) < 0.6
         hi, lo = np.asarray(x.hi), np.asarray(x.lo)
         assert np.all(hi + lo == hi)  # normalized pairs
-    again = _baselines.bench_inputs(40, seed=5)
+    again = baselines.bench_inputs(40, seed=5)
     assert all(np.array_equal(x.hi, y.hi) and np.array_equal(x.lo, y.lo)
                for x, y in zip((a, b), again))
     assert not np.array_equal(a.hi, b.hi)
     with pytest.raises(ValueError, match="positive integer"):
-        _baselines.bench_inputs(0)
+        baselines.bench_inputs(0)
 
 
 @requires_gpu
 @pytest.mark.gpu
 def test_bench_inputs_are_the_same_on_the_gpu():
-    a, b = _baselines.bench_inputs(16, seed=2)
-    ga, gb = _baselines.bench_inputs(16, seed=2, device="gpu")
+    a, b = baselines.bench_inputs(16, seed=2)
+    ga, gb = baselines.bench_inputs(16, seed=2, device="gpu")
     assert ga.device == "gpu"
     assert np.array_equal(ga.hi.get(), a.hi) and np.array_equal(gb.lo.get(), b.lo)
 
 
 def test_inputs_round_trip_exactly(adapter):
     """prepare then to_fractions gives back every input value exactly (float64: the hi parts)."""
-    a, b = _baselines.bench_inputs(12, seed=7)
+    a, b = baselines.bench_inputs(12, seed=7)
     prepared = adapter.prepare(a, b)
     every = list(range(12))
     for x, native in zip((a, b), prepared):
         got = adapter.to_fractions(native, every, every).ravel().tolist()
         want = [Fraction(float(h)) for h in np.asarray(x.to_device("cpu").hi).ravel()] \
-            if isinstance(adapter, _baselines.Float64) else accuracy._exact_values(x)
+            if isinstance(adapter, baselines.Float64) else accuracy.exact_values(x)
         assert got == want
 
 
 @pytest.mark.parametrize("n", [8, 21])
 def test_adapter_is_within_its_expected_accuracy(adapter, n):
-    a, b = _baselines.bench_inputs(n, seed=n)
-    row = _baselines.measure(adapter, a, b, repeat=1, error_sample=n)
+    a, b = baselines.bench_inputs(n, seed=n)
+    row = baselines.measure(adapter, a, b, repeat=1, error_sample=n)
     assert row["skipped"] is None and row["n"] == n and row["version"]
     assert row["error_bound"] == adapter.error_bound(n)
     assert row["within_bound"] and 0 <= row["error"] <= row["error_bound"], row
@@ -94,29 +95,29 @@ def test_adapter_is_within_its_expected_accuracy(adapter, n):
 
 def test_float64_baselines_err_like_float64():
     """float64 is what it says: its error is near u relative to |A||B|, far above u^2."""
-    a, b = _baselines.bench_inputs(20, seed=3)
-    row = _baselines.measure(_baselines.Float64(), a, b, repeat=1)
+    a, b = baselines.bench_inputs(20, seed=3)
+    row = baselines.measure(baselines.Float64(), a, b, repeat=1)
     assert 2.0 ** 48 < row["error"] <= row["error_bound"] < 23 * 2.0 ** 53
 
 
 def test_the_bounds_are_the_stated_ones():
     k, u = 100, Fraction(1, 2 ** 53)
-    assert _baselines.Mpmath().error_bound(k) == 1.0
-    assert _baselines.Flint().error_bound(k) == 3.0
-    assert 6 + 3 * 99 < _baselines.Xprec().error_bound(k) < 6 + 3 * 99 + 1e-6
-    assert k / 128 < _baselines.QuadDType().error_bound(k) < k / 128 * (1 + 1e-15)
-    assert k < _baselines.Gmpy2().error_bound(k) < k * (1 + 1e-15)
-    hi_bound = _baselines.Float64().error_bound(k)
+    assert baselines.Mpmath().error_bound(k) == 1.0
+    assert baselines.Flint().error_bound(k) == 3.0
+    assert 6 + 3 * 99 < baselines.Xprec().error_bound(k) < 6 + 3 * 99 + 1e-6
+    assert k / 128 < baselines.QuadDType().error_bound(k) < k / 128 * (1 + 1e-15)
+    assert k < baselines.Gmpy2().error_bound(k) < k * (1 + 1e-15)
+    hi_bound = baselines.Float64().error_bound(k)
     assert Fraction(hi_bound) >= (k * u / (1 - k * u) + 2 * u + u * u) / (1 - u) ** 2 / u ** 2
     assert hi_bound < (k + 2.01) * 2.0 ** 53
-    assert _baselines.CublasDgemm().error_bound(k) == hi_bound
-    assert _baselines.DDBlas().error_bound(k) == accuracy.bound("gemm", None, k)
+    assert baselines.CublasDgemm().error_bound(k) == hi_bound
+    assert baselines.DDBlas().error_bound(k) == accuracy.bound("gemm", None, k)
 
 
 def test_arb_encloses_the_exact_product():
     flint = pytest.importorskip("flint")
-    a, b = _baselines.bench_inputs(12, seed=11)
-    fl = _baselines.Flint()
+    a, b = baselines.bench_inputs(12, seed=11)
+    fl = baselines.Flint()
     c = fl.multiply(fl.prepare(a, b))
     ma, ea = accuracy._integer_matrix(a)
     mb, eb = accuracy._integer_matrix(b)
@@ -133,22 +134,22 @@ def test_arb_encloses_the_exact_product():
 def test_library_contexts_are_restored():
     flint = pytest.importorskip("flint")
     gmpy2 = pytest.importorskip("gmpy2")
-    a, b = _baselines.bench_inputs(4, seed=1)
+    a, b = baselines.bench_inputs(4, seed=1)
     prec, threads, mpfr_prec = flint.ctx.prec, flint.ctx.threads, gmpy2.get_context().precision
-    for adapter in (_baselines.Flint(), _baselines.Gmpy2()):
+    for adapter in (baselines.Flint(), baselines.Gmpy2()):
         c = adapter.multiply(adapter.prepare(a, b))
-    assert c[0, 0].precision == _baselines.PREC
+    assert c[0, 0].precision == baselines.PREC
     assert (flint.ctx.prec, flint.ctx.threads, gmpy2.get_context().precision) == \
         (prec, threads, mpfr_prec)
 
 
 def test_a_missing_library_is_a_skip_not_an_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "flint", None)  # makes `import flint` fail
-    fl = _baselines.Flint()
+    fl = baselines.Flint()
     assert not fl.available()
     assert fl.skip_reason == "python-flint not installed (pip install 'ddblas[bench]')"
-    a, b = _baselines.bench_inputs(4, seed=0)
-    row = _baselines.measure(fl, a, b)
+    a, b = baselines.bench_inputs(4, seed=0)
+    row = baselines.measure(fl, a, b)
     assert row["skipped"] == fl.skip_reason
     assert row["seconds"] is row["gflops"] is row["error"] is row["version"] is None
 
@@ -156,28 +157,28 @@ def test_a_missing_library_is_a_skip_not_an_error(monkeypatch):
 def test_a_broken_library_is_a_skip_too(monkeypatch):
     def broken(self):
         raise OSError("libquadmath.so: cannot open shared object file")
-    monkeypatch.setattr(_baselines.QuadDType, "_library", broken)
-    reason = _baselines.QuadDType().skip_reason
+    monkeypatch.setattr(baselines.QuadDType, "_library", broken)
+    reason = baselines.QuadDType().skip_reason
     assert reason.startswith("numpy-quaddtype does not import: OSError: libquadmath.so")
 
 
 def test_no_gpu_is_a_skip(monkeypatch):
     from ddblas import _backend
     monkeypatch.setattr(_backend, "gpu_available", lambda: False)
-    assert _baselines.CublasDgemm().skip_reason == "no GPU (needs CuPy and a CUDA device)"
-    assert not _baselines.DDBlas("gpu").available() and _baselines.DDBlas("cpu").available()
+    assert baselines.CublasDgemm().skip_reason == "no GPU (needs CuPy and a CUDA device)"
+    assert not baselines.DDBlas("gpu").available() and baselines.DDBlas("cpu").available()
 
 
 def test_sizes_above_max_n_are_skipped():
-    a, b = _baselines.bench_inputs(_baselines.Mpmath.max_n + 1, seed=0)
-    row = _baselines.measure(_baselines.Mpmath(), a, b)
+    a, b = baselines.bench_inputs(baselines.Mpmath.max_n + 1, seed=0)
+    row = baselines.measure(baselines.Mpmath(), a, b)
     assert row["skipped"] == "N = 129 is above its max_n = 128 (too slow)" and row["error"] is None
     with pytest.raises(ValueError, match="two n x n matrices"):
-        _baselines.measure(_baselines.Mpmath(), a, b[:3])
+        baselines.measure(baselines.Mpmath(), a, b[:3])
 
 
 def test_every_adapter_has_the_interface():
-    names = [ad.name for ad in _baselines.ADAPTERS]
+    names = [ad.name for ad in baselines.ADAPTERS]
     assert len(set(names)) == len(names) and {ad.engine for ad in ALL} == {"cpu", "gpu"}
     for ad in ALL:
         assert ad.note and ad.module and ad.package

@@ -10,29 +10,16 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddvalues import exact_values
+from ddvalues import TRANS, check_gemm_bound, exact_values, random_matrix, random_stack, same_bits
 from conftest import requires_gpu
-from test_gemm import TRANS, _check_bound, _matrix
-
-
-def _stack(batch, rows, cols, seed, device):
-    """batch random matrices (tests/test_gemm.py's entries) as a (batch, rows, cols) DDArray."""
-    x = _matrix(batch * rows, cols, seed, device)
-    return x.reshape(batch, rows, cols)
 
 
 def _operand(batch, m, k, flip, seed, device):
     """A (batch, m, k) operand, or for flip its (batch, k, m) storage; batch None: 2-D."""
     rows, cols = (k, m) if flip else (m, k)
     if batch is None:
-        return _matrix(rows, cols, seed, device)
-    return _stack(batch, rows, cols, seed, device)
-
-
-def _same(x, y) -> bool:
-    x, y = x.to_device("cpu"), y.to_device("cpu")
-    return x.shape == y.shape and np.array_equal(x.hi.view(np.int64), y.hi.view(np.int64)) \
-        and np.array_equal(x.lo.view(np.int64), y.lo.view(np.int64))
+        return random_matrix(rows, cols, seed, device)
+    return random_stack(batch, rows, cols, seed, device)
 
 
 def _loop(a, b, c0, batch, **kw):
@@ -56,19 +43,19 @@ def test_equals_loop_of_rgemm(device, variant, trans, batches):
     c = ddblas.rgemm_batched(a, b, transa=transa, transb=transb, **variant)
     assert c.shape == (batch, m, n)
     for p, ref in enumerate(_loop(a, b, None, batch, transa=transa, transb=transb, **variant)):
-        assert _same(c[p], ref), p
+        assert same_bits(c[p], ref), p
 
 
 @pytest.mark.parametrize("scalars", [("0.75", 0), (-3, "1.5"), (1, 1), (0, "0.5")])
 def test_alpha_beta_equal_loop_and_bound(device, variant, scalars):
     alpha, beta = scalars
     batch, m, n, k = 3, 4, 3, 6
-    a, b = _stack(batch, m, k, 3, device), _stack(batch, k, n, 4, device)
-    c0 = _stack(batch, m, n, 5, device)
+    a, b = random_stack(batch, m, k, 3, device), random_stack(batch, k, n, 4, device)
+    c0 = random_stack(batch, m, n, 5, device)
     c = ddblas.rgemm_batched(a, b, c0.copy(), alpha=alpha, beta=beta, **variant)
     for p, ref in enumerate(_loop(a, b, c0, batch, alpha=alpha, beta=beta, **variant)):
-        assert _same(c[p], ref), p
-        _check_bound(c[p].to_device("cpu"), a[p].to_device("cpu"), b[p].to_device("cpu"),
+        assert same_bits(c[p], ref), p
+        check_gemm_bound(c[p].to_device("cpu"), a[p].to_device("cpu"), b[p].to_device("cpu"),
                      Fraction(alpha), Fraction(beta), c0[p].to_device("cpu"), "N", "N",
                      **variant)
 
@@ -81,13 +68,13 @@ def test_alpha_beta_equal_loop_and_bound(device, variant, scalars):
                          ids=lambda s: "x".join(map(str, s)))
 def test_shape_edges_equal_loop(device, shape):
     batch, m, n, k = shape
-    a, b = _stack(batch, m, k, 6, device), _stack(batch, k, n, 7, device)
+    a, b = random_stack(batch, m, k, 6, device), random_stack(batch, k, n, 7, device)
     c = ddblas.rgemm_batched(a, b)
     assert c.shape == (batch, m, n)
     for p, ref in enumerate(_loop(a, b, None, batch)):
-        assert _same(c[p], ref), p
+        assert same_bits(c[p], ref), p
     if batch:
-        _check_bound(c[-1].to_device("cpu"), a[-1].to_device("cpu"), b[-1].to_device("cpu"),
+        check_gemm_bound(c[-1].to_device("cpu"), a[-1].to_device("cpu"), b[-1].to_device("cpu"),
                      1, 0, None, "N", "N", fma=ddblas.get_options().fma,
                      add=ddblas.get_options().add)
 
@@ -96,13 +83,13 @@ def test_broadcast_over_more_products_than_blocks(device):
     """A batch larger than the GPU grid (a block then computes several products, a broadcast
     operand staged once): equal to the same products with the operand repeated."""
     batch = 70000
-    a, b = _matrix(3, 4, 17, device), _stack(batch, 4, 2, 18, device)
+    a, b = random_matrix(3, 4, 17, device), random_stack(batch, 4, 2, 18, device)
     repeated = ddblas.DDArray(a.xp.repeat(a.hi[None], batch, axis=0),
                               a.xp.repeat(a.lo[None], batch, axis=0))
     c = ddblas.rgemm_batched(a, b)
-    assert _same(c, ddblas.rgemm_batched(repeated, b))
-    assert _same(c[-1], ddblas.rgemm(a, b[-1]))
-    assert _same(ddblas.rgemm_batched(b, a, transa="T", transb="T"),
+    assert same_bits(c, ddblas.rgemm_batched(repeated, b))
+    assert same_bits(c[-1], ddblas.rgemm(a, b[-1]))
+    assert same_bits(ddblas.rgemm_batched(b, a, transa="T", transb="T"),
                  ddblas.rgemm_batched(b, repeated, transa="T", transb="T"))
 
 
@@ -117,7 +104,7 @@ def test_groups_with_a_partial_last_equal_loop(device, trans, batches):
     b = _operand(batches[1], 11, 7, transb != "N", 20, device)
     c = ddblas.rgemm_batched(a, b, transa=transa, transb=transb)
     for p, ref in enumerate(_loop(a, b, None, 37, transa=transa, transb=transb)):
-        assert _same(c[p], ref), p
+        assert same_bits(c[p], ref), p
 
 
 @requires_gpu
@@ -126,9 +113,9 @@ def test_gpu_groups_over_more_blocks_than_the_grid():
     block computes several groups, its broadcast A staged once; the last group is partial.
     Equal to the CPU (rgemm_batched is bitwise equal on both devices)."""
     batch = 65535 * 16 + 5
-    a, b = _matrix(3, 4, 21, "gpu"), _stack(batch, 4, 2, 22, "gpu")
+    a, b = random_matrix(3, 4, 21, "gpu"), random_stack(batch, 4, 2, 22, "gpu")
     c = ddblas.rgemm_batched(a, b, alpha="0.75")
-    assert _same(c, ddblas.rgemm_batched(a.to_device("cpu"), b.to_device("cpu"), alpha="0.75"))
+    assert same_bits(c, ddblas.rgemm_batched(a.to_device("cpu"), b.to_device("cpu"), alpha="0.75"))
 
 
 def test_k_zero_and_beta(device):
@@ -140,35 +127,35 @@ def test_k_zero_and_beta(device):
 
 
 def test_nan_in_c_never_read_with_beta_zero(device):
-    a, b = _stack(2, 3, 4, 8, device), _stack(2, 4, 5, 9, device)
+    a, b = random_stack(2, 3, 4, 8, device), random_stack(2, 4, 5, 9, device)
     c = ddblas.full((2, 3, 5), float("nan"), device=device)
     out = ddblas.rgemm_batched(a, b, c)
-    assert out is c and _same(c, ddblas.rgemm_batched(a, b))
+    assert out is c and same_bits(c, ddblas.rgemm_batched(a, b))
 
 
 def test_views_and_aliasing(device):
-    a, b = _stack(4, 6, 5, 10, device), _stack(4, 5, 3, 11, device)
+    a, b = random_stack(4, 6, 5, 10, device), random_stack(4, 5, 3, 11, device)
     ref = ddblas.rgemm_batched(a.copy(), b.copy())
-    assert _same(ddblas.rgemm_batched(a[::2], b[::2]), ref[::2].copy())
+    assert same_bits(ddblas.rgemm_batched(a[::2], b[::2]), ref[::2].copy())
     target = ddblas.zeros((4, 12, 6), device=device)
     ddblas.rgemm_batched(a, b, target[:, ::2, 3:])
-    assert _same(target[:, ::2, 3:].copy(), ref)
-    x = _stack(3, 4, 4, 12, device)
+    assert same_bits(target[:, ::2, 3:].copy(), ref)
+    x = random_stack(3, 4, 4, 12, device)
     expected = ddblas.rgemm_batched(x.copy(), x.copy())
-    assert _same(ddblas.rgemm_batched(x, x, x), expected)  # c aliases a and b
+    assert same_bits(ddblas.rgemm_batched(x, x, x), expected)  # c aliases a and b
 
 
 def test_matmul_on_3d_operands(device):
-    a, b = _stack(3, 4, 5, 13, device), _stack(3, 5, 2, 14, device)
+    a, b = random_stack(3, 4, 5, 13, device), random_stack(3, 5, 2, 14, device)
     ref = ddblas.rgemm_batched(a, b)
-    assert _same(a @ b, ref)
-    assert _same(np.matmul(a, b), ref)
-    assert _same(a @ b[1], ddblas.rgemm_batched(a, b[1]))
-    assert _same(a[0] @ b, ddblas.rgemm_batched(a[0], b))
-    v = _matrix(5, 1, 15, device)
-    assert _same(a @ v.reshape(5), ddblas.rgemm_batched(a, v).reshape(3, 4))
-    w = _matrix(1, 4, 16, device)
-    assert _same(w.reshape(4) @ a, ddblas.rgemm_batched(w, a).reshape(3, 5))
+    assert same_bits(a @ b, ref)
+    assert same_bits(np.matmul(a, b), ref)
+    assert same_bits(a @ b[1], ddblas.rgemm_batched(a, b[1]))
+    assert same_bits(a[0] @ b, ddblas.rgemm_batched(a[0], b))
+    v = random_matrix(5, 1, 15, device)
+    assert same_bits(a @ v.reshape(5), ddblas.rgemm_batched(a, v).reshape(3, 4))
+    w = random_matrix(1, 4, 16, device)
+    assert same_bits(w.reshape(4) @ a, ddblas.rgemm_batched(w, a).reshape(3, 5))
 
 
 def test_errors_name_the_problem(device):

@@ -8,10 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 
-from ddblas import _bench, _benchreport
+import ddblas
+from ddblas.tools import bench, benchreport
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 META_KEYS = {"date", "commit", "ddblas", "python", "numpy", "cpu", "cpu_threads", "compiler",
@@ -34,6 +36,7 @@ def _bench_cli(tmp_path, *args):
     return results, result.stdout
 
 
+@pytest.mark.toolchain
 def test_fma_suite(tmp_path):
     results, stdout = _bench_cli(tmp_path, "fma", "--quick")
     tables = results["tables"]
@@ -53,17 +56,17 @@ def test_rgemm_suite(tmp_path):
     results, _ = _bench_cli(tmp_path, "rgemm", "--quick", "--cpu-sizes", "48", "64")
     tables = results["tables"]
     assert {(r["n"], r["variant"]) for r in tables["rgemm-cpu"]} == {
-        (n, _bench.variant_name(v)) for n in (48, 64) for v in _bench.VARIANTS}
+        (n, bench.variant_name(v)) for n in (48, 64) for v in bench.VARIANTS}
     ladder = tables["cpu-ladder"]
     assert [(r["threads"] == 1, r["vectorize"]) for r in ladder] == [
         (True, False), (True, True), (False, False), (False, True)]
     assert ladder[0]["speedup"] == 1.0
     assert all(0 < r["ceiling_fraction"] for r in tables["rgemm-cpu"] + ladder)
     assert {r["variant"] for r in tables["ceilings"] if r["device"] == "cpu"} == {
-        _bench.variant_name(v) for v in _bench.VARIANTS}
+        bench.variant_name(v) for v in bench.VARIANTS}
     algorithms = [r for r in tables["rgemm-algorithms"] if r["device"] == "cpu"]
     assert {(r["n"], r["algorithm"], r["auto"]) for r in algorithms} == {
-        (n, a, "yes" if a == "blocked" else "") for n in (48, 64) for a in _bench.RGEMM_ALGORITHMS}
+        (n, a, "yes" if a == "blocked" else "") for n in (48, 64) for a in bench.RGEMM_ALGORITHMS}
 
 
 def test_baselines_suite(tmp_path):
@@ -92,9 +95,9 @@ def test_bad_arguments(tmp_path):
 def test_replace_section(tmp_path):
     doc = tmp_path / "perf.md"
     doc.write_text("# Performance\n\nhand-written\n")
-    _benchreport.replace_section(str(doc), "cpu", "first\n")
-    _benchreport.replace_section(str(doc), "gpu", "other\n")
-    _benchreport.replace_section(str(doc), "cpu", "second\n")
+    benchreport.replace_section(str(doc), "cpu", "first\n")
+    benchreport.replace_section(str(doc), "gpu", "other\n")
+    benchreport.replace_section(str(doc), "cpu", "second\n")
     text = doc.read_text()
     assert text.startswith("# Performance\n\nhand-written\n")
     assert "second" in text and "first" not in text and "other" in text
@@ -104,8 +107,8 @@ def test_replace_section(tmp_path):
 def test_tables_render_every_column():
     rows = [dict(library="x", engine="cpu", n=8, seconds=0.5, gflops=1e-3, error=None,
                  error_bound=3, speedup=2.0)]
-    text = _benchreport.text_table("baselines", rows)
-    md = _benchreport.markdown_table("baselines", rows)
+    text = benchreport.text_table("baselines", rows)
+    md = benchreport.markdown_table("baselines", rows)
     assert "2x" in text and "| x | cpu | 8 | 0.5 | 0.001 |  | 3 | 2x |" in md
     assert md.splitlines()[2].count("|") == md.splitlines()[4].count("|")
 
@@ -126,7 +129,7 @@ def test_tsm_suite(tmp_path):
     rows = [r for r in results["tables"]["tsm"] if r["device"] == "cpu"]
     assert [(r["k"], r["trans"], r["algorithm"]) for r in rows] == [
         (k, t, a) for k in (1, 4, 16) for t in ("NN", "TN") for a in ("tsm", "blocked")]
-    n = _bench.Plan.quick().tsm_cpu_n
+    n = bench.Plan.quick().tsm_cpu_n
     for r in rows:
         assert r["gflops"] == pytest.approx(2 * n * n * r["k"] / r["seconds"] / 1e9)
         assert r["gbs"] == pytest.approx(16 * n * n / r["seconds"] / 1e9)
@@ -135,15 +138,15 @@ def test_tsm_suite(tmp_path):
 
 
 def test_transfers_suite_without_gpu():
-    if _bench._backend.gpu_available():
+    if ddblas.gpu_available():
         pytest.skip("the CPU-only behaviour")
-    part = _bench.suite_transfers(_bench.Plan.quick(), lambda xs, desc: xs)
+    part = bench.suite_transfers(bench.Plan.quick(), lambda xs, desc: xs)
     assert part["tables"] == {} and part["notes"] == ["transfers: no GPU, nothing measured"]
 
 
 def test_transfer_row_arithmetic():
-    rates = _bench._transfer.Rates(h2d=10.0, d2h=5.0, host=20.0)
-    row = _bench._transfer_row(dict(routine="x"), 1e9, 100, 80, rates, 4.0, 30.0,
+    rates = types.SimpleNamespace(h2d=10.0, d2h=5.0, host=20.0)
+    row = bench._transfer_row(dict(routine="x"), 1e9, 100, 80, rates, 4.0, 30.0,
                                lambda info: info.update(transfer=dict(chunk=7, chunks=3,
                                                                         registered=True)) or 20.0)
     assert row["transfer_gflops"] == pytest.approx(1 / 16) and row["kernel_gflops"] == 0.25
@@ -151,4 +154,4 @@ def test_transfer_row_arithmetic():
     assert row["model_fraction"] == pytest.approx(16 / 20) and row["speedup"] == 1.5
     assert row["staging_seconds"] == 9.0 and (row["chunk"], row["chunks"]) == (7, 3)
     assert row["registered"] is True
-    assert "of model" in _benchreport.text_table("transfers", [row])
+    assert "of model" in benchreport.text_table("transfers", [row])

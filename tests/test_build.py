@@ -118,6 +118,7 @@ print(repr(float(s.hi)), repr(float(s.lo)))
 """
 
 
+@pytest.mark.toolchain
 def test_concurrent_processes_share_one_fresh_cache(tmp_path):
     """Three processes compile into an empty DDBLAS_CACHE_DIR at once: all succeed, agree, and
     leave each family they used once, with a matching checksum (no half-written or temporary
@@ -347,6 +348,7 @@ def test_missing_compiler_names_what_to_install(monkeypatch):
         _cpu.find_compiler()
 
 
+@pytest.mark.toolchain
 def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
     """No GPU is needed to compile: where CuPy's NVRTC loads, the cubin builds for sm_90."""
     nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc")

@@ -40,7 +40,8 @@ def pair(x: ddblas.DDArray) -> tuple[float, float]:
     return float(x.hi), float(x.lo)
 
 
-def same_bits(a: float, b: float) -> bool:
+def same_value(a: float, b: float) -> bool:
+    """Equal bits (so -0.0 differs from 0.0), or both NaN whatever their sign and payload."""
     return struct.pack("<d", a) == struct.pack("<d", b) or (math.isnan(a) and math.isnan(b))
 
 
@@ -71,7 +72,7 @@ def test_values_beyond_the_range_are_decided_from_the_exponent(device, value, ex
     start = time.perf_counter()
     hi, lo = pair(ddblas.array(value, device=device))
     assert time.perf_counter() - start < TIME_LIMIT
-    assert same_bits(hi, expected) and lo == 0
+    assert same_value(hi, expected) and lo == 0
 
 
 def test_long_digit_strings_and_big_numbers_round_to_nearest(device):
@@ -99,7 +100,7 @@ def test_long_double_and_numpy_scalars(device):
     third = np.longdouble(1) / np.longdouble(3)
     q = Fraction(*third.as_integer_ratio())
     assert pair(ddblas.array(third, device=device)) == nearest_dd(q)
-    assert same_bits(pair(ddblas.array(-np.longdouble(0), device=device))[0], -0.0)
+    assert same_value(pair(ddblas.array(-np.longdouble(0), device=device))[0], -0.0)
     assert pair(ddblas.array(np.longdouble("inf"), device=device))[0] == math.inf
 
 
@@ -146,8 +147,8 @@ def test_rounding_boundaries_near_dbl_max_and_in_the_subnormal_range(device):
 def test_strings_accepted_as_float_accepts_them(device, text, expected):
     got = pair(ddblas.array(text, device=device))
     want = pair(ddblas.array(expected))
-    assert same_bits(got[0], want[0]) and same_bits(got[1], want[1])
-    assert same_bits(got[0], float(text))
+    assert same_value(got[0], want[0]) and same_value(got[1], want[1])
+    assert same_value(got[0], float(text))
 
 
 @pytest.mark.parametrize("text", ["1__0", "_1", "1_", "1_.5", "1._5", "1e_5", "1e5_", ".", "e5",
@@ -203,7 +204,7 @@ def check_round_trip(x: ddblas.DDArray):
     assert len(strings) == x.size
     for text, hi, lo in zip(strings, x.hi.ravel().tolist(), x.lo.ravel().tolist()):
         back = pair(ddblas.array(text))
-        assert same_bits(back[0], hi) and (back[1] == lo or math.isnan(lo)), (text, hi, lo)
+        assert same_value(back[0], hi) and (back[1] == lo or math.isnan(lo)), (text, hi, lo)
         if math.isfinite(hi):
             assert is_shortest(text, hi, lo), text
 

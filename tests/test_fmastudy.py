@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _cpu, _fmastudy
+from ddblas import _cpu
+from ddblas.tools import fmastudy
 
 VARIANTS = [("fma", "accurate"), ("fma", "sloppy"), ("nofma", "accurate"), ("nofma", "sloppy")]
 
@@ -47,8 +48,9 @@ def test_census_kernels_compute_their_operation(fma, add):
         assert _census("madd", variant, a, b, first).view(np.int64).tolist() == _bits(both)
 
 
+@pytest.mark.toolchain
 def test_host_counts_match_the_documented_flop_counts():
-    counts, source = _fmastudy.cpu_counts()
+    counts, source = fmastudy.cpu_counts()
     assert "assembly" in source
     for fma in ("fma", "nofma"):
         assert counts["add", f"{fma}_accurate"] == {"fp64": 20, "fma": 0}  # [JMP17] Alg. 6
@@ -56,19 +58,20 @@ def test_host_counts_match_the_documented_flop_counts():
     assert counts["mul", "fma_accurate"] == {"fp64": 9, "fma": 3}          # [JMP17] Alg. 12
     assert counts["madd", "fma_sloppy"] == {"fp64": 15, "fma": 3}          # fused madd, dd.h
     assert counts["madd", "fma_accurate"]["fp64"] == 29                    # mul 9 + add 20
-    for op in _fmastudy.OPS:
+    for op in fmastudy.OPS:
         for add in ("accurate", "sloppy"):
             assert counts[op, f"nofma_{add}"]["fma"] == 0
     # Dekker's product costs more than the FMA product: the whole point of the study.
     assert counts["mul", "nofma_accurate"]["fp64"] > counts["mul", "fma_accurate"]["fp64"]
-    assert _fmastudy.predicted_ratio(counts, "sloppy") > _fmastudy.predicted_ratio(counts,
+    assert fmastudy.predicted_ratio(counts, "sloppy") > fmastudy.predicted_ratio(counts,
                                                                                    "accurate") > 1
 
 
+@pytest.mark.toolchain
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_ptx_counts_agree_with_the_host_compiler():
-    ptx = _fmastudy._table(_fmastudy.ptx_census(_fmastudy._kernelcheck.nvcc_ptx("sm_90")))
-    assert ptx == _fmastudy.cpu_counts()[0]
+    ptx = fmastudy._table(fmastudy.ptx_census(fmastudy.kernelcheck.nvcc_ptx("sm_90")))
+    assert ptx == fmastudy.cpu_counts()[0]
 
 
 def test_sass_and_host_parsers():
@@ -81,8 +84,8 @@ def test_sass_and_host_parsers():
         Function : other
         /*0010*/                   DADD R4, R2, R6 ;
 """
-    assert _fmastudy.sass_census(sass) == {"ddblas_census_add_fma_sloppy": {"fp64": 3, "fma": 1},
+    assert fmastudy.sass_census(sass) == {"ddblas_census_add_fma_sloppy": {"fp64": 3, "fma": 1},
                                            "other": {"fp64": 1, "fma": 0}}
     asm = "f:\n\tvaddsd %xmm0, %xmm1, %xmm2\n\tvfmadd231sd %xmm0, %xmm1, %xmm2\n" \
           "\tvmovsd %xmm0, (%rsi)\n\tmulsd %xmm1, %xmm0\n\tret\n"
-    assert _fmastudy.host_census(asm)["f"] == {"fp64": 3, "fma": 1}
+    assert fmastudy.host_census(asm)["f"] == {"fp64": 3, "fma": 1}

@@ -12,38 +12,9 @@ from hypothesis import strategies as st
 import ddblas
 from conftest import requires_gpu
 from ddblas._convert import dd_from_fraction
-from ddvalues import dd_value, exact_values, gemm_constant
+from ddvalues import TRANS, check_gemm_bound, dd_value, exact_values, random_matrix, same_bits
 
 SHAPE_GRID = [1, 2, 15, 16, 17, 31, 33, 127, 129]
-TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
-
-
-def _matrix(rows, cols, seed, device, spread=20):
-    """Random DD entries in [-1, 1) times 2^e, e uniform in [-spread, spread]."""
-    rng = np.random.default_rng(seed)
-    x = ddblas.random((rows, cols), seed=seed, device=device) * 2 - 1
-    return x * ddblas.array(np.ldexp(1.0, rng.integers(-spread, spread + 1, (rows, cols))),
-                            device=device)
-
-
-def _exact(x):
-    return np.array(exact_values(x), dtype=object).reshape(x.shape)
-
-
-def _check_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
-    ea, eb = _exact(a), _exact(b)
-    ea = ea.T if transa != "N" else ea
-    eb = eb.T if transb != "N" else eb
-    al, be = Fraction(alpha), Fraction(beta)
-    ec0 = _exact(c0) if c0 is not None else np.zeros((ea.shape[0], eb.shape[1]), dtype=object)
-    k = ea.shape[1]
-    const = gemm_constant(fma, add, k)
-    got = _exact(c)
-    for i in range(ea.shape[0]):
-        for j in range(eb.shape[1]):
-            exact = al * sum(ea[i, t] * eb[t, j] for t in range(k)) + be * ec0[i, j]
-            scale = abs(al) * sum(abs(ea[i, t] * eb[t, j]) for t in range(k)) + abs(be * ec0[i, j])
-            assert abs(got[i, j] - exact) <= const * scale, (i, j)
 
 
 @given(st.integers(0, 7), st.integers(0, 7), st.integers(0, 9), st.sampled_from(TRANS),
@@ -51,13 +22,13 @@ def _check_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
 def test_rgemm_within_bound(variant, m, n, k, trans, scalars, seed):
     transa, transb = trans
     alpha, beta = scalars
-    a = _matrix(*((m, k) if transa == "N" else (k, m)), seed, "cpu")
-    b = _matrix(*((k, n) if transb == "N" else (n, k)), seed + 1, "cpu")
-    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
+    a = random_matrix(*((m, k) if transa == "N" else (k, m)), seed, "cpu")
+    b = random_matrix(*((k, n) if transb == "N" else (n, k)), seed + 1, "cpu")
+    c0 = random_matrix(m, n, seed + 2, "cpu") if beta != 0 else None
     c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
                      transa=transa, transb=transb, **variant)
     assert c.shape == (m, n)
-    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+    check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
 
 
 @given(dd_value(-60, 60, allow_zero=False), dd_value(-60, 60, allow_zero=False),
@@ -71,12 +42,12 @@ def test_madd_step_that_cancels_within_bound(variant, x0, y0, y1, shift, sign):
     a = ddblas.DDArray(np.array([[x0[0], x1[0]]]), np.array([[x0[1], x1[1]]]))
     b = ddblas.DDArray(np.array([[y0[0]], [y1[0]]]), np.array([[y0[1]], [y1[1]]]))
     c = ddblas.rgemm(a, b, **variant)
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_cancellation_heavy_dot_products(variant):
     """Rows of A are x, -x: a float64 GEMM returns 0 or noise, DD returns the small exact part."""
-    x = _matrix(1, 40, 5, "cpu", spread=30)
+    x = random_matrix(1, 40, 5, "cpu", spread=30)
     tiny = ddblas.array([[2.0 ** -80]])
     a = ddblas.array(np.zeros((1, 81)))
     a[:, :40] = x
@@ -84,15 +55,15 @@ def test_cancellation_heavy_dot_products(variant):
     a[:, 80:] = tiny
     b = ddblas.ones((81, 1))
     c = ddblas.rgemm(a, b, **variant)
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_blas_scalars_and_c_semantics(device):
-    a, b = _matrix(4, 3, 1, device), _matrix(3, 5, 2, device)
+    a, b = random_matrix(4, 3, 1, device), random_matrix(3, 5, 2, device)
     c = ddblas.full((4, 5), "nan", device=device)
     out = ddblas.rgemm(a, b, c)  # beta = 0: the NaNs in C never leak
     assert out is c and exact_values(c) == exact_values(a @ b)
-    c0 = _matrix(4, 5, 3, device)
+    c0 = random_matrix(4, 5, 3, device)
     c = c0.copy()
     poisoned = a.copy()
     poisoned[0, 0] = "nan"
@@ -113,7 +84,7 @@ def test_blas_scalars_and_c_semantics(device):
 
 
 def test_non_finite_inputs_give_non_finite_results(device, variant):
-    a, b = _matrix(3, 4, 11, device), _matrix(4, 2, 12, device)
+    a, b = random_matrix(3, 4, 11, device), random_matrix(4, 2, 12, device)
     a[1, 2] = "inf"
     c = ddblas.rgemm(a, b, **variant).to_device("cpu")
     assert not np.isfinite(c.hi[1]).any()
@@ -121,7 +92,7 @@ def test_non_finite_inputs_give_non_finite_results(device, variant):
 
 
 def test_views_are_read_and_written_in_place(device):
-    big = _matrix(9, 12, 4, device)
+    big = random_matrix(9, 12, 4, device)
     a = big[1:7:2, ::3]           # strided view, 3 x 4
     b = big[::2, 1:6].T[:4]       # transposed strided view, 4 x 5
     ref = ddblas.rgemm(a.copy(), b.copy())
@@ -130,17 +101,17 @@ def test_views_are_read_and_written_in_place(device):
     ddblas.rgemm(a, b, target[::2, 5:])
     assert exact_values(target[::2, 5:]) == exact_values(ref)
     assert exact_values(target[1::2]) == [0] * 30
-    x = _matrix(4, 4, 6, device)
+    x = random_matrix(4, 4, 6, device)
     expected = exact_values(x @ x)
     ddblas.rgemm(x, x, x)  # c aliases a and b: inputs are copied first
     assert exact_values(x) == expected
 
 
 def test_matmul_and_operator(device):
-    a, b = _matrix(3, 4, 7, device), _matrix(4, 2, 8, device)
+    a, b = random_matrix(3, 4, 7, device), random_matrix(4, 2, 8, device)
     assert exact_values(a @ b) == exact_values(ddblas.rgemm(a, b))
     assert exact_values(np.matmul(a, b)) == exact_values(ddblas.rgemm(a, b))
-    v = _matrix(4, 1, 9, device).reshape(4)
+    v = random_matrix(4, 1, 9, device).reshape(4)
     assert (a @ v).shape == (3,) and (v @ b).shape == (2,) and (v @ v).shape == ()
     assert exact_values(a @ v) == exact_values(ddblas.rgemm(a, v.reshape(4, 1)))
     if device == "cpu":
@@ -203,9 +174,9 @@ def _gpu_cases():
 def test_gpu_equals_cpu_bitwise(shape):
     m, n, k = shape
     for t, (transa, transb) in enumerate(TRANS):
-        a = _matrix(*((m, k) if transa == "N" else (k, m)), 10 + t, "cpu")
-        b = _matrix(*((k, n) if transb == "N" else (n, k)), 20 + t, "cpu")
-        c0 = _matrix(m, n, 30 + t, "cpu")
+        a = random_matrix(*((m, k) if transa == "N" else (k, m)), 10 + t, "cpu")
+        b = random_matrix(*((k, n) if transb == "N" else (n, k)), 20 + t, "cpu")
+        c0 = random_matrix(m, n, 30 + t, "cpu")
         ga, gb = a.to_device("gpu"), b.to_device("gpu")
         for fma in (True, False):
             for add in ("accurate", "sloppy"):
@@ -214,7 +185,4 @@ def test_gpu_equals_cpu_bitwise(shape):
                 for algorithm, block in [("naive", 2), ("tiled", 2), ("blocked", 2), ("blocked", 4)]:
                     got = ddblas.rgemm(ga, gb, c0.to_device("gpu"), algorithm=algorithm,
                                        block=block, **kw)
-                    for part in ("hi", "lo"):
-                        assert np.array_equal(getattr(ref, part).view(np.int64),
-                                              getattr(got, part).get().view(np.int64)), \
-                            (algorithm, block, transa, transb, fma, add, part)
+                    assert same_bits(ref, got), (algorithm, block, transa, transb, fma, add)

@@ -13,9 +13,9 @@ import pytest
 
 import ddblas
 from ddblas import _build, _cpu
+from ddvalues import TRANS, random_matrix, same_bits
 
 VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
-TRANS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
 
 
 def _around(x):
@@ -36,44 +36,30 @@ def _shapes():
     return shapes
 
 
-def _matrix(rows, cols, seed):
-    rng = np.random.default_rng(seed)
-    x = ddblas.random((rows, cols), seed=seed) * 2 - 1
-    return x * ddblas.array(np.ldexp(1.0, rng.integers(-20, 21, (rows, cols))))
-
-
-def _bits(x):
-    return np.stack([x.hi.view(np.int64), x.lo.view(np.int64)])
-
-
-def _assert_same(got, ref, context):
-    assert np.array_equal(_bits(got), _bits(ref)), context
-
-
 @pytest.mark.parametrize("shape", _shapes(), ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
 def test_blocked_equals_naive_bitwise(shape, vectorize):
     m, n, k = shape
     for t, (transa, transb) in enumerate(TRANS):
-        a = _matrix(*((m, k) if transa == "N" else (k, m)), 10 + t)
-        b = _matrix(*((k, n) if transb == "N" else (n, k)), 20 + t)
-        c0 = _matrix(m, n, 30 + t)
+        a = random_matrix(*((m, k) if transa == "N" else (k, m)), 10 + t)
+        b = random_matrix(*((k, n) if transb == "N" else (n, k)), 20 + t)
+        c0 = random_matrix(m, n, 30 + t)
         for fma, add in VARIANTS:
             kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2)
             ref = ddblas.rgemm(a, b, c0.copy(), algorithm="naive", **kw)
             for threads in (1, 2):
                 with ddblas.cpu_threads(threads), _cpu.configure(vectorize=vectorize):
                     got = ddblas.rgemm(a, b, c0.copy(), algorithm="blocked", **kw)
-                _assert_same(got, ref, (transa, transb, fma, add, threads))
+                assert same_bits(got, ref), (transa, transb, fma, add, threads)
 
 
 @pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
 def test_strided_views_and_special_values_equal_naive(vectorize):
-    big_a, big_b = _matrix(150, 200, 1), _matrix(210, 160, 2)
+    big_a, big_b = random_matrix(150, 200, 1), random_matrix(210, 160, 2)
     big_a[4, 4], big_a[8, 7], big_b[4, 2] = "inf", "nan", "-inf"  # all inside the views
     a = big_a[::2, 1::3]            # 75 x 67, both strides > 1
     b = big_b[1::3, ::2].T[:, :67]  # transposed strided view, 80 x 67; op(B) = b.T
-    c_big = _matrix(160, 180, 3)
+    c_big = random_matrix(160, 180, 3)
     for fma, add in VARIANTS:
         for alpha, beta in [(1, 0), ("-0.3", 0), (1, "0.5"), ("1.25", -1)]:
             kw = dict(transb="T", fma=fma, add=add, alpha=alpha, beta=beta)
@@ -83,7 +69,7 @@ def test_strided_views_and_special_values_equal_naive(vectorize):
                 got = c_big.copy()
                 with ddblas.cpu_threads(threads), _cpu.configure(vectorize=vectorize):
                     ddblas.rgemm(a, b, got[1:151:2, :160:2], **kw)
-                _assert_same(got, ref, (fma, add, alpha, beta, threads))
+                assert same_bits(got, ref), (fma, add, alpha, beta, threads)
     assert not np.isfinite(ref.hi).all()  # the special values reached C
 
 
@@ -141,6 +127,7 @@ def _other_builds():
     return builds
 
 
+@pytest.mark.toolchain
 @pytest.mark.parametrize("openmp, march", _other_builds())
 def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
     """A compiler without OpenMP builds the same kernels (serial), and a processor without
@@ -155,7 +142,7 @@ def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
         assert result.returncode == 0, result.stderr
         others[family] = _cpu.load(out)
     cases = [(70, 90, 66), (37, 300, 35)]  # the second spans two KC panels of every build
-    operands = [(_matrix(m, k, 4), _matrix(k, n, 5), _matrix(m, n, 6)) for m, k, n in cases]
+    operands = [(random_matrix(m, k, 4), random_matrix(k, n, 5), random_matrix(m, n, 6)) for m, k, n in cases]
     refs = [{v: ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1],
                              algorithm="naive") for v in VARIANTS} for a, b, c0 in operands]
     monkeypatch.setattr(_cpu, "library", lambda family, vectorize=True: others[family])
@@ -165,4 +152,4 @@ def test_other_builds_are_bitwise_equal(tmp_path, monkeypatch, openmp, march):
         for v in VARIANTS:
             got = ddblas.rgemm(a, b, c0.copy(), alpha=3, beta="0.25", fma=v[0], add=v[1],
                                algorithm="blocked")
-            _assert_same(got, ref[v], v)
+            assert same_bits(got, ref[v]), v

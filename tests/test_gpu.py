@@ -7,6 +7,7 @@ import pytest
 import ddblas
 from ddblas import eft
 from conftest import requires_gpu
+from ddvalues import same_bits
 
 pytestmark = [pytest.mark.gpu, requires_gpu]
 VARIANTS = [dict(fma=f, add=a) for f in (True, False) for a in ("accurate", "sloppy")]
@@ -22,32 +23,26 @@ def _inputs(seed, n=20000):
     return x
 
 
-def _same_bits(cpu, gpu):
-    for part in ("hi", "lo"):
-        c, g = getattr(cpu, part), getattr(gpu, part).get()
-        assert np.array_equal(c.view(np.int64), g.view(np.int64)), part
-
-
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v['fma']}-{v['add']}")
 @pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide"])
 def test_binary_ops_bitwise_equal(op, variant):
     a, b = _inputs(1), _inputs(2)
     f = getattr(ddblas, op)
-    _same_bits(f(a, b, **variant), f(a.to_device("gpu"), b.to_device("gpu"), **variant))
-    _same_bits(f(a, b[7], **variant), f(a.to_device("gpu"), b[7].to_device("gpu"), **variant))
+    assert same_bits(f(a, b, **variant), f(a.to_device("gpu"), b.to_device("gpu"), **variant))
+    assert same_bits(f(a, b[7], **variant), f(a.to_device("gpu"), b[7].to_device("gpu"), **variant))
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v['fma']}-{v['add']}")
 def test_unary_ops_and_reductions_bitwise_equal(variant):
     a = _inputs(3)
     g = a.to_device("gpu")
-    _same_bits(ddblas.sqrt(a, **variant), ddblas.sqrt(g, **variant))
+    assert same_bits(ddblas.sqrt(a, **variant), ddblas.sqrt(g, **variant))
     finite = _inputs(4)[6:]
     fg = finite.to_device("gpu")
-    _same_bits(ddblas.sum(finite, **variant), ddblas.sum(fg, **variant))
+    assert same_bits(ddblas.sum(finite, **variant), ddblas.sum(fg, **variant))
     m = finite[:19000].reshape(190, 100)
-    _same_bits(ddblas.sum(m, axis=0, **variant), ddblas.sum(m.to_device("gpu"), axis=0, **variant))
-    _same_bits(ddblas.dot(finite, finite[::-1], **variant),
+    assert same_bits(ddblas.sum(m, axis=0, **variant), ddblas.sum(m.to_device("gpu"), axis=0, **variant))
+    assert same_bits(ddblas.dot(finite, finite[::-1], **variant),
                ddblas.dot(fg, fg[::-1], **variant))
 
 
@@ -55,8 +50,8 @@ def test_exact_ops_and_comparisons_equal():
     a, b = _inputs(5), _inputs(6)
     b[100:200] = a[100:200]
     ga, gb = a.to_device("gpu"), b.to_device("gpu")
-    _same_bits(-a, -ga)
-    _same_bits(abs(a), abs(ga))
+    assert same_bits(-a, -ga)
+    assert same_bits(abs(a), abs(ga))
     for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         assert np.array_equal(getattr(ddblas, op)(a, b), getattr(ddblas, op)(ga, gb).get())
 
@@ -76,7 +71,7 @@ def test_eft_bitwise_equal():
 
 def test_random_and_conversions_agree():
     c, g = ddblas.random((1000,), seed=9), ddblas.random((1000,), seed=9, device="gpu")
-    _same_bits(c, g)
+    assert same_bits(c, g)
     assert g.device == "gpu" and g.to_device("cpu").device == "cpu"
     assert repr(g[0]).endswith("device='gpu')")
 

@@ -7,16 +7,18 @@ import shutil
 
 import pytest
 
-from ddblas import _build, _cpu, _kernelcheck
+from ddblas import _build, _cpu
+from ddblas.tools import kernelcheck
 
 VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
 
 
+@pytest.mark.toolchain
 def test_host_assembly_has_fma_only_in_fma_paths():
-    counts = _kernelcheck.host_fma_counts(_kernelcheck.host_assembly())
+    counts = kernelcheck.host_fma_counts(kernelcheck.host_assembly())
     fma_paths = [n for n in counts if "mul_fma" in n or "two_prod_fma" in n]
     assert fma_paths and any(counts[n] for n in fma_paths)
-    assert _kernelcheck.non_fma_violations(counts) == []
+    assert kernelcheck.non_fma_violations(counts) == []
     # the assembly covers every CPU unit, the host unit included
     for name in ("ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy",
                  "ddblas_gemm_pieces_fma_sloppy", "ddblas_gemm_batched_nofma_accurate",
@@ -26,24 +28,25 @@ def test_host_assembly_has_fma_only_in_fma_paths():
 
 
 def test_violations_are_reported():
-    assert _kernelcheck.non_fma_violations({"ddblas_mul_nofma_sloppy": 2,
+    assert kernelcheck.non_fma_violations({"ddblas_mul_nofma_sloppy": 2,
                                             "ddblas_mul_fma_sloppy": 3}) == ["ddblas_mul_nofma_sloppy"]
     ptx = (".visible .entry ddblas_two_prod_dekker(\n fma.rn.f64 %fd1;\n"
            ".visible .entry ddblas_two_prod_fma(\n fma.rn.f64 %fd2;\n")
-    assert _kernelcheck.ptx_fma_counts(ptx) == {"ddblas_two_prod_dekker": 1, "ddblas_two_prod_fma": 1}
+    assert kernelcheck.ptx_fma_counts(ptx) == {"ddblas_two_prod_dekker": 1, "ddblas_two_prod_fma": 1}
     report = ("ptxas info    : Compiling entry function 'k1' for 'sm_90'\n"
               "ptxas info    : 8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n")
-    assert _kernelcheck.spills(report) == ["k1"]
+    assert kernelcheck.spills(report) == ["k1"]
 
 
+@pytest.mark.toolchain
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
-@pytest.mark.parametrize("arch", _kernelcheck.ARCHS)
+@pytest.mark.parametrize("arch", kernelcheck.ARCHS)
 def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
-    ptx, report = _kernelcheck.nvcc_compile(arch)
-    counts = _kernelcheck.ptx_fma_counts(ptx)
+    ptx, report = kernelcheck.nvcc_compile(arch)
+    counts = kernelcheck.ptx_fma_counts(ptx)
     assert counts["ddblas_mul_fma_accurate"] > 0
-    assert _kernelcheck.non_fma_violations(counts) == []
-    assert _kernelcheck.spills(report) == []
+    assert kernelcheck.non_fma_violations(counts) == []
+    assert kernelcheck.spills(report) == []
     # every GPU unit compiled, each kernel once, in the family its name maps to
     entries = re.findall(r"^\.visible \.entry (\w+)\(", ptx, re.M)
     assert len(entries) == len(set(entries)) == len(counts)
@@ -54,3 +57,32 @@ def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
     assert shaped <= set(entries)
     assert {n for n in entries if re.match(r"ddblas_gemm_(tiled|b\d|tsm)", n)} == shaped
 
+
+_PACKED_ARITHMETIC = re.compile(r"\bv(?:add|sub|mul|div|fn?m(?:add|sub)\d*)pd\b")
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("vectorize", [True, False], ids=["simd", "scalar"])
+def test_cpu_gemm_is_vectorised_only_in_the_vectorised_build(vectorize):
+    """The micro-kernels of the CPU GEMM and ceiling use packed arithmetic (vaddpd, vfmadd...pd)
+    in the default build and only scalar arithmetic (vaddsd, vmulsd...) with vectorize=False;
+    the variants' names are in their symbols (named variant types), so the nofma check sees them."""
+    bodies = kernelcheck.split_at(kernelcheck.host_assembly(vectorize), kernelcheck.ASM_LABEL)
+    for kernel in ("gemm_cpu", "madd_ceiling_cpu"):
+        for variant in ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy"):
+            names = [n for n in bodies if kernel in n and f"variants{len(variant)}{variant}" in n]
+            assert names, (kernel, variant)
+            packed = sum(len(_PACKED_ARITHMETIC.findall(bodies[n])) for n in names)
+            assert (packed > 0) == vectorize, (kernel, variant, packed)
+
+
+@pytest.mark.toolchain
+def test_check_kernels_command_passes(capsys):
+    """python -m ddblas check-kernels, in this process: CI runs it here, after the compile tests
+    above, so that nvcc compiles each architecture once (kernelcheck memoizes)."""
+    assert kernelcheck.main() == 0
+    out = capsys.readouterr().out
+    assert "host C++ (vectorised): ok" in out and "host C++ (not vectorised): ok" in out
+    if shutil.which("nvcc"):
+        for arch in kernelcheck.ARCHS:
+            assert f"nvcc {arch}: " in out and "spills: none" in out

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 import ddblas
 from conftest import requires_gpu
 from ddblas import _backend, _ozaki, accuracy
-from ddvalues import dd_value, exact_values, to_ddarray
-from test_gemm import TRANS, _check_bound, _matrix
+from ddvalues import (TRANS, check_gemm_bound, check_gpu_equals_cpu, dd_value, exact_values,
+                      ozaki_within_bound, random_matrix, same_bits, scaled_matrix,
+                      scaled_within_bound, to_ddarray)
 
 OZAKI = "ozaki-fp64"
 
@@ -103,8 +104,8 @@ def _exact_scaled_products(a: ddblas.DDArray, b: ddblas.DDArray, row_exp, col_ex
 def test_scan_bound_from_first_digits_is_exact(device, zero_rows):
     """On dense data the lower bound is 2^-14 min P of the first int8 digits, exactly, and below
     every nonzero scaled (|A||B|)_ij; a zero row of A changes nothing (its entries are 0)."""
-    a = _scaled(5, 9, 71, 3, 30, 0, zero_rows, ()).to_device(device)
-    b = _scaled(9, 6, 72, 3, 0, 30, (), ()).to_device(device)
+    a = scaled_matrix(5, 9, 71, 3, 30, 0, zero_rows, ()).to_device(device)
+    b = scaled_matrix(9, 6, 72, 3, 0, 30, (), ()).to_device(device)
     sc = _ozaki.scan(a, b)
     assert sc.bound == "int8 first digits" and sc.fallback is None
     row_exp, col_exp = (np.asarray(x.get() if device == "gpu" else x)
@@ -123,7 +124,7 @@ def test_scan_falls_back_to_the_float64_bound(device):
     sc = _ozaki.scan(a, b)
     assert sc.bound == "float64"
     assert sc.low == Fraction(2.0 ** -12) * (1 - 4 * _ozaki._U)  # 2^-11 * 2^-1 scaled
-    a, b = _matrix(3, 40, 73, device), _matrix(40, 2, 74, device)
+    a, b = random_matrix(3, 40, 73, device), random_matrix(40, 2, 74, device)
     assert _ozaki.scan(a, b).bound == "int8 first digits"
     with mock.patch.object(_ozaki, "INT8_CHUNK", 32):
         assert _ozaki.scan(a, b).bound == "float64"
@@ -131,23 +132,6 @@ def test_scan_falls_back_to_the_float64_bound(device):
         info = {}
         ddblas.rgemm(a, b, algorithm=algorithm, info=info)
         assert info["bound"] == "int8 first digits" and info["algorithm"] == algorithm
-
-
-def _scaled(rows, cols, seed, spread, row_spread, col_spread, zero_rows, zero_cols):
-    """_matrix entries (within-row spread 2^+-spread) times 2^r_i per row and 2^c_j per column,
-    with some rows and columns zeroed."""
-    rng = np.random.default_rng(seed)
-    x = _matrix(rows, cols, seed, "cpu", spread)
-    scale = np.ldexp(1.0, rng.integers(-row_spread, row_spread + 1, (rows, 1))
-                     + rng.integers(-col_spread, col_spread + 1, (1, cols)))
-    x = x * ddblas.DDArray(scale)
-    for i in zero_rows:
-        if i < rows:
-            x[i] = 0
-    for j in zero_cols:
-        if j < cols:
-            x[:, j] = 0
-    return x
 
 
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 9), st.sampled_from(TRANS),
@@ -164,30 +148,8 @@ def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread
     assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
 
 
-def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans, scalars, seed,
-                        spread, outer, zeros) -> dict:
-    """rgemm(algorithm=...) on _scaled operands (within-row spread 2^+-spread, rows of op(A) and
-    columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) with _ozaki's chunk
-    constant `limit` set to chunk_length (None: unchanged): |C - exact| <= the classic bound,
-    and the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
-    transa, transb = trans
-    alpha, beta = scalars
-    op_a = _scaled(m, k, seed, spread, outer, 0, zeros, ())
-    op_b = _scaled(k, n, seed + 1, spread, 0, outer, (), zeros)
-    a = op_a.T.copy() if transa != "N" else op_a
-    b = op_b.T.copy() if transb != "N" else op_b
-    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
-    info = {}
-    with mock.patch.object(_ozaki, limit, chunk_length or getattr(_ozaki, limit)):
-        c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
-                         transa=transa, transb=transb, algorithm=algorithm, info=info, **variant)
-    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
-    assert (info["algorithm"] == algorithm) == (info["fallback"] is None)
-    return info
-
-
 def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
-    a, b = _matrix(7, 37, 1, device, 10), _matrix(37, 5, 2, device, 10)
+    a, b = random_matrix(7, 37, 1, device, 10), random_matrix(37, 5, 2, device, 10)
     with chunk(8):
         info = {}
         c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
@@ -195,26 +157,15 @@ def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
     assert info["chunk"] == 8 and info["chunks"] == 5 and info["beta"] == 25
     assert info["gemms"] == 1 + info["slices"] * (info["slices"] + 1) // 2 * 5
     assert set(info["seconds"]) == {"plan", "slice", "gemm", "accumulate"}
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_k_equals_one(device, variant):
-    a, b = _matrix(4, 1, 3, device, 30), _matrix(1, 6, 4, device, 30)
+    a, b = random_matrix(4, 1, 3, device, 30), random_matrix(1, 6, 4, device, 30)
     info = {}
     c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert info["algorithm"] == OZAKI and info["beta"] == 26
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
-
-
-def ozaki_within_bound(a, b, variant, algorithm=OZAKI):
-    """The algorithm (ozaki-fp64 by default) runs (no fallback) on a @ b and its error is within
-    the classic bound. Returns C."""
-    info = {}
-    c = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
-    assert info["algorithm"] == algorithm
-    bound = accuracy.bound("gemm", ddblas.Options(**variant), a.shape[1])
-    assert accuracy.gemm_error(c, a, b).within(bound)
-    return c
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_hilbert(device, variant):
@@ -232,7 +183,7 @@ def test_cancellation_heavy_dot_products(device, variant):
         cols.append(y)
     a = ddblas.DDArray(np.stack([r.hi for r in rows]), np.stack([r.lo for r in rows]))
     b = ddblas.DDArray(np.stack([r.hi for r in cols], 1), np.stack([r.lo for r in cols], 1))
-    x = _matrix(1, 40, 5, "cpu", spread=30)
+    x = random_matrix(1, 40, 5, "cpu", spread=30)
     cancel = ddblas.array(np.zeros((1, 40)))
     cancel[:, :20] = x[:, :20]
     cancel[:, 20:] = -x[:, :20]
@@ -241,39 +192,33 @@ def test_cancellation_heavy_dot_products(device, variant):
     ozaki_within_bound(a.to_device(device), b.to_device(device), variant)
 
 
-def _same_bits(x, y):
-    x, y = x.to_device("cpu"), y.to_device("cpu")
-    return all(np.array_equal(np.asarray(getattr(x, p)).view(np.int64),
-                              np.asarray(getattr(y, p)).view(np.int64)) for p in ("hi", "lo"))
-
-
 @pytest.mark.parametrize("poison", ["inf", "-inf", "nan"])
 def test_non_finite_inputs_fall_back_to_the_classic_kernel(device, variant, poison):
-    a, b = _matrix(3, 4, 11, device), _matrix(4, 2, 12, device)
+    a, b = random_matrix(3, 4, 11, device), random_matrix(4, 2, 12, device)
     a[1, 2] = poison
     b[0, 1] = "nan" if poison == "inf" else 1
     info = {}
     got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert "non-finite" in info["fallback"] and info["gemms"] == 0
-    assert _same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
+    assert same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
 
 
 def test_badly_scaled_rows_fall_back(device, variant):
     """A's first column 2^300 above the rest, B's first row 2^300 below: each (|A||B|)_ij is
     2^-300 of 2^(e_i + f_j), which needs more than MAX_SLICES slices; an entry 2^-460 below its
     row's largest exceeds the bound GEMM's range. Both run the classic kernel."""
-    a, b = _matrix(3, 8, 13, device, spread=5), _matrix(8, 3, 14, device, spread=5)
+    a, b = random_matrix(3, 8, 13, device, spread=5), random_matrix(8, 3, 14, device, spread=5)
     a[:, 0] = a[:, 0] * 2.0 ** 300
     b[0] = b[0] * 2.0 ** -300
     info = {}
     got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert "slices" in info["fallback"] and info["algorithm"] != OZAKI
-    assert _same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
+    assert same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
     a[0, 1] = 2.0 ** -460
     info = {}
     got = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert "2^450" in info["fallback"]
-    assert _same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
+    assert same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
     # 2^-900 scaled by its row's 2^-901 underflows to 0 in the bound GEMM: still detected
     a = ddblas.array([[2.0 ** 900, 2.0 ** -900]], device=device)
     b = ddblas.array([[0.0], [1.0]], device=device)
@@ -283,19 +228,19 @@ def test_badly_scaled_rows_fall_back(device, variant):
 
 
 def test_blas_semantics_and_views(device):
-    a, b = _matrix(5, 6, 21, device), _matrix(6, 4, 22, device)
+    a, b = random_matrix(5, 6, 21, device), random_matrix(6, 4, 22, device)
     ref = ddblas.rgemm(a, b, algorithm=OZAKI)
     target = ddblas.full((10, 9), "nan", device=device)
     out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=OZAKI)  # beta = 0: NaNs never read
-    assert _same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
-    x = _matrix(4, 4, 23, device)
+    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
+    x = random_matrix(4, 4, 23, device)
     expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=OZAKI)
     ddblas.rgemm(x, x, x, algorithm=OZAKI)  # c aliases a and b
-    assert _same_bits(x, expected)
-    c0 = _matrix(5, 4, 24, device)
+    assert same_bits(x, expected)
+    c0 = random_matrix(5, 4, 24, device)
     c = ddblas.rgemm(a.T.copy(), b, c0.copy(), alpha="0.75", beta=-2, transa="T",
                      algorithm=OZAKI)
-    _check_bound(c, a.T.copy(), b, Fraction(3, 4), -2, c0, "T", "N", True, "accurate")
+    check_gemm_bound(c, a.T.copy(), b, Fraction(3, 4), -2, c0, "T", "N", True, "accurate")
     zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=OZAKI)
     assert exact_values(zero) == [0] * 12
 
@@ -306,30 +251,6 @@ def test_info_must_be_a_dict():
 
 
 # ---- GPU: bitwise equality with the CPU ----
-def check_gpu_equals_cpu(shape, algorithm, spread, limit, lengths, transposes=TRANS):
-    """For each transpose pair, and each variant with a chunk length (`lengths[v]` set as the
-    module constant `limit` of _ozaki, e.g. "CHUNK"): rgemm on the GPU gives the CPU's bits,
-    with the same S, on scaled data (within-row spread 2^+-spread, a zero row and column)."""
-    m, n, k = shape
-    for t, (transa, transb) in enumerate(transposes):
-        a = _scaled(*((m, k) if transa == "N" else (k, m)), 40 + t, spread, 30, 30, (0,), ())
-        b = _scaled(*((k, n) if transb == "N" else (n, k)), 50 + t, spread, 30, 30, (), (1,))
-        c0 = _matrix(m, n, 60 + t, "cpu")
-        for length, (fma, add) in zip(lengths, [(True, "accurate"), (True, "sloppy"),
-                                                (False, "accurate"), (False, "sloppy")]):
-            kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
-                      algorithm=algorithm)
-            cpu_info, gpu_info = {}, {}
-            with mock.patch.object(_ozaki, limit, length):
-                ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
-                got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
-                                   info=gpu_info, **kw)
-            assert cpu_info["algorithm"] == gpu_info["algorithm"] == algorithm
-            assert cpu_info["slices"] == gpu_info["slices"]
-            assert cpu_info["bound"] == gpu_info["bound"]
-            assert _same_bits(ref, got), (shape, transa, transb, fma, add, length)
-
-
 @requires_gpu
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 129), (64, 64, 300), (129, 31, 1000)],
@@ -341,7 +262,7 @@ def test_gpu_equals_cpu_bitwise(shape):
 def test_too_few_slices_break_the_bound(variant):
     """The checks have teeth: the same data with S = 3 forced (fewer than the rule picks) exceeds
     the classic bound, with the chosen S it does not."""
-    a, b = _matrix(4, 8, 31, "cpu", 40), _matrix(8, 4, 32, "cpu", 40)
+    a, b = random_matrix(4, 8, 31, "cpu", 40), random_matrix(8, 4, 32, "cpu", 40)
     info = {}
     c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     bound = accuracy.bound("gemm", ddblas.Options(**variant), 8)

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 import ddblas
 from conftest import requires_gpu
 from ddblas import _backend, _ozaki, accuracy
-from ddvalues import dd_value, exact_values, to_ddarray
-from test_gemm import TRANS, _check_bound, _matrix
-from test_ozaki import _same_bits, check_gpu_equals_cpu, ozaki_within_bound, scaled_within_bound
+from ddvalues import (TRANS, check_gemm_bound, check_gpu_equals_cpu, dd_value, exact_values,
+                      ozaki_within_bound, random_matrix, same_bits, scaled_within_bound,
+                      to_ddarray)
 
 INT8 = "ozaki-int8"
 
@@ -82,7 +82,7 @@ def test_int8_slicing_edge_values_and_views(device):
     _check_int8_slicing(x)
     digits, _, _ = _int8_digits(x, 1, False)
     assert digits[0, 0, 0] == 63 and digits[0, 0, 1] == -63   # 2^6 - 1 against 2^(1 - 7)
-    b = _matrix(5, 3, 7, device, 30)
+    b = random_matrix(5, 3, 7, device, 30)
     _check_int8_slicing(b.T)
     _check_int8_slicing(b[::2].T)
 
@@ -121,7 +121,7 @@ def test_int8_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, s
 def test_int8_runs_and_chunks(device, variant):
     """K = 37 (padded to 48) with the concatenated K cut into stretches of 32: group s has
     ceil(48 (s - 1) / 32) GEMMs."""
-    a, b = _matrix(7, 37, 1, device, 3), _matrix(37, 5, 2, device, 3)
+    a, b = random_matrix(7, 37, 1, device, 3), random_matrix(37, 5, 2, device, 3)
     info = {}
     with chunk(40):
         c = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
@@ -130,17 +130,17 @@ def test_int8_runs_and_chunks(device, variant):
     assert info["chunk"] == 32 and info["chunks"] == -(-48 * s // 32)
     assert info["gemms"] == 1 + sum(-(-48 * (r - 1) // 32) for r in range(2, s + 2))
     assert set(info["seconds"]) == {"plan", "slice", "gemm", "accumulate"}
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
     # the stretches only change how the exact group sums are cut: the same bits
-    assert _same_bits(c, ddblas.rgemm(a, b, algorithm=INT8, **variant))
+    assert same_bits(c, ddblas.rgemm(a, b, algorithm=INT8, **variant))
 
 
 def test_int8_k_equals_one(device, variant):
-    a, b = _matrix(4, 1, 3, device, 30), _matrix(1, 6, 4, device, 30)
+    a, b = random_matrix(4, 1, 3, device, 30), random_matrix(1, 6, 4, device, 30)
     info = {}
     c = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
     assert info["algorithm"] == INT8 and info["chunk"] == 16 * info["slices"]
-    _check_bound(c, a, b, 1, 0, None, "N", "N", **variant)
+    check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
 def test_int8_hilbert_and_cancellation(device, variant):
@@ -154,14 +154,14 @@ def test_int8_hilbert_and_cancellation(device, variant):
 
 def test_int8_and_fp64_both_within_the_bound(variant):
     """Different beta, different results, one bound."""
-    a, b = _matrix(9, 50, 5, "cpu", 8), _matrix(50, 6, 6, "cpu", 8)
+    a, b = random_matrix(9, 50, 5, "cpu", 8), random_matrix(50, 6, 6, "cpu", 8)
     c8 = ozaki_within_bound(a, b, variant, INT8)
     info = {}
     c64 = ddblas.rgemm(a, b, algorithm="ozaki-fp64", info=info, **variant)
     assert info["algorithm"] == "ozaki-fp64"
     assert accuracy.gemm_error(c64, a, b).within(accuracy.bound("gemm", ddblas.Options(**variant),
                                                                50))
-    assert not _same_bits(c8, c64)
+    assert not same_bits(c8, c64)
 
 
 def test_int8_k_beyond_the_real_chunk_limit():
@@ -185,45 +185,45 @@ def test_int8_k_beyond_the_real_chunk_limit():
 
 @pytest.mark.parametrize("poison", ["inf", "-inf", "nan"])
 def test_int8_non_finite_inputs_fall_back(device, variant, poison):
-    a, b = _matrix(3, 4, 11, device), _matrix(4, 2, 12, device)
+    a, b = random_matrix(3, 4, 11, device), random_matrix(4, 2, 12, device)
     a[1, 2] = poison
     b[0, 1] = "nan" if poison == "inf" else 1
     info = {}
     got = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
     assert "non-finite" in info["fallback"] and info["gemms"] == 0
-    assert _same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
+    assert same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
 
 
 def test_int8_badly_scaled_data_falls_back(device, variant):
     """Entries 2^+-200 apart within a row need more than INT8_MAX_SLICES slices: the classic
     kernel runs, with the reason."""
-    a, b = _matrix(3, 8, 13, device, spread=3), _matrix(8, 3, 14, device, spread=3)
+    a, b = random_matrix(3, 8, 13, device, spread=3), random_matrix(8, 3, 14, device, spread=3)
     a[:, 0] = a[:, 0] * 2.0 ** 200
     b[0] = b[0] * 2.0 ** -200
     info = {}
     got = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
     assert f"more than {_ozaki.INT8_MAX_SLICES} slices" in info["fallback"]
     assert info["algorithm"] != INT8
-    assert _same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
+    assert same_bits(got, ddblas.rgemm(a, b, algorithm="blocked", **variant))
 
 
 def test_int8_blas_semantics_and_views(device):
-    a, b = _matrix(5, 6, 21, device, 3), _matrix(6, 4, 22, device, 3)
+    a, b = random_matrix(5, 6, 21, device, 3), random_matrix(6, 4, 22, device, 3)
     ref = ddblas.rgemm(a, b, algorithm=INT8)
     target = ddblas.full((10, 9), "nan", device=device)
     out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=INT8)  # beta = 0: NaNs never read
-    assert _same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
-    x = _matrix(4, 4, 23, device, 3)
+    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
+    x = random_matrix(4, 4, 23, device, 3)
     expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=INT8)
     ddblas.rgemm(x, x, x, algorithm=INT8)  # c aliases a and b
-    assert _same_bits(x, expected)
+    assert same_bits(x, expected)
     zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=INT8)
     assert exact_values(zero) == [0] * 12
 
 
 def test_int8_too_few_slices_break_the_bound(variant):
     """The checks have teeth: S = 8 forced (56 bits) exceeds the classic bound."""
-    a, b = _matrix(4, 8, 31, "cpu", 3), _matrix(8, 4, 32, "cpu", 3)
+    a, b = random_matrix(4, 8, 31, "cpu", 3), random_matrix(8, 4, 32, "cpu", 3)
     bound = accuracy.bound("gemm", ddblas.Options(**variant), 8)
     info = {}
     c = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)

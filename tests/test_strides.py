@@ -16,7 +16,7 @@ import pytest
 
 import ddblas
 from ddblas import _backend, _batched, _gemm, _gemmcall, eft
-from test_batched import _same
+from ddvalues import same_bits
 
 ALGORITHMS = ["naive", "blocked", "tsm", "ozaki-fp64", "ozaki-int8", "auto"]
 LAYOUTS = ["odd", "misaligned", "negative-odd"]
@@ -144,7 +144,7 @@ def test_rgemm_reads_operands_of_any_layout(device, algorithm, layout, operand):
         view = x.T if trans == "T" else x
         got = ddblas.rgemm(view, b, transa=trans, algorithm=algorithm) if operand == "a" else \
             ddblas.rgemm(a, view, transb=trans, algorithm=algorithm)
-        assert _same(got, ref), trans
+        assert same_bits(got, ref), trans
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -160,7 +160,7 @@ def test_rgemm_writes_c_of_any_layout(device, algorithm, layout, scalars):
     c = _laid_out(c0, "odd", "contiguous") if layout == "split" else _laid_out(c0, layout)
     before = _host_bytes(c)
     out = ddblas.rgemm(a, b, c, alpha=alpha, beta=beta, algorithm=algorithm)
-    assert out is c and _same(c, ref)
+    assert out is c and same_bits(c, ref)
     after = _host_bytes(ddblas.DDArray(c.hi, c.lo))
     changed = {i for i, (p, q) in enumerate(zip(before, after)) if p != q}
     expected = _item_bytes(c)
@@ -204,7 +204,7 @@ def test_rgemm_batched_of_any_layout(device, layout, target):
             _laid_out(x, layout)
     out = ddblas.rgemm_batched(xs["a"], xs["b"], xs["c"] if target == "c" else c0.copy(),
                                alpha="0.75", beta="0.5")
-    assert _same(out, ref)
+    assert same_bits(out, ref)
     if target == "c":
         assert out is xs["c"]
 
@@ -221,7 +221,7 @@ def test_c_with_differently_laid_out_parts_is_accepted_alike(device, routine):
         xp = c0.xp
         c = ddblas.DDArray(xp.asfortranarray(c0.hi), xp.ascontiguousarray(c0.lo))
         ref = run(a, a, c0.copy(), alpha=alpha, beta=beta)
-        assert run(a, a, c, alpha=alpha, beta=beta) is c and _same(c, ref)
+        assert run(a, a, c, alpha=alpha, beta=beta) is c and same_bits(c, ref)
 
 
 @pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched"])
@@ -256,11 +256,11 @@ def test_elementwise_sum_dot_and_eft_inputs_of_any_layout(device, layout):
     x = ddblas.random((4, 5), seed=11, device=device)
     y = ddblas.random((4, 5), seed=12, device=device)
     odd = _laid_out(x, layout)
-    assert _same(odd + y, x + y) and _same(ddblas.sqrt(odd), ddblas.sqrt(x))
-    assert _same(ddblas.sum(odd, axis=1), ddblas.sum(x, axis=1))
-    assert _same(ddblas.sum(odd), ddblas.sum(x))
-    assert _same(ddblas.dot(odd[1], y[2]), ddblas.dot(x[1], y[2]))
-    assert _same(ddblas.dot(odd[1, :1].reshape(()), y[2]), ddblas.dot(x[1, :1].reshape(()), y[2]))
+    assert same_bits(odd + y, x + y) and same_bits(ddblas.sqrt(odd), ddblas.sqrt(x))
+    assert same_bits(ddblas.sum(odd, axis=1), ddblas.sum(x, axis=1))
+    assert same_bits(ddblas.sum(odd), ddblas.sum(x))
+    assert same_bits(ddblas.dot(odd[1], y[2]), ddblas.dot(x[1], y[2]))
+    assert same_bits(ddblas.dot(odd[1, :1].reshape(()), y[2]), ddblas.dot(x[1, :1].reshape(()), y[2]))
     for got, ref in zip(eft.two_sum(odd.hi, y.hi), eft.two_sum(x.hi, y.hi)):
         assert np.array_equal(_backend.move(got, "cpu"), _backend.move(ref, "cpu"))
     for got, ref in zip(eft.split(odd.hi), eft.split(x.hi)):

@@ -15,8 +15,7 @@ import pytest
 import ddblas
 from ddblas import _batched, _gemm, _gemmcall, _transfer
 from conftest import HAS_GPU, requires_gpu
-from test_batched import _same, _stack
-from test_gemm import _matrix
+from ddvalues import random_matrix, random_stack, same_bits
 
 RATES = _transfer.Rates(h2d=25e9, d2h=25e9, host=10e9)
 FREE_REGISTRATION = dataclasses.replace(RATES, register=1e18)  # registered mode always wins
@@ -62,11 +61,11 @@ def test_same_device_is_the_plain_call():
     a, b = _ab()
     ref = ddblas.rgemm(a, b)
     info = {}
-    assert _same(ddblas.rgemm(a, b, device="cpu", chunk=2, info=info), ref)
+    assert same_bits(ddblas.rgemm(a, b, device="cpu", chunk=2, info=info), ref)
     assert "transfer" not in info
     info = {}
-    batch = ddblas.rgemm_batched(_stack(3, 5, 4, 1, "cpu"), b, device="cpu", info=info)
-    assert _same(batch, ddblas.rgemm_batched(_stack(3, 5, 4, 1, "cpu"), b)) and info == {}
+    batch = ddblas.rgemm_batched(random_stack(3, 5, 4, 1, "cpu"), b, device="cpu", info=info)
+    assert same_bits(batch, ddblas.rgemm_batched(random_stack(3, 5, 4, 1, "cpu"), b)) and info == {}
 
 
 # ---- the model (CPU) ----
@@ -231,16 +230,16 @@ def test_rgemm_pipeline_on_host(fake_cupy, monkeypatch, register, chunk, layout,
     if register:
         monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
     m, n, k = 16, 5, 9
-    a = _matrix(k, m, 1, "cpu").T if layout == "TN" else _matrix(m, k, 1, "cpu")
-    b = _matrix(n, k, 2, "cpu").T if layout == "NT" else _matrix(k, n, 2, "cpu")
+    a = random_matrix(k, m, 1, "cpu").T if layout == "TN" else random_matrix(m, k, 1, "cpu")
+    b = random_matrix(n, k, 2, "cpu").T if layout == "NT" else random_matrix(k, n, 2, "cpu")
     if layout == "strided":
-        a = _matrix(2 * m, 3 * k, 1, "cpu")[::2, ::3]
-    c0 = _matrix(m, n, 3, "cpu")
+        a = random_matrix(2 * m, 3 * k, 1, "cpu")[::2, ::3]
+    c0 = random_matrix(m, n, 3, "cpu")
     ref = ddblas.rgemm(a, b, c0.copy(), alpha="0.75", beta=beta)
     info = {}
     c = c0.copy()
     out = _host_pipeline("rgemm", a, b, c, alpha="0.75", beta=beta, chunk=chunk, info=info)
-    assert out is c and _same(c, ref)
+    assert out is c and same_bits(c, ref)
     t = info["transfer"]
     assert t["chunks"] == -(-m // t["chunk"]) and t["streams"] == min(3, t["chunks"])
     assert t["chunk"] == (min(chunk, m) if chunk else t["chunk"])
@@ -257,20 +256,20 @@ def test_batched_pipeline_on_host(fake_cupy, monkeypatch, register, chunk, shape
         monkeypatch.setattr(_transfer, "rates", lambda: FREE_REGISTRATION)
     m, n, k = 3, 4, 5
     batch = max(s or 1 for s in shapes)
-    a = _matrix(m, k, 1, "cpu") if shapes[0] is None else _stack(shapes[0], m, k, 1, "cpu")
-    b = _stack(shapes[1], n, k, 2, "cpu").transpose(0, 2, 1)  # a transposed view
-    c0 = _stack(batch, m, n, 3, "cpu")
+    a = random_matrix(m, k, 1, "cpu") if shapes[0] is None else random_stack(shapes[0], m, k, 1, "cpu")
+    b = random_stack(shapes[1], n, k, 2, "cpu").transpose(0, 2, 1)  # a transposed view
+    c0 = random_stack(batch, m, n, 3, "cpu")
     ref = ddblas.rgemm_batched(a, b, c0.copy(), beta=beta)
     c, info = c0.copy(), {}
     _host_pipeline("rgemm_batched", a, b, c, beta=beta, chunk=chunk, info=info)
-    assert _same(c, ref)
+    assert same_bits(c, ref)
     assert info["transfer"]["chunks"] == -(-batch // info["transfer"]["chunk"])
     assert info["transfer"]["registered"] == register and not fake_cupy.live
 
 
 def _one_block(batch, m, n, seed):
     """A C-contiguous DDArray whose hi and lo are halves of one array: they share a page."""
-    x = _stack(batch, m, n, seed, "cpu")
+    x = random_stack(batch, m, n, seed, "cpu")
     both = np.concatenate([x.hi, x.lo])
     return ddblas.DDArray(both[:batch], both[batch:])
 
@@ -281,11 +280,11 @@ def test_registration_merges_pages_and_falls_back(fake_cupy, monkeypatch, refuse
     fake_cupy.refuse = refuse
     a = _one_block(9, 3, 5, 1)
     b = ddblas.DDArray(a.hi.copy(), a.lo.copy()).transpose(0, 2, 1)  # strided: staged
-    c0 = _stack(9, 3, 3, 3, "cpu")
+    c0 = random_stack(9, 3, 3, 3, "cpu")
     ref = ddblas.rgemm_batched(a, b, c0.copy(), beta="0.5")
     c, info = c0.copy(), {}
     _host_pipeline("rgemm_batched", a, b, c, beta="0.5", chunk=4, info=info)
-    assert _same(c, ref) and info["transfer"]["registered"] == (not refuse)
+    assert same_bits(c, ref) and info["transfer"]["registered"] == (not refuse)
     assert fake_cupy.calls >= 1 and not fake_cupy.live  # registered once, all undone
 
 
@@ -296,7 +295,7 @@ def test_registration_of_one_array_twice(fake_cupy, monkeypatch):
     ref = ddblas.rgemm_batched(a, a)
     c, info = ddblas.DDArray(np.empty((6, 4, 4)), np.empty((6, 4, 4))), {}
     _host_pipeline("rgemm_batched", a, a, c, chunk=2, info=info)
-    assert _same(c, ref) and info["transfer"]["registered"] and not fake_cupy.live
+    assert same_bits(c, ref) and info["transfer"]["registered"] and not fake_cupy.live
 
 
 # ---- on the GPU ----
@@ -313,15 +312,15 @@ def _host_copy(x):
 @pytest.mark.parametrize("algorithm", ["blocked", "tiled", "naive", "auto"])
 def test_gpu_rgemm_equals_device_call(chunk, trans, algorithm):
     m, n, k = 200, 70, 90
-    a = _matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
-    b = _matrix(*((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
+    a = random_matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
+    b = random_matrix(*((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
     a_before, b_before = _host_copy(a), _host_copy(b)
     kw = dict(transa=trans[0], transb=trans[1], algorithm=algorithm)
     ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), **kw)
     info = {}
     c = ddblas.rgemm(a, b, device="gpu", chunk=chunk, info=info, **kw)
-    assert c.device == "cpu" and _same(c, ref)
-    assert _same(a, a_before) and _same(b, b_before)
+    assert c.device == "cpu" and same_bits(c, ref)
+    assert same_bits(a, a_before) and same_bits(b, b_before)
     assert info["transfer"]["chunks"] == -(-m // info["transfer"]["chunk"])
     assert info["algorithm"] == ("blocked" if algorithm == "auto" else algorithm)
 
@@ -331,9 +330,9 @@ def test_gpu_rgemm_equals_device_call(chunk, trans, algorithm):
 @pytest.mark.parametrize("chunk", [1, 3, 64, None])
 @pytest.mark.parametrize("beta", ["0.5", 0])
 def test_gpu_rgemm_views_and_c(chunk, beta):
-    big_a, b = _matrix(300, 200, 1, "cpu"), _matrix(50, 70, 2, "cpu")
+    big_a, b = random_matrix(300, 200, 1, "cpu"), random_matrix(50, 70, 2, "cpu")
     a = big_a[::3, 10:60:1]                      # 100 x 50, strided rows
-    c_big = _matrix(200, 140, 3, "cpu")
+    c_big = random_matrix(200, 140, 3, "cpu")
     c = c_big[::2, ::2]                          # a strided output view
     c0 = _host_copy(c)
     ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
@@ -341,14 +340,14 @@ def test_gpu_rgemm_views_and_c(chunk, beta):
     untouched = _host_copy(c_big[1::2])
     out = ddblas.rgemm(a, b, c, alpha="-0.25", beta=beta, algorithm="blocked", device="gpu",
                        chunk=chunk)
-    assert out is c and _same(c, ref) and _same(c_big[1::2], untouched)
+    assert out is c and same_bits(c, ref) and same_bits(c_big[1::2], untouched)
 
 
 @pytest.mark.gpu
 @requires_gpu
 def test_gpu_rgemm_ozaki_within_bound():
     """ozaki-fp64 plans per chunk: not the device call's bits, its bound."""
-    a, b = _matrix(300, 120, 1, "cpu"), _matrix(120, 80, 2, "cpu")
+    a, b = random_matrix(300, 120, 1, "cpu"), random_matrix(120, 80, 2, "cpu")
     classic = ddblas.rgemm(a, b, algorithm="blocked")
     info = {}
     c = ddblas.rgemm(a, b, algorithm="ozaki-fp64", device="gpu", chunk=128, info=info)
@@ -366,22 +365,21 @@ def test_gpu_rgemm_ozaki_within_bound():
 @pytest.mark.parametrize("trans", ["NN", "TT"])
 def test_gpu_batched_equals_device_call(chunk, shapes, trans):
     m, n, k = 19, 9, 32
-    a = _matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu") if shapes[0] is None \
-        else _stack(shapes[0], *((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
-    b = _stack(shapes[1], *((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
+    a = random_matrix(*((k, m) if trans[0] == "T" else (m, k)), 1, "cpu") if shapes[0] is None \
+        else random_stack(shapes[0], *((k, m) if trans[0] == "T" else (m, k)), 1, "cpu")
+    b = random_stack(shapes[1], *((n, k) if trans[1] == "T" else (k, n)), 2, "cpu")
     kw = dict(transa=trans[0], transb=trans[1])
     before = _host_copy(a), _host_copy(b)
     ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), **kw)
     c = ddblas.rgemm_batched(a, b, device="gpu", chunk=chunk, **kw)
-    assert c.device == "cpu" and _same(c, ref)
-    assert _same(a, before[0]) and _same(b, before[1])
-    c0 = _stack(c.shape[0], m, n, 3, "cpu")
+    assert c.device == "cpu" and same_bits(c, ref)
+    assert same_bits(a, before[0]) and same_bits(b, before[1])
+    c0 = random_stack(c.shape[0], m, n, 3, "cpu")
     ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
                                beta="1.5", **kw)
     out = c0.copy()
     ddblas.rgemm_batched(a, b, out, beta="1.5", device="gpu", chunk=chunk, **kw)
-    assert _same(out, ref)
-
+    assert same_bits(out, ref)
 
 
 def _force_registration(monkeypatch):
@@ -403,18 +401,18 @@ def _unregistered(*arrays):
 @pytest.mark.parametrize("beta", [0, "1.5"])
 def test_gpu_batched_registered_equals_device_call(monkeypatch, chunk, beta):
     _force_registration(monkeypatch)
-    a, b = _stack(300, 19, 32, 1, "cpu"), _stack(300, 32, 9, 2, "cpu")
-    c0 = _stack(300, 19, 9, 3, "cpu")
+    a, b = random_stack(300, 19, 32, 1, "cpu"), random_stack(300, 32, 9, 2, "cpu")
+    c0 = random_stack(300, 19, 9, 3, "cpu")
     before = _host_copy(a), _host_copy(b)
     ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
                                alpha="0.75", beta=beta)
     c, info = c0.copy(), {}
     ddblas.rgemm_batched(a, b, c, alpha="0.75", beta=beta, device="gpu", chunk=chunk, info=info)
-    assert info["transfer"]["registered"] and _same(c, ref)
-    assert _same(a, before[0]) and _same(b, before[1])
+    assert info["transfer"]["registered"] and same_bits(c, ref)
+    assert same_bits(a, before[0]) and same_bits(b, before[1])
     assert _unregistered(a.hi, a.lo, b.hi, b.lo, c.hi, c.lo)
     fresh = ddblas.rgemm_batched(a, b, device="gpu", chunk=chunk)  # C allocated by the call
-    assert _same(fresh, ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu")))
+    assert same_bits(fresh, ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu")))
 
 
 @pytest.mark.gpu
@@ -422,15 +420,15 @@ def test_gpu_batched_registered_equals_device_call(monkeypatch, chunk, beta):
 @pytest.mark.parametrize("trans", ["NN", "TN"])
 def test_gpu_rgemm_registered_equals_device_call(monkeypatch, trans):
     _force_registration(monkeypatch)
-    a = _matrix(*((90, 200) if trans[0] == "T" else (200, 90)), 1, "cpu")
-    b, c0 = _matrix(90, 70, 2, "cpu"), _matrix(200, 70, 3, "cpu")
+    a = random_matrix(*((90, 200) if trans[0] == "T" else (200, 90)), 1, "cpu")
+    b, c0 = random_matrix(90, 70, 2, "cpu"), random_matrix(200, 70, 3, "cpu")
     before = _host_copy(a)
     kw = dict(transa=trans[0], algorithm="blocked", alpha="-0.25", beta="0.5")
     ref = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"), **kw)
     c, info = c0.copy(), {}
     ddblas.rgemm(a, b, c, device="gpu", chunk=64, info=info, **kw)
     # op(A) = A.T is strided (staged); C is registered in both cases
-    assert info["transfer"]["registered"] and _same(c, ref) and _same(a, before)
+    assert info["transfer"]["registered"] and same_bits(c, ref) and same_bits(a, before)
     assert _unregistered(a.hi, a.lo, c.hi, c.lo)
 
 
@@ -440,11 +438,11 @@ def test_gpu_rgemm_registered_equals_device_call(monkeypatch, trans):
 def test_gpu_batched_falls_back_to_staging(monkeypatch, case):
     """Nothing C-contiguous to register, or CUDA refusing: staged, the same bits."""
     _force_registration(monkeypatch)
-    b = _stack(200, 9, 32, 2, "cpu").transpose(0, 2, 1)  # strided: always staged
+    b = random_stack(200, 9, 32, 2, "cpu").transpose(0, 2, 1)  # strided: always staged
     if case == "strided":
-        a, c = _stack(400, 19, 32, 1, "cpu")[::2], _stack(200, 19, 18, 3, "cpu")[:, :, ::2]
+        a, c = random_stack(400, 19, 32, 1, "cpu")[::2], random_stack(200, 19, 18, 3, "cpu")[:, :, ::2]
     else:
-        a, c = _stack(200, 19, 32, 1, "cpu"), _stack(200, 19, 9, 3, "cpu")
+        a, c = random_stack(200, 19, 32, 1, "cpu"), random_stack(200, 19, 9, 3, "cpu")
     before, c0 = (_host_copy(a), _host_copy(b)), _host_copy(c)
     ref = ddblas.rgemm_batched(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
                                beta="-1")
@@ -454,6 +452,6 @@ def test_gpu_batched_falls_back_to_staging(monkeypatch, case):
         ddblas.rgemm_batched(a, b, c, beta="-1", device="gpu", chunk=64, info=info)
     finally:
         _transfer._unregister(pinned or [])
-    assert not info["transfer"]["registered"] and _same(c, ref)
-    assert _same(a, before[0]) and _same(b, before[1])
+    assert not info["transfer"]["registered"] and same_bits(c, ref)
+    assert same_bits(a, before[0]) and same_bits(b, before[1])
     assert _unregistered(a.hi, a.lo, c.hi, c.lo)

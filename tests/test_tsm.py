@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 import ddblas
 from conftest import requires_gpu
 from ddblas import _cpu, _tsm
-from ddvalues import exact_values
-from test_gemm import TRANS, _check_bound, _matrix
+from ddvalues import TRANS, check_gemm_bound, exact_values, random_matrix, same_bits
 
 
 @pytest.fixture
@@ -27,18 +26,9 @@ def many_pieces(monkeypatch):
 
 
 def _operands(m, n, k, transa, transb, seed, device):
-    a = _matrix(*((m, k) if transa == "N" else (k, m)), seed, device)
-    b = _matrix(*((k, n) if transb == "N" else (n, k)), seed + 1, device)
+    a = random_matrix(*((m, k) if transa == "N" else (k, m)), seed, device)
+    b = random_matrix(*((k, n) if transb == "N" else (n, k)), seed + 1, device)
     return a, b
-
-
-def _bits(x: ddblas.DDArray):
-    x = x.to_device("cpu")
-    return x.hi.view(np.int64).copy(), x.lo.view(np.int64).copy()
-
-
-def _same_bits(x, y) -> bool:
-    return all(np.array_equal(p, q) for p, q in zip(_bits(x), _bits(y)))
 
 
 @pytest.mark.parametrize("n, width, groups", [(1, 1, 1), (2, 2, 1), (3, 4, 1), (5, 8, 1),
@@ -108,14 +98,14 @@ def _by_definition(a, b, alpha, beta, c0, transa, transb, piece_len, variant):
 def test_pieces_follow_their_definition(device, variant, many_pieces, shape, trans):
     m, n, k = shape
     a, b = _operands(m, n, k, *trans, 3, device)
-    c0 = _matrix(m, n, 7, device)
+    c0 = random_matrix(m, n, 7, device)
     for alpha, beta in ((1, 0), ("0.75", -2)):
         info = {}
         c = ddblas.rgemm(a, b, c0.copy(), alpha=alpha, beta=beta, transa=trans[0],
                          transb=trans[1], algorithm="tsm", info=info, **variant)
         assert info["tsm"]["pieces"] == k and info["tsm"]["piece_len"] == 1
         expected = _by_definition(a, b, alpha, beta, c0, *trans, 1, variant)
-        assert _same_bits(c, expected), (alpha, beta)
+        assert same_bits(c, expected), (alpha, beta)
 
 
 def test_one_piece_is_the_classic_order(device, variant):
@@ -123,7 +113,7 @@ def test_one_piece_is_the_classic_order(device, variant):
     info = {}
     c = ddblas.rgemm(a, b, transb="T", algorithm="tsm", info=info, **variant)
     assert info["tsm"]["pieces"] == 1
-    assert _same_bits(c, ddblas.rgemm(a, b, transb="T", algorithm="naive", **variant))
+    assert same_bits(c, ddblas.rgemm(a, b, transb="T", algorithm="naive", **variant))
 
 
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 40), st.sampled_from(TRANS),
@@ -134,7 +124,7 @@ def test_tsm_within_bound(variant, m, n, k, trans, scalars, piece_len, seed):
     transa, transb = trans
     alpha, beta = scalars
     a, b = _operands(m, n, k, transa, transb, seed, "cpu")
-    c0 = _matrix(m, n, seed + 2, "cpu") if beta != 0 else None
+    c0 = random_matrix(m, n, seed + 2, "cpu") if beta != 0 else None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_tsm, "MIN_PIECE", 1)
         patch.setattr(_tsm, "PIECE_ALIGN", piece_len)
@@ -142,11 +132,11 @@ def test_tsm_within_bound(variant, m, n, k, trans, scalars, piece_len, seed):
         patch.setattr(_tsm, "WORKSPACE_SHARE", Fraction(1, 10 ** 6))
         c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
                          transa=transa, transb=transb, algorithm="tsm", **variant)
-    _check_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
+    check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
 
 
 def test_views_special_values_and_aliasing(device, many_pieces):
-    big = _matrix(40, 30, 4, device)
+    big = random_matrix(40, 30, 4, device)
     a, b = big[1:37:2, ::3], big[::2, 1:4][:10]      # 18 x 10 and 10 x 3, strided
     ref = ddblas.rgemm(a.copy(), b.copy(), algorithm="tsm")
     target = ddblas.zeros((18, 8), device=device)
@@ -157,8 +147,8 @@ def test_views_special_values_and_aliasing(device, many_pieces):
     poisoned[4, 9] = "nan"
     c = ddblas.rgemm(poisoned, b, algorithm="tsm").to_device("cpu")
     assert np.isnan(c.hi[4]).all() and np.isfinite(np.delete(c.hi, 4, axis=0)).all()
-    x = _matrix(12, 12, 6, device)[:, :3]
-    sq = _matrix(12, 12, 8, device)
+    x = random_matrix(12, 12, 6, device)[:, :3]
+    sq = random_matrix(12, 12, 8, device)
     expected = exact_values(ddblas.rgemm(sq, x.copy(), algorithm="tsm"))
     ddblas.rgemm(sq, x, x, algorithm="tsm")             # c aliases b: b is copied first
     assert exact_values(x) == expected
@@ -177,7 +167,7 @@ def test_gpu_equals_cpu_bitwise(shape):
     m, n, k = shape
     for t, (transa, transb) in enumerate(TRANS):
         a, b = _operands(m, n, k, transa, transb, 10 + t, "cpu")
-        c0 = _matrix(m, n, 30 + t, "cpu")
+        c0 = random_matrix(m, n, 30 + t, "cpu")
         ga, gb = a.to_device("gpu"), b.to_device("gpu")
         for fma in (True, False):
             for add in ("accurate", "sloppy"):
@@ -189,7 +179,7 @@ def test_gpu_equals_cpu_bitwise(shape):
                     got = ddblas.rgemm(ga, gb, c0.to_device("gpu"), alpha=alpha, beta=beta,
                                        info=info_gpu, **kw)
                     assert info_cpu == info_gpu
-                    assert _same_bits(ref, got), (transa, transb, fma, add, alpha, info_gpu)
+                    assert same_bits(ref, got), (transa, transb, fma, add, alpha, info_gpu)
 
 
 @requires_gpu
@@ -199,11 +189,11 @@ def test_gpu_pieces_and_auto(many_pieces):
     a, b = _operands(200, 6, 300, "T", "N", 40, "cpu")
     ref = ddblas.rgemm(a, b, transa="T", algorithm="tsm")
     got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), transa="T", algorithm="tsm")
-    assert _same_bits(ref, got)
+    assert same_bits(ref, got)
     a, b = _operands(4096, 4, 600, "N", "N", 41, "cpu")
     info = {}
     got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), info=info)
-    assert info["algorithm"] == "tsm" and _same_bits(ddblas.rgemm(a, b), got)
+    assert info["algorithm"] == "tsm" and same_bits(ddblas.rgemm(a, b), got)
 
 
 @requires_gpu
@@ -216,4 +206,4 @@ def test_gpu_without_room_for_deep_tiles(monkeypatch):
     for n in (1, 3, 16):
         a, b = _operands(300, n, 700, "N", "N", 50 + n, "cpu")
         got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), algorithm="tsm")
-        assert _same_bits(ddblas.rgemm(a, b, algorithm="tsm"), got)
+        assert same_bits(ddblas.rgemm(a, b, algorithm="tsm"), got)

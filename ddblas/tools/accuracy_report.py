@@ -21,12 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import __version__, accuracy
-from ._array import DDArray
-from ._backend import gpu_available
-from ._gemm import rgemm
-from ._ops import add, divide, dot, multiply, sqrt, subtract
-from ._options import Options
+from ddblas import (DDArray, Options, __version__, accuracy, add, divide, dot, gpu_available,
+                    multiply, rgemm, sqrt, subtract)
 
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -70,9 +66,9 @@ class _Checks:
 def _elementwise(n, devices, checks, progress):
     a = accuracy.random_dd(n, exponents=(-20, 20), seed=11)
     b = accuracy.random_dd(n, exponents=(-20, 20), seed=12)
-    ea, eb = accuracy._exact_values(a), accuracy._exact_values(b)
+    ea, eb = accuracy.exact_values(a), accuracy.exact_values(b)
     positive = abs(a)
-    with_mpmath = _sqrt_references(accuracy._exact_values(positive))
+    with_mpmath = _sqrt_references(accuracy.exact_values(positive))
     exact = {"add": [x + y for x, y in zip(ea, eb)], "sub": [x - y for x, y in zip(ea, eb)],
              "mul": [x * y for x, y in zip(ea, eb)], "div": [x / y for x, y in zip(ea, eb)],
              "sqrt": with_mpmath}
@@ -95,8 +91,8 @@ def _elementwise(n, devices, checks, progress):
             row = dict(op=op, variant=_name(v), bound=limit,
                        measure="\\|a\\|+\\|b\\|" if sloppy_add else "relative")
             for device, result in results.items():
-                errors = np.array([accuracy._ratio_u2(abs(g - w), d) for g, w, d in zip(
-                    accuracy._exact_values(result), exact[op], denominators)])
+                errors = np.array([accuracy.ratio_u2(abs(g - w), d) for g, w, d in zip(
+                    accuracy.exact_values(result), exact[op], denominators)])
                 checks.bound(f"{op} {_name(v)} ({device})", float(errors.max()), limit)
                 row[device] = float(errors.max())
                 row[device + "_median"] = float(np.median(errors))
@@ -110,7 +106,7 @@ def _sqrt_references(values):
     2^-320 relative, is far below u^2)."""
     import mpmath
     with mpmath.workprec(320):
-        return [accuracy._fraction(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
+        return [accuracy.exact_value(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
                 for q in values]
 
 
@@ -170,7 +166,7 @@ def _dot(conds, n, devices, checks, progress):
     for i, cond in enumerate(conds):
         x, y = accuracy.ill_conditioned_dot(n, cond, dd=False, seed=100 + i)
         actual = accuracy.dot_condition(x, y)
-        ex, ey = accuracy._exact_values(x), accuracy._exact_values(y)
+        ex, ey = accuracy.exact_values(x), accuracy.exact_values(y)
         exact = sum(p * q for p, q in zip(ex, ey))
         magnitude = sum(abs(p * q) for p, q in zip(ex, ey))
         f64 = Fraction(float(np.dot(np.asarray(x.hi), np.asarray(y.hi))))
@@ -182,9 +178,9 @@ def _dot(conds, n, devices, checks, progress):
                 checks.devices(f"dot cond={actual:.3g} {_name(v)}", results["cpu"], results["gpu"])
             row = dict(cond=actual, variant=_name(v))
             for device, result in results.items():
-                got = accuracy._exact_values(result)[0]
+                got = accuracy.exact_values(result)[0]
                 checks.bound(f"dot cond={actual:.3g} {_name(v)} ({device}; error / sum|x y|)",
-                             accuracy._ratio_u2(abs(got - exact), magnitude),
+                             accuracy.ratio_u2(abs(got - exact), magnitude),
                              accuracy.bound("dot", v, k=n))
                 row[device] = float(abs(got - exact) / abs(exact))
             rows.append(row)
@@ -192,13 +188,15 @@ def _dot(conds, n, devices, checks, progress):
     return rows
 
 
-def _figure(size):
+def figure(size):
+    """A new matplotlib figure and axes of `size` inches."""
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=size)
     return fig, ax
 
 
-def _save(fig, ax, path, xlabel, ylabel, title):
+def save_figure(fig, ax, path, xlabel, ylabel, title):
+    """Label, lay out and write a figure to `path` (PNG, 120 dpi), then close it."""
     import matplotlib.pyplot as plt
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -210,7 +208,7 @@ def _save(fig, ax, path, xlabel, ylabel, title):
 
 
 def _plot_elementwise(rows, path):
-    fig, ax = _figure((9, 4.5))
+    fig, ax = figure((9, 4.5))
     width = 0.2
     for j, v in enumerate(VARIANTS):
         name = _name(v)
@@ -224,7 +222,7 @@ def _plot_elementwise(rows, path):
         ax.hlines([r["bound"] for r in mine], xs - width / 2, xs + width / 2, colors="black")
     ax.set_xticks(np.arange(len(OPS)), OPS)
     ax.set_yscale("log")
-    _save(fig, ax, path, "", "error / u²  (bar: CPU max, dot: median, line: bound)",
+    save_figure(fig, ax, path, "", "error / u²  (bar: CPU max, dot: median, line: bound)",
           "Elementwise DD operations (sloppy add/sub: error relative to |a|+|b|)")
 
 
@@ -243,26 +241,26 @@ def _series(ax, rows, x_key, floor):
 
 
 def _plot_gemm(rows, path):
-    fig, ax = _figure((7, 4.5))
+    fig, ax = figure((7, 4.5))
     _series(ax, rows, "k", 1e-3)
-    _save(fig, ax, path, "K", "max |C − C_exact| / (|A||B|)  in u²",
+    save_figure(fig, ax, path, "K", "max |C − C_exact| / (|A||B|)  in u²",
           "rgemm componentwise error (dashed: proven bounds)")
 
 
 def _plot_dot(rows, path):
-    fig, ax = _figure((7, 4.5))
+    fig, ax = figure((7, 4.5))
     _series(ax, rows, "cond", 1e-40)
     conds = np.logspace(0, 41, 50)
     ax.loglog(conds, np.minimum(2.0 ** -53 * conds, 1e3), "k:", label="u·cond")
     ax.loglog(conds, np.minimum(U2 * conds, 1e3), "k--", label="u²·cond")
     ax.set_ylim(1e-40, 1e3)
-    _save(fig, ax, path, "condition number 2 Σ|x_i y_i| / |Σ x_i y_i|",
+    save_figure(fig, ax, path, "condition number 2 Σ|x_i y_i| / |Σ x_i y_i|",
           "relative error of the dot product",
           "Dot products (Ogita–Rump–Oishi generator, float64 inputs)")
 
 
 def _plot_algorithms(rows, path):
-    fig, ax = _figure((7, 4.5))
+    fig, ax = figure((7, 4.5))
     for k, style in zip(sorted({r["k"] for r in rows}), ("-", ":")):
         for name, color in ALGORITHMS.items():
             mine = [r for r in rows if r["variant"] == name and r["k"] == k]
@@ -282,7 +280,7 @@ def _plot_algorithms(rows, path):
                                 fontsize=7, color=color)
         ax.semilogy(xs, [mine[0]["bound"]] * len(xs), "k" + ("--" if style == "-" else ":"),
                     linewidth=0.8, label=f"bound, K = {k}")
-    _save(fig, ax, path, "e: entries spread over 2^[-e, e] within rows of A / columns of B",
+    save_figure(fig, ax, path, "e: entries spread over 2^[-e, e] within rows of A / columns of B",
           "max |C − C_exact| / (|A||B|)  in u²",
           "rgemm algorithms against the exponent spread (fma/accurate)")
 

@@ -14,8 +14,9 @@ import sys
 
 import numpy as np
 
-from . import __version__
-from ._accuracy_report import COLORS, _figure, _save
+from ddblas import __version__, get_cpu_threads, gpu_available, introspect
+
+from .accuracy_report import COLORS, figure, save_figure
 
 # name -> (title, [(key, header, format)]); a table's rows are dicts with these keys.
 TABLES = {
@@ -121,13 +122,12 @@ def _cpu_model() -> str:
 
 
 def metadata(command: str, plan) -> dict:
-    from . import _backend, _cpu
     meta = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 command=command, commit=_git_commit(), ddblas=__version__,
                 python=platform.python_version(), numpy=np.__version__,
-                machine=platform.machine(), cpu=_cpu_model(), cpu_threads=_cpu.get_threads(),
-                compiler=_cpu._compiler_identity(_cpu.find_compiler()).splitlines()[0], plan=vars(plan))
-    if _backend.gpu_available():
+                machine=platform.machine(), cpu=_cpu_model(), cpu_threads=get_cpu_threads(),
+                compiler=introspect.cpu_compiler_identity(), plan=vars(plan))
+    if gpu_available():
         import cupy
         props = cupy.cuda.runtime.getDeviceProperties(0)
         meta.update(gpu=props["name"].decode(), cupy=cupy.__version__,
@@ -181,17 +181,12 @@ def _summary_lines(results) -> list[str]:
     if "pinned_h2d_gbs" in s:
         lines.append(f"pinned host-to-device {s['pinned_h2d_gbs']:.1f} GB/s, device-to-host "
                      f"{s['pinned_d2h_gbs']:.1f} GB/s; host staging copy {s['staging_gbs']:.1f} "
-                     f"GB/s ({_transfer_threads()} threads)")
+                     f"GB/s ({introspect.copy_threads()} threads)")
     return lines + results["notes"]
 
 
-def _transfer_threads() -> int:
-    from ._transfer import COPY_THREADS
-    return COPY_THREADS
-
-
 def _plot_libraries(rows, path):
-    fig, ax = _figure((8.5, 6))
+    fig, ax = figure((8.5, 6))
     for library, engine in dict.fromkeys((r["library"], r["engine"]) for r in rows):
         mine = sorted((r for r in rows if (r["library"], r["engine"]) == (library, engine)),
                       key=lambda r: r["n"])
@@ -199,14 +194,14 @@ def _plot_libraries(rows, path):
                   else "s--", markersize=4, label=f"{library} ({engine})",
                   linewidth=2.5 if library.startswith("ddblas") else 1)
     ax.set_xscale("log", base=2)
-    _save(fig, ax, path, "N (N×N×N)", "GFLOP/s (2N³ / time)",
+    save_figure(fig, ax, path, "N (N×N×N)", "GFLOP/s (2N³ / time)",
           "Matrix product in ~106-bit or better precision (float64/DGEMM for reference)")
 
 
 def _plot_fma(rows, path):
     kinds = ["madd ceiling", "rgemm"]
     devices = list(dict.fromkeys(r["device"] for r in rows))
-    fig, ax = _figure((3.5 + 2.5 * len(devices), 4.5))
+    fig, ax = figure((3.5 + 2.5 * len(devices), 4.5))
     width, groups = 0.2, [(d, k) for d in devices for k in kinds]
     for j, name in enumerate(c for c in COLORS if c != "float64"):
         values = [next(r["rate"] for r in rows if (r["device"], r["kind"], r["variant"]) ==
@@ -215,7 +210,7 @@ def _plot_fma(rows, path):
                label=name)
     ax.set_xticks(np.arange(len(groups)), [f"{d}\n{k}" for d, k in groups])
     ax.set_yscale("log")
-    _save(fig, ax, path, "", "DD GFLOP/s", "FMA vs non-FMA, accurate vs sloppy add")
+    save_figure(fig, ax, path, "", "DD GFLOP/s", "FMA vs non-FMA, accurate vs sloppy add")
 
 
 def plots(results, prefix: str) -> list[str]:

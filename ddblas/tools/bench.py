@@ -6,8 +6,8 @@ ddblas stands.
   per variant against the CPU ceiling, and the CPU ladder: 1 thread / all threads, vectorisation
   off / on (the CUDA matmul lectures' CPU table).
 - baselines: the CPU quad-precision libraries, float64 and cuBLAS DGEMM on the same inputs
-  (ddblas/_baselines.py), each with its measured error; ddblas's speed-up over each.
-- fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/_fmastudy.py): instruction counts
+  (ddblas/baselines.py), each with its measured error; ddblas's speed-up over each.
+- fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/fmastudy.py): instruction counts
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
   madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
 - transfers (GPU only): host operands to a host result, synchronous (copy in, compute, copy back)
@@ -26,25 +26,20 @@ Figures: DD GFLOP/s = 2 M N K / time (elementwise: results per second). GPU time
 (one warm-up, median of the repeats), CPU times the wall clock (one warm-up, median). Nakasato's
 model: T = T_comm + T_kernel with T_comm = bytes / PCIe bandwidth (measured) and T_kernel =
 2 N^3 / rate; for square N the two balance at N = 24 rate / bandwidth (48 N^2 bytes: A and B
-in, C out, 16 bytes per DD). Output (ddblas/_benchreport.py): tables, bench.json and bench.csv
+in, C out, 16 bytes per DD). Output (ddblas/benchreport.py): tables, bench.json and bench.csv
 with the machine, versions, date and commit, PNG plots, and a markdown section.
 """
 from __future__ import annotations
 
 import dataclasses
-import statistics
-import time
 
 import numpy as np
 
-from . import (_auto, _backend, _baselines, _cpu, _fmastudy, _gemmcall, _ozaki, _transfer,
-               accuracy)
-from ._array import DDArray, random
-from ._cpu import cpu_threads
-from ._batched import rgemm_batched
-from ._gemm import _default_block, rgemm
-from ._ops import add, divide, multiply
-from ._options import Options
+from ddblas import (DDArray, Options, accuracy, add, cpu_threads, divide, get_cpu_threads,
+                    gpu_available, introspect, multiply, random, rgemm, rgemm_batched)
+
+from . import baselines, fmastudy
+from .timing import gflops, time_gpu, time_gpu_graph, time_on, time_wall
 
 BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
@@ -96,94 +91,25 @@ class Plan:
                    tsm_columns=(1, 4, 16), repeat=3)
 
 
-# ---- timing ----
-
-def _time_gpu(fn, repeat, calls=1):
-    """Median seconds per call of fn(), by CUDA events around `calls` back-to-back calls (> 1:
-    the GPU's throughput, Python's launch overhead hidden behind the running kernels), over
-    `repeat` such timings, after one warm-up call."""
-    import cupy
-    fn()
-    times = []
-    for _ in range(repeat):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
-    return statistics.median(times)
-
-
-def _time_gpu_graph(fn, repeat, calls):
-    """Median seconds per call of fn() as the GPU runs it: fn captured once into a CUDA graph on
-    a fresh stream, the graph launched `calls` times between CUDA events (the kernels alone,
-    without the ~0.1 ms of Python per call that back-to-back calls still pay when a kernel is
-    shorter). (seconds, "graph"), or (_time_gpu's, "stream") where capture fails."""
-    import cupy
-    stream = cupy.cuda.Stream(non_blocking=True)
-    with stream:
-        fn()
-        try:
-            stream.begin_capture()
-            try:
-                fn()
-            finally:
-                graph = stream.end_capture()
-        except Exception:  # anything the capture refuses: time the calls instead
-            return _time_gpu(fn, repeat, calls), "stream"
-        times = []
-        for _ in range(repeat):
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record(stream)
-            for _ in range(calls):
-                graph.launch(stream)
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3 / calls)
-    return statistics.median(times), "graph"
-
-
-def _time_wall(fn, repeat):
-    """Median wall-clock seconds of fn() over `repeat` calls, after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def time_on(device: str, fn, repeat: int) -> float:
-    """Seconds per call of fn on a device: CUDA events on the GPU, the wall clock on the CPU."""
-    return _time_gpu(fn, repeat) if device == "gpu" else _time_wall(fn, repeat)
-
-
-def gflops(n: int, seconds: float) -> float:
-    return 2 * n ** 3 / seconds / 1e9
-
-
 # ---- reference figures ----
 
 def gpu_madd_ceiling(v: Options, iters=2048, repeat=5) -> float:
     """DD GFLOP/s of register-resident multiply-adds on the GPU (ddblas_madd_ceiling_*)."""
     import cupy
-    be = _backend.backend("gpu")
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     blocks, threads, chains = sms * 16, 256, 8
     seed = cupy.asarray([0.5, 2.0 ** -60, 2.0 ** -30, 2.0 ** -90])
     out = cupy.empty(blocks * threads)
     name = "ddblas_madd_ceiling_" + v.suffix
-    t = _time_gpu(lambda: be.launch_grid(name, (blocks,), (threads,), iters, seed, out), repeat)
+    t = time_gpu(lambda: introspect.gpu_launch(name, (blocks,), (threads,), iters, seed, out),
+                 repeat)
     return 2 * blocks * threads * chains * iters / t / 1e9
 
 
 def cublas_dgemm(n=8192, repeat=5) -> float:
     import cupy
     a, b = cupy.random.rand(n, n), cupy.random.rand(n, n)
-    return gflops(n, _time_gpu(lambda: a @ b, repeat))
+    return gflops(n, time_gpu(lambda: a @ b, repeat))
 
 
 def cublas_int8(n=8192, repeat=5) -> float:
@@ -192,13 +118,13 @@ def cublas_int8(n=8192, repeat=5) -> float:
     a = cupy.random.randint(-127, 128, (n, n), dtype=np.int8)
     b = cupy.random.randint(-127, 128, (n, n), dtype=np.int8)
     out = cupy.empty((n, n), dtype=np.int32)
-    return 2 * n ** 3 / _time_gpu(lambda: _ozaki._cublas_int8(a, b, out), repeat) / 1e12
+    return 2 * n ** 3 / time_gpu(lambda: introspect.int8_gemm(a, b, out), repeat) / 1e12
 
 
 def pcie_bandwidth(nbytes=1 << 28) -> float:
     """Host-to-device GB/s for a pageable NumPy array (what DDArray.to_device uses)."""
     host = np.ones(nbytes // 8)
-    return nbytes / _time_wall(lambda: _backend.move(host, "gpu"), 3) / 1e9
+    return nbytes / time_wall(lambda: introspect.to_device(host, "gpu"), 3) / 1e9
 
 
 def ceilings(gpu: bool, progress) -> list[dict]:
@@ -210,8 +136,8 @@ def ceilings(gpu: bool, progress) -> list[dict]:
                              gflops=gpu_madd_ceiling(v)))
         for threads in (1, None):
             rows.append(dict(device="cpu", variant=variant_name(v),
-                             threads=threads or _cpu.get_threads(),
-                             gflops=_cpu.madd_ceiling(v.fma, v.add, threads=threads)))
+                             threads=threads or get_cpu_threads(),
+                             gflops=introspect.cpu_madd_ceiling(v.fma, v.add, threads=threads)))
     return rows
 
 
@@ -223,7 +149,7 @@ def _ceiling(rows, device, variant, threads=None) -> float:
 # ---- suites ----
 
 def suite_rgemm(plan: Plan, progress) -> dict:
-    gpu = _backend.gpu_available()
+    gpu = gpu_available()
     ceiling_rows = ceilings(gpu, progress)
     tables = {"ceilings": ceiling_rows}
     summary = {}
@@ -249,18 +175,17 @@ def _algorithms(plan, ceiling_rows, summary, progress):
     GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
     algorithm="auto" picks (ddblas/_auto.py's cost model)."""
     rows = []
-    sizes = [("gpu", n) for n in plan.gpu_sizes if _backend.gpu_available()]
+    sizes = [("gpu", n) for n in plan.gpu_sizes if gpu_available()]
     sizes += [("cpu", n) for n in plan.cpu_sizes]
     for device, n in progress(sizes, "algorithms"):
         a, b = random((n, n), seed=1, device=device), random((n, n), seed=2, device=device)
-        sample = dict(rows=_baselines._sample(n, 16), cols=_baselines._sample(n, 16))
+        sample = dict(rows=baselines.sample(n, 16), cols=baselines.sample(n, 16))
         if device == "gpu":
             engine = summary["cublas_dgemm_gflops"]
         else:
             x = np.random.default_rng(0).random((n, n))
-            engine = gflops(n, _time_wall(lambda: x @ x, plan.repeat))
-        picked = _auto.choose(device, n, n, n, DEFAULT.suffix,
-                              lambda: _gemmcall.plans(a, b, DEFAULT, None, _ozaki.ENGINES))[0]
+            engine = gflops(n, time_wall(lambda: x @ x, plan.repeat))
+        picked = introspect.auto_algorithm(a, b, fma=DEFAULT.fma, add=DEFAULT.add)
         for algorithm in RGEMM_ALGORITHMS + (("ozaki-int8",) if device == "gpu" else ()):
             info = {}
             c = rgemm(a, b, algorithm=algorithm, info=info)
@@ -269,13 +194,13 @@ def _algorithms(plan, ceiling_rows, summary, progress):
             ozaki = info["algorithm"].startswith("ozaki")
             if info["algorithm"] == "ozaki-int8":   # (s - 1) Kp long products for s = 2 .. S + 1
                 s = info["slices"]
-                share = n * n * _ozaki.int8_padded(n) * s * (s + 1) / t / 1e12 / summary[
+                share = n * n * introspect.ozaki_int8_padded(n) * s * (s + 1) / t / 1e12 / summary[
                     "cublas_int8_tops"]
             elif ozaki:
                 share = info["gemms"] * rate / engine
             else:
                 share = rate / _ceiling(ceiling_rows, device, variant_name(DEFAULT),
-                                        None if device == "gpu" else _cpu.get_threads())
+                                        None if device == "gpu" else get_cpu_threads())
             rows.append(dict(device=device, n=n, algorithm=algorithm, variant=variant_name(
                 DEFAULT), seconds=t, gflops=rate, slices=info.get("slices") if ozaki else None,
                 gemms=info["gemms"] if ozaki else None, fallback=info.get("fallback"),
@@ -296,7 +221,7 @@ def _rgemm_gpu(plan, ceiling_rows, progress):
             for algorithm, block in configs:
                 for trans in ("NN", "TN"):
                     lhs = at if trans == "TN" else a
-                    t = _time_gpu(lambda: rgemm(lhs, b, c, transa=trans[0], fma=v.fma, add=v.add,
+                    t = time_gpu(lambda: rgemm(lhs, b, c, transa=trans[0], fma=v.fma, add=v.add,
                                                 algorithm=algorithm, block=block), plan.repeat)
                     rate = gflops(n, t)
                     rows.append(dict(n=n, variant=variant_name(v),
@@ -313,10 +238,10 @@ def _rgemm_transfers(plan, kernel_rows, summary):
     rows = []
     for n in plan.gpu_sizes:
         ha, hb = random((n, n), seed=1), random((n, n), seed=2)
-        default = f"blocked b={_default_block(n, n)}"
+        default = f"blocked b={introspect.default_gemm_block(n, n)}"
         kernel = next(r for r in kernel_rows if r["n"] == n and r["algorithm"] == default
                       and r["variant"] == variant_name(DEFAULT) and r["trans"] == "NN")
-        t = _time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu"),
+        t = time_wall(lambda: rgemm(ha.to_device("gpu"), hb.to_device("gpu"),
                                      algorithm="blocked").to_device("cpu"),
                        1)
         model = 48 * n * n / (summary["pcie_gbs"] * 1e9) + kernel["seconds"]
@@ -327,11 +252,11 @@ def _rgemm_transfers(plan, kernel_rows, summary):
 
 def _rgemm_cpu(plan, ceiling_rows, progress):
     rows = []
-    threads = _cpu.get_threads()
+    threads = get_cpu_threads()
     for n in progress(plan.cpu_sizes, "rgemm cpu"):
         a, b = random((n, n), seed=1), random((n, n), seed=2)
         for v in VARIANTS:
-            t = _time_wall(lambda: rgemm(a, b, fma=v.fma, add=v.add, algorithm="blocked"),
+            t = time_wall(lambda: rgemm(a, b, fma=v.fma, add=v.add, algorithm="blocked"),
                            plan.repeat)
             rate = gflops(n, t)
             rows.append(dict(n=n, variant=variant_name(v), threads=threads, seconds=t,
@@ -345,10 +270,10 @@ def _cpu_ladder(plan, ceiling_rows):
     n = plan.cpu_ladder_n
     a, b = random((n, n), seed=1), random((n, n), seed=2)
     rows = []
-    for threads in (1, _cpu.get_threads()):
+    for threads in (1, get_cpu_threads()):
         for vectorize in (False, True):
-            with cpu_threads(threads), _cpu.configure(vectorize=vectorize):
-                t = _time_wall(lambda: rgemm(a, b, algorithm="blocked"), plan.repeat)
+            with cpu_threads(threads), introspect.cpu_vectorization(vectorize):
+                t = time_wall(lambda: rgemm(a, b, algorithm="blocked"), plan.repeat)
             rows.append(dict(n=n, variant=variant_name(DEFAULT), threads=threads,
                              vectorize=vectorize, seconds=t, gflops=gflops(n, t)))
     for r in rows:
@@ -361,18 +286,18 @@ def _cpu_ladder(plan, ceiling_rows):
 def suite_baselines(plan: Plan, progress) -> dict:
     """Every available library at every size it allows, on the same inputs; the speed-up is that
     of the faster ddblas algorithm on the same engine (CPU, or GPU for cuBLAS)."""
-    engines = ["cpu"] + (["gpu"] if _backend.gpu_available() else [])
+    engines = ["cpu"] + (["gpu"] if gpu_available() else [])
     rows, too_slow = [], {}
-    notes = [f"{a.name}: skipped, {a.skip_reason}" for a in _baselines.ADAPTERS
+    notes = [f"{a.name}: skipped, {a.skip_reason}" for a in baselines.ADAPTERS
              if not a.available()]
     for n in progress(plan.baseline_sizes, "baselines"):
-        a, b = _baselines.bench_inputs(n, seed=n)
-        measured = [_baselines.measure(_baselines.DDBlas(e, algorithm), a, b, repeat=plan.repeat)
+        a, b = baselines.bench_inputs(n, seed=n)
+        measured = [baselines.measure(baselines.DDBlas(e, algorithm), a, b, repeat=plan.repeat)
                     for e in engines for algorithm in RGEMM_ALGORITHMS]
         best = {e: min(r["seconds"] for r in measured if r["engine"] == e) for e in engines}
-        for adapter in _baselines.ADAPTERS:
+        for adapter in baselines.ADAPTERS:
             if adapter.available() and adapter.engine in best:
-                r = _baselines.measure(adapter, a, b, repeat=plan.repeat)
+                r = baselines.measure(adapter, a, b, repeat=plan.repeat)
                 if r["skipped"]:
                     too_slow.setdefault(adapter.name, []).append(n)
                 else:
@@ -384,10 +309,10 @@ def suite_baselines(plan: Plan, progress) -> dict:
 
 
 def suite_fma(plan: Plan, progress) -> dict:
-    gpu = _backend.gpu_available()
+    gpu = gpu_available()
     devices = ["cpu"] + (["gpu"] if gpu else [])
-    census = {"cpu": _fmastudy.cpu_counts()}
-    gpu_counts = _fmastudy.gpu_counts()
+    census = {"cpu": fmastudy.cpu_counts()}
+    gpu_counts = fmastudy.gpu_counts()
     notes = []
     if gpu_counts[0] is not None:
         census["gpu"] = gpu_counts
@@ -414,7 +339,7 @@ def suite_fma(plan: Plan, progress) -> dict:
             t = time_on(device, lambda: rgemm(a, b, algorithm="blocked", **kw), plan.repeat)
             throughput.append(dict(device=device, kind="rgemm", n=gemm_n, variant=variant_name(v),
                                    rate=gflops(gemm_n, t), unit="GFLOP/s"))
-            ceiling = gpu_madd_ceiling(v) if device == "gpu" else _cpu.madd_ceiling(v.fma, v.add)
+            ceiling = gpu_madd_ceiling(v) if device == "gpu" else introspect.cpu_madd_ceiling(v.fma, v.add)
             throughput.append(dict(device=device, kind="madd ceiling", n=None,
                                    variant=variant_name(v), rate=ceiling, unit="GFLOP/s"))
     ratios = []
@@ -422,7 +347,7 @@ def suite_fma(plan: Plan, progress) -> dict:
         code = device if device in census else "cpu"
         for add_kind in ("accurate", "sloppy"):
             row = dict(device=device, add=add_kind, census=census[code][1],
-                       predicted=_fmastudy.predicted_ratio(census[code][0], add_kind))
+                       predicted=fmastudy.predicted_ratio(census[code][0], add_kind))
             for kind in ("madd ceiling", "rgemm", "elementwise mul"):
                 rate = {r["variant"]: r["rate"] for r in throughput
                         if r["device"] == device and r["kind"] == kind}
@@ -440,10 +365,10 @@ def _padded(x: DDArray, rows: int, cols: int) -> DDArray:
 
 
 def suite_batched(plan: Plan, progress) -> dict:
-    devices = ["cpu"] + (["gpu"] if _backend.gpu_available() else [])
+    devices = ["cpu"] + (["gpu"] if gpu_available() else [])
     steps = [(d, shape, batch) for d in devices for shape in plan.batched_shapes
              for batch in (plan.batched_gpu_batches if d == "gpu" else plan.batched_cpu_batches)]
-    ceiling = {"cpu": _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    ceiling = {"cpu": introspect.cpu_madd_ceiling(DEFAULT.fma, DEFAULT.add)}
     if "gpu" in devices:
         ceiling["gpu"] = gpu_madd_ceiling(DEFAULT)
     rows = []
@@ -453,7 +378,7 @@ def suite_batched(plan: Plan, progress) -> dict:
         flops = 2 * m * k * n * batch
         c = DDArray(a.xp.empty((batch, m, n)), a.xp.empty((batch, m, n)))
         t = time_on(device, lambda: rgemm_batched(a, b), plan.repeat)
-        t_stream, timing = (_time_gpu_graph(lambda: rgemm_batched(a, b, c), plan.repeat,
+        t_stream, timing = (time_gpu_graph(lambda: rgemm_batched(a, b, c), plan.repeat,
                                             BATCHED_CALLS) if device == "gpu" else (t, "call"))
         loop = min(plan.batched_loop, batch)
         t_loop = time_on(device, lambda: [rgemm(a[p], b[p]) for p in range(loop)], plan.repeat)
@@ -488,9 +413,9 @@ def _transfer_row(case, flops, bytes_in, bytes_out, rates, kernel, synchronous, 
 def suite_transfers(plan: Plan, progress) -> dict:
     """GPU only (a note on the CPU): synchronous against overlapped, default variant, classic
     kernel."""
-    if not _backend.gpu_available():
+    if not gpu_available():
         return dict(tables={}, summary={}, notes=["transfers: no GPU, nothing measured"])
-    rates = _transfer.rates()
+    rates = introspect.transfer_rates()
     steps = [("rgemm", (n, n, n), 1) for n in plan.transfer_sizes]
     steps += [("rgemm_batched", shape, batch) for shape in plan.batched_shapes
               for batch in plan.transfer_batches]
@@ -506,13 +431,13 @@ def suite_transfers(plan: Plan, progress) -> dict:
             kw = {}
         f = rgemm if routine == "rgemm" else rgemm_batched
         da, db = a.to_device("gpu"), b.to_device("gpu")
-        kernel = _time_gpu(lambda: f(da, db, **kw), plan.repeat)
-        synchronous = _time_wall(lambda: f(a.to_device("gpu"), b.to_device("gpu"), **kw)
+        kernel = time_gpu(lambda: f(da, db, **kw), plan.repeat)
+        synchronous = time_wall(lambda: f(a.to_device("gpu"), b.to_device("gpu"), **kw)
                                  .to_device("cpu"), plan.repeat)
 
         def overlapped(info):
             f(a, b, device="gpu", info=info, **kw)
-            return _time_wall(lambda: f(a, b, device="gpu", **kw), plan.repeat)
+            return time_wall(lambda: f(a, b, device="gpu", **kw), plan.repeat)
 
         case = dict(routine=routine, shape=f"{m}x{k}x{n}", batch=batch,
                     variant=variant_name(DEFAULT))
@@ -528,18 +453,18 @@ def device_copy_gbs(nbytes=1 << 31) -> float:
     import cupy
     x = cupy.ones(nbytes // 8)
     y = cupy.empty_like(x)
-    return 2 * nbytes / _time_gpu(lambda: cupy.copyto(y, x), 3) / 1e9
+    return 2 * nbytes / time_gpu(lambda: cupy.copyto(y, x), 3) / 1e9
 
 
 def suite_tsm(plan: Plan, progress) -> dict:
     """C = op(A) B, A n x n and B n x k, by the tall-and-skinny kernel and the classic one
     (default variant; NN and TN); on the GPU also the tsm kernel in fma/sloppy (fewer FP64
     instructions a multiply-add: memory-bound up to a larger k)."""
-    gpu = _backend.gpu_available()
+    gpu = gpu_available()
     cases = [("cpu", plan.tsm_cpu_n)] + [("gpu", n) for n in plan.tsm_gpu_sizes if gpu]
     memory = device_copy_gbs() if gpu else None
     sloppy = Options(True, "sloppy")
-    ceiling = {("cpu", DEFAULT): _cpu.madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    ceiling = {("cpu", DEFAULT): introspect.cpu_madd_ceiling(DEFAULT.fma, DEFAULT.add)}
     if gpu:
         ceiling.update({("gpu", v): gpu_madd_ceiling(v) for v in (DEFAULT, sloppy)})
     steps = [(d, n, k, trans, algorithm, v) for d, n in cases for k in plan.tsm_columns
@@ -573,10 +498,10 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
     out_dir/bench.md (and the `section` block of `doc`, if given). Returns the results."""
-    from . import _benchreport
+    from . import benchreport
     plan = plan or Plan()
-    progress = _benchreport.progress_bar
-    results = dict(meta=_benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
+    progress = benchreport.progress_bar
+    results = dict(meta=benchreport.metadata(command, plan), tables={}, summary={}, notes=[])
     for suite in suites:
         part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
                 "batched": suite_batched, "transfers": suite_transfers,
@@ -584,5 +509,5 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])
-    _benchreport.write(results, out_dir, doc=doc, section=section)
+    benchreport.write(results, out_dir, doc=doc, section=section)
     return results

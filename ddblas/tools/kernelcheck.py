@@ -1,4 +1,5 @@
-"""Static checks of the compiled kernels (`python -m ddblas check-kernels`, run by CI).
+"""Static checks of the compiled kernels (`python -m ddblas check-kernels`; CI runs it as a
+toolchain test, tests/test_kernelcheck.py).
 
 - every CUDA kernel compiles with nvcc for each listed architecture (when nvcc is present);
 - no kernel spills registers (ptxas -v);
@@ -6,25 +7,30 @@
   `fma.rn.f64` in their PTX, and their host-compiled functions no vfmadd/vfmsub or fma() call.
   (On the GPU, PTX div.rn.f64/sqrt.rn.f64 expand to hardware sequences that use DFMA in SASS;
   those are the IEEE operations themselves, not DD arithmetic, and are not counted.)
+
+Each compilation runs once per process (memoized): the checks, the tests and the FMA study
+share it.
 """
 from __future__ import annotations
 
-import pathlib
+import functools
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-from . import _build, _cpu
+from ddblas import introspect
 
 ARCHS = ("sm_80", "sm_90")
-_PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
-_ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
+NVCC_FLAGS = ("--fmad=false", "-std=c++17")  # the GPU backend's contraction rule
+PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
+ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
 _HOST_FMA = re.compile(r"\bv?f(?:n)?m(?:add|sub)\d*[sp]d\b|\bcall\s+_?fma\b|\bfmadd\b|\bfmsub\b")
 
 
-def _split(text: str, pattern: re.Pattern) -> dict[str, str]:
+def split_at(text: str, pattern: re.Pattern) -> dict[str, str]:
+    """Name -> text up to the next mark, for each match of `pattern` (group 1: the name)."""
     marks = list(pattern.finditer(text))
     return {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))]
             for i, m in enumerate(marks)}
@@ -32,12 +38,12 @@ def _split(text: str, pattern: re.Pattern) -> dict[str, str]:
 
 def ptx_fma_counts(ptx: str) -> dict[str, int]:
     """Kernel name -> number of fma.rn.f64 instructions in its PTX."""
-    return {name: body.count("fma.rn.f64") for name, body in _split(ptx, _PTX_ENTRY).items()}
+    return {name: body.count("fma.rn.f64") for name, body in split_at(ptx, PTX_ENTRY).items()}
 
 
 def host_fma_counts(asm: str) -> dict[str, int]:
     """Function label -> number of FMA instructions (or fma calls) in host assembly."""
-    return {name: len(_HOST_FMA.findall(body)) for name, body in _split(asm, _ASM_LABEL).items()}
+    return {name: len(_HOST_FMA.findall(body)) for name, body in split_at(asm, ASM_LABEL).items()}
 
 
 def non_fma_violations(counts: dict[str, int]) -> list[str]:
@@ -45,44 +51,62 @@ def non_fma_violations(counts: dict[str, int]) -> list[str]:
     return sorted(n for n, c in counts.items() if c and ("nofma" in n or "dekker" in n))
 
 
+@functools.lru_cache(maxsize=None)
 def host_assembly(vectorize: bool = True) -> str:
     """Every CPU unit (cuda_src/units/*.cpp) compiled to assembly with the CPU backend's flags
-    (those of _cpu.library(family, vectorize)), concatenated."""
-    cxx = _cpu.find_compiler()
-    flags = [f for f in _cpu.compile_flags(cxx, vectorize) if f not in ("-shared", "-fPIC")]
+    (those of the CPU library built with `vectorize`), concatenated."""
+    cxx = introspect.cpu_compiler()
+    flags = [f for f in introspect.cpu_compile_flags(vectorize) if f not in ("-shared", "-fPIC")]
     texts = []
     with tempfile.TemporaryDirectory() as tmp:
-        for family, src in _build.units("cpu").items():
+        for family, src in introspect.kernel_units("cpu").items():
             out = f"{tmp}/{family}.s"
-            subprocess.run([cxx, *flags, f"-I{_build.source_dir()}", "-S", str(src), "-o", out],
-                           check=True, capture_output=True, text=True)
+            subprocess.run([cxx, *flags, f"-I{introspect.source_dir()}", "-S", str(src), "-o",
+                            out], check=True, capture_output=True, text=True)
             with open(out) as f:
                 texts.append(f.read())
     return "\n".join(texts)
 
 
-def _nvcc(arch: str, *args: str) -> list[subprocess.CompletedProcess]:
-    """nvcc on every GPU unit (cuda_src/units/*.cu) for one architecture with the GPU backend's
-    contraction rule; `args` may name "{family}" (the unit's family) in output paths."""
-    nvcc, include = shutil.which("nvcc"), f"-I{_build.source_dir()}"
-    return [subprocess.run([nvcc, "--fmad=false", "-std=c++17", f"-arch={arch}", include,
-                            "-x", "cu", str(src), *(a.format(family=family) for a in args)],
-                           check=True, capture_output=True, text=True)
-            for family, src in _build.units("gpu").items()]
+def _nvcc(arch: str, src, *args: str) -> subprocess.CompletedProcess:
+    """nvcc on one GPU unit (cuda_src/units/*.cu) for one architecture with the GPU backend's
+    contraction rule."""
+    return subprocess.run([shutil.which("nvcc"), *NVCC_FLAGS, f"-arch={arch}",
+                           f"-I{introspect.source_dir()}", "-x", "cu", str(src), *args],
+                          check=True, capture_output=True, text=True)
 
 
+@functools.lru_cache(maxsize=None)
 def nvcc_ptx(arch: str) -> str:
-    """The PTX of every GPU unit for one architecture, concatenated; raises on errors."""
-    with tempfile.TemporaryDirectory() as tmp:
-        _nvcc(arch, "-ptx", "-o", f"{tmp}/{{family}}.ptx")
-        return "\n".join(p.read_text() for p in sorted(pathlib.Path(tmp).iterdir()))
+    """The PTX of every GPU unit for one architecture, concatenated; raises on errors. Each
+    unit's PTX is kept in ddblas's kernel cache (keyed by the unit's sources, nvcc's version and
+    the flags), so that the checks, the tests and the FMA study of later processes (CI) do not
+    compile it again."""
+    version = subprocess.run([shutil.which("nvcc"), "--version"], check=True,
+                             capture_output=True, text=True).stdout
+
+    def build(src):
+        def compile_unit() -> bytes:
+            with tempfile.TemporaryDirectory() as tmp:
+                _nvcc(arch, src, "-ptx", "-o", f"{tmp}/k.ptx")
+                with open(f"{tmp}/k.ptx", "rb") as f:
+                    return f.read()
+        return compile_unit
+
+    return "\n".join(
+        introspect.cached_artifact(f"ddblas_nvcc_{family}_{arch}.ptx", build(src), src, version,
+                                   " ".join(NVCC_FLAGS), arch).read_text()
+        for family, src in introspect.kernel_units("gpu").items())
 
 
+@functools.lru_cache(maxsize=None)
 def nvcc_compile(arch: str) -> tuple[str, str]:
     """(PTX, ptxas -v report) of every GPU unit for one architecture; raises on errors."""
     with tempfile.TemporaryDirectory() as tmp:
-        runs = _nvcc(arch, "-cubin", "-Xptxas", "-v", "-o", f"{tmp}/{{family}}.cubin")
-    return nvcc_ptx(arch), "".join(run.stderr for run in runs)
+        report = "".join(_nvcc(arch, src, "-cubin", "-Xptxas", "-v", "-o",
+                               f"{tmp}/{family}.cubin").stderr
+                         for family, src in introspect.kernel_units("gpu").items())
+    return nvcc_ptx(arch), report
 
 
 def spills(report: str) -> list[str]:

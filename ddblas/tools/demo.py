@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import time
 
-from . import _backend
-from ._array import random
-from ._gemm import rgemm
-from .accuracy import gemm_error
+from ddblas import introspect, random, rgemm
+from ddblas.accuracy import gemm_error
 
 
 def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 16) -> float:
     """Multiply two random n x n DD matrices, check a samples x samples grid of entries exactly,
     print time and error; return the worst error in units of u^2 * (|A||B|)_ij."""
-    device = device or _backend.default_device()
+    device = device or introspect.default_device()
     a = random((n, n), seed=seed, device=device)
     b = random((n, n), seed=seed + 1, device=device)
     rgemm(a, b)  # untimed: compiles / loads the kernels (and cuBLAS, if auto plans ozaki-fp64)

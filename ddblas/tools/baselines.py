@@ -36,9 +36,10 @@ import numpy as np
 # dtype (xprec's finfo has no .min, NumPy 2): import it before any adapter imports xprec
 import numpy.ma  # noqa: F401
 
-from . import _bench, accuracy
-from ._array import DDArray, random
-from ._convert import _mpf_to_fraction, dd_to_fraction
+import ddblas
+from ddblas import DDArray, accuracy, random
+
+from .timing import time_on
 
 PREC = 106  # bits of the MPFR, Arb and mpmath baselines: the DD significand
 _INSTALL = "pip install 'ddblas[bench]'"
@@ -88,7 +89,7 @@ def _exact_float(x: float):
 
 
 def _dd_fractions(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
-    return _object_array([dd_to_fraction(float(h), float(l)) if math.isfinite(h) else float(h)
+    return _object_array([Fraction(float(h)) + Fraction(float(l)) if math.isfinite(h) else float(h)
                           for h, l in zip(hi.ravel(), lo.ravel())], hi.shape)
 
 
@@ -97,10 +98,6 @@ def _gamma(k: int, unit: Fraction) -> Fraction:
     round to unit roundoff v, relative to sum |x_i y_i| [Higham, Accuracy and Stability of
     Numerical Algorithms, 2nd ed., Sec. 3.1]."""
     return k * unit / (1 - k * unit)
-
-
-def _in_u2(c: Fraction) -> float:
-    return accuracy._round_up(c / accuracy.U2)
 
 
 # ---- the adapters ----
@@ -161,7 +158,7 @@ class Flint(Baseline):
         flint = self._library()
 
         def matrix(x):  # arb((m, e)) is m 2^e exactly, whatever ctx.prec
-            q = accuracy._exact_values(x)
+            q = accuracy.exact_values(x)
             cols = x.shape[1]
             return flint.arb_mat([[flint.arb(_man_exp(v)) for v in q[i:i + cols]]
                                   for i in range(0, len(q), cols)])
@@ -216,7 +213,7 @@ class Xprec(Baseline):
         # sums by Alg. 6 (3u^2 / (1 - 4u) relative); the first addition is exact. The dot-product
         # recursion gives (6 + (k - 1) 3 / (1 - 4u)) u^2 (1 + 2^-40) relative to |A||B|.
         add = accuracy.bound_constant("add", "fma/accurate")
-        return _in_u2((6 * accuracy.U2 + max(k - 1, 0) * add) * accuracy._GROWTH)
+        return accuracy.in_u2((6 * accuracy.U2 + max(k - 1, 0) * add) * accuracy.GROWTH)
 
 
 class QuadDType(Baseline):
@@ -247,7 +244,7 @@ class QuadDType(Baseline):
     def error_bound(self, k):
         # every binary128 operation (SLEEF, correctly rounded) errs by at most v = 2^-113
         # relative: gamma_k(2^-113) relative to |A||B|, k/128 in units of u^2
-        return _in_u2(_gamma(k, Fraction(1, 2 ** 113)))
+        return accuracy.in_u2(_gamma(k, Fraction(1, 2 ** 113)))
 
 
 def _binary128(raw: bytes):
@@ -279,7 +276,7 @@ class Mpmath(Baseline):
 
     def to_fractions(self, c, rows, cols):
         mpmath = self._library()
-        values = [_mpf_to_fraction(c[i, j]) if mpmath.isfinite(c[i, j]) else float(c[i, j])
+        values = [accuracy.exact_value(c[i, j]) if mpmath.isfinite(c[i, j]) else float(c[i, j])
                   for i in rows for j in cols]
         return _object_array(values, (len(rows), len(cols)))
 
@@ -308,7 +305,7 @@ class Gmpy2(Baseline):
 
     def prepare(self, a, b):
         with self._context() as gmpy2:  # one rounding to 106 bits of each exact value: exact
-            return tuple(_object_array([gmpy2.mpfr(q) for q in accuracy._exact_values(x)],
+            return tuple(_object_array([gmpy2.mpfr(q) for q in accuracy.exact_values(x)],
                                        x.shape) for x in (a, b))
 
     def multiply(self, operands):
@@ -328,7 +325,7 @@ class Gmpy2(Baseline):
 
     def error_bound(self, k):
         # NumPy's object matmul: k products and k - 1 sums, each rounded to 106 bits
-        return _in_u2(_gamma(k, accuracy.U2))
+        return accuracy.in_u2(_gamma(k, accuracy.U2))
 
 
 def _hi_parts_bound(k: int) -> Fraction:
@@ -356,7 +353,7 @@ class Float64(Baseline):
                              (len(rows), len(cols)))
 
     def error_bound(self, k):
-        return _in_u2(_hi_parts_bound(k))
+        return accuracy.in_u2(_hi_parts_bound(k))
 
 
 class CublasDgemm(Float64):
@@ -365,8 +362,7 @@ class CublasDgemm(Float64):
 
     @property
     def skip_reason(self):
-        from ._backend import gpu_available
-        return None if gpu_available() else "no GPU (needs CuPy and a CUDA device)"
+        return None if ddblas.gpu_available() else "no GPU (needs CuPy and a CUDA device)"
 
     def version(self):
         cupy = self._library()
@@ -398,22 +394,19 @@ class DDBlas(Baseline):
 
     @property
     def skip_reason(self):
-        from ._backend import gpu_available
-        return None if self.engine == "cpu" or gpu_available() else \
+        return None if self.engine == "cpu" or ddblas.gpu_available() else \
             "no GPU (needs CuPy and a CUDA device)"
 
     def version(self):
-        from . import __version__, get_options
-        opts = get_options()
-        return f"{__version__} ({'fma' if opts.fma else 'nofma'}/{opts.add})"
+        opts = ddblas.get_options()
+        return f"{ddblas.__version__} ({'fma' if opts.fma else 'nofma'}/{opts.add})"
 
     def prepare(self, a, b):
         return a.to_device(self.engine), b.to_device(self.engine)
 
     def multiply(self, operands):
-        from ._gemm import rgemm
         a, b = operands
-        c = rgemm(a, b, algorithm=self.algorithm)
+        c = ddblas.rgemm(a, b, algorithm=self.algorithm)
         if self.engine == "gpu":
             c.xp.cuda.get_current_stream().synchronize()
         return c
@@ -428,7 +421,7 @@ class DDBlas(Baseline):
 ADAPTERS = (Flint(), Xprec(), QuadDType(), Mpmath(), Gmpy2(), Float64(), CublasDgemm())
 
 
-def _sample(n: int, count: int) -> list[int]:
+def sample(n: int, count: int) -> list[int]:
     """`count` indices spread evenly over range(n) (all of them if count >= n)."""
     return sorted({int(round(v)) for v in np.linspace(0, n - 1, min(n, count))})
 
@@ -459,8 +452,8 @@ def measure(adapter: Baseline, a: DDArray, b: DDArray, *, repeat: int = 3,
     def run():
         last[:] = [adapter.multiply(operands)]
 
-    seconds = _bench.time_on(adapter.engine, run, repeat)
-    rows = cols = _sample(n, error_sample)
+    seconds = time_on(adapter.engine, run, repeat)
+    rows = cols = sample(n, error_sample)
     got = adapter.to_fractions(last[0], rows, cols)
     report = accuracy.gemm_error(got, a[rows], b[:, cols])
     row.update(version=adapter.version(), seconds=seconds, gflops=2 * n ** 3 / seconds / 1e9,

@@ -18,7 +18,10 @@ import re
 import shutil
 import subprocess
 
-from . import _gpu, _kernelcheck
+import ddblas
+from ddblas import introspect
+
+from . import kernelcheck
 
 OPS = ("add", "mul", "madd")
 VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
@@ -38,7 +41,7 @@ def _count(kind_of_each: list[str]) -> dict[str, int]:
 def sass_census(sass: str) -> dict[str, dict[str, int]]:
     """Census kernel name -> counts, from `cuobjdump -sass` output."""
     out = {}
-    for name, body in _kernelcheck._split(sass, _SASS_FUNCTION).items():
+    for name, body in kernelcheck.split_at(sass, _SASS_FUNCTION).items():
         ops = [op for op in _SASS_OPCODE.findall(body) if op in ("DADD", "DMUL", "DFMA")]
         out[name] = _count(["fma" if op == "DFMA" else "other" for op in ops])
     return out
@@ -47,14 +50,14 @@ def sass_census(sass: str) -> dict[str, dict[str, int]]:
 def ptx_census(ptx: str) -> dict[str, dict[str, int]]:
     """Kernel name -> counts, from PTX."""
     return {name: _count(["fma" if op == "fma" else "other" for op in _PTX_FP64.findall(body)])
-            for name, body in _kernelcheck._split(ptx, _kernelcheck._PTX_ENTRY).items()}
+            for name, body in kernelcheck.split_at(ptx, kernelcheck.PTX_ENTRY).items()}
 
 
 def host_census(asm: str) -> dict[str, dict[str, int]]:
     """Function label -> counts, from host assembly."""
     return {name: _count(["fma" if re.search("m(?:add|sub)", op) else "other"
                           for op in _HOST_FP64.findall(body)])
-            for name, body in _kernelcheck._split(asm, _kernelcheck._ASM_LABEL).items()}
+            for name, body in kernelcheck.split_at(asm, kernelcheck.ASM_LABEL).items()}
 
 
 def _table(counts: dict[str, dict[str, int]]) -> dict[tuple[str, str], dict[str, int]]:
@@ -71,19 +74,20 @@ def _table(counts: dict[str, dict[str, int]]) -> dict[tuple[str, str], dict[str,
 
 def cpu_counts() -> tuple[dict, str]:
     """The CPU census and where it was read."""
-    return _table(host_census(_kernelcheck.host_assembly())), "host assembly (-march=native)"
+    return _table(host_census(kernelcheck.host_assembly())), "host assembly (-march=native)"
 
 
 def gpu_counts() -> tuple[dict | None, str]:
     """The GPU census and where it was read: SASS of the device's cubin when a GPU and cuobjdump
     are present, else PTX from nvcc (sm_90), else (None, why not)."""
-    if _gpu.available() and shutil.which("cuobjdump"):
-        path = _gpu.cubin_path("bench")
+    if ddblas.gpu_available() and shutil.which("cuobjdump"):
+        path = introspect.gpu_cubin_path()
         sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True,
                               check=True).stdout
-        return _table(sass_census(sass)), f"SASS sm_{_gpu.arch()} (cuobjdump, NVRTC cubin)"
+        return (_table(sass_census(sass)),
+                f"SASS sm_{introspect.gpu_arch()} (cuobjdump, NVRTC cubin)")
     if shutil.which("nvcc"):
-        return _table(ptx_census(_kernelcheck.nvcc_ptx("sm_90"))), "PTX sm_90 (nvcc; no cuobjdump)"
+        return _table(ptx_census(kernelcheck.nvcc_ptx("sm_90"))), "PTX sm_90 (nvcc; no cuobjdump)"
     return None, "no GPU toolchain (neither cuobjdump with a GPU nor nvcc)"
 
 

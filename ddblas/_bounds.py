@@ -1,0 +1,94 @@
+"""The proven error bounds of the DD operations (docs/algorithms.md derives each), in one low
+module: the library (ozaki's choice of S) takes them from here and `ddblas.accuracy` re-exports
+them for users, so that no library module imports `accuracy`.
+
+u = 2^-53; `bound_constant` gives the exact constant c as a Fraction, `bound` c / u^2 rounded
+up; what each bound is relative to is in the docstring of ddblas.accuracy.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+from ._options import Options, get_options
+
+U = Fraction(1, 2 ** 53)
+U2 = U ** 2
+GROWTH = 1 + Fraction(1, 2 ** 40)  # partial sums' growth by their own errors (n < 2^60)
+
+
+def _add_constant(accurate: bool) -> Fraction:
+    # [JMP17] Alg. 6 (relative) / docs/algorithms.md "Sloppy addition" (relative to |a| + |b|)
+    return 3 * U2 / (1 - 4 * U) if accurate else (3 + U) / (1 - U) * U2
+
+
+def _mul_constant(fma: bool) -> Fraction:
+    # [JMP17] Alg. 12 / docs/algorithms.md "Multiplication without FMA"
+    return 5 * U2 if fma else (8 + 6 * U + 2 * U ** 2) / (1 - U) ** 2 * U2
+
+
+def _madd_sloppy_product_constant(fma: bool) -> Fraction:
+    # docs/algorithms.md "Fused sloppy multiply-add": c_prod (c_acc is the sloppy add's constant)
+    if fma:
+        return (13 + 16 * U + 9 * U ** 2 + 2 * U ** 3) / (1 - U) ** 2 * U2
+    return (15 + 23 * U + 18 * U ** 2 + 7 * U ** 3 + U ** 4) / (1 - U) ** 2 * U2
+
+
+def variant_options(variant) -> Options:
+    """The Options a variant names: None (the active options), an Options, or
+    'fma|nofma/accurate|sloppy'."""
+    if variant is None:
+        return get_options()
+    if isinstance(variant, Options):
+        return variant
+    if isinstance(variant, str) and variant.count("/") == 1:
+        fma, add = variant.split("/")
+        if fma in ("fma", "nofma"):
+            return Options(fma=fma == "fma", add=add)
+    raise ValueError(f"variant must be None, an Options or 'fma|nofma/accurate|sloppy', "
+                     f"got {variant!r}")
+
+
+def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
+    """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
+    opts = variant_options(variant)
+    c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
+    needs_k = op in ("sum", "dot", "gemm")
+    if needs_k and (not isinstance(k, numbers.Integral) or k < 0):
+        raise ValueError(f"bound({op!r}) needs k, a non-negative integer (got {k!r})")
+    if not needs_k and k is not None:
+        raise ValueError(f"bound({op!r}) takes no k")
+    if op in ("add", "sub"):
+        return c_add
+    if op == "mul":
+        return c_mul
+    if op == "div":
+        return 15 * U2 + 56 * U ** 3  # [JMP17] Alg. 17
+    if op == "sqrt":
+        return 6 * U2  # docs/algorithms.md "Square root"
+    if op == "sum":
+        return max(k - 1, 0) * c_add * GROWTH
+    if op == "dot":
+        return (c_mul + max(k - 1, 0) * c_add) * GROWTH
+    if op == "gemm":
+        if opts.add == "accurate":
+            c_first, c_acc = c_mul, c_add
+        else:
+            c_first, c_acc = _madd_sloppy_product_constant(opts.fma), c_add
+        return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * GROWTH
+    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm")
+
+
+def bound(op: str, variant=None, k: int | None = None) -> float:
+    """The proven bound of `op` for `variant` ('fma/accurate', 'nofma/sloppy', ..., an Options, or
+    None for the active options), in units of u^2, rounded up; see the module docstring for what
+    each bound is relative to. k: the number of terms (sum, dot) or K (gemm)."""
+    return in_u2(bound_constant(op, variant, k))
+
+
+def in_u2(c: Fraction) -> float:
+    """c / u^2 rounded up to a float: a constant in units of u^2 that is never below it."""
+    q = c / U2
+    x = float(q)
+    return x if Fraction(x) >= q else math.nextafter(x, math.inf)

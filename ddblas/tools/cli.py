@@ -1,0 +1,99 @@
+"""Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
+`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,all} [--quick] ...`,
+`python -m ddblas accuracy [--quick] [--out-dir DIR]` and `python -m ddblas check-kernels`."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def _bench(parser, args, argv) -> int:
+    try:
+        import matplotlib  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as exc:
+        parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
+                     "pip install 'ddblas[bench]'")
+    from . import bench as _bench
+    plan = _bench.Plan.quick() if args.quick else _bench.Plan()
+    for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
+                          ("baseline_sizes", "baseline_sizes"), ("repeat", "repeat")):
+        value = getattr(args, option)
+        if value is not None:
+            if min(value if isinstance(value, list) else [value]) < 1:
+                parser.error(f"--{option.replace('_', '-')} must be positive, got {value}")
+            setattr(plan, field, tuple(value) if isinstance(value, list) else value)
+    suites = _bench.SUITES if args.what == "all" else (args.what,)
+    command = "python -m ddblas " + " ".join(sys.argv[1:] if argv is None else argv)
+    _bench.run(suites, plan, out_dir=args.out_dir, doc=args.doc, section=args.section,
+               command=command)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ddblas",
+                                     description="double-double linear algebra on GPU and CPU")
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="multiply two random DD matrices and check them "
+                                            "against mpmath (GPU if present, else CPU)")
+    demo.add_argument("--n", type=int, default=512, help="matrix size (default 512)")
+    demo.add_argument("--device", choices=("cpu", "gpu"), default=None,
+                      help="default: the GPU if one is available, else the CPU")
+    demo.add_argument("--seed", type=int, default=0)
+    bench = commands.add_parser("bench", help="benchmarks: rgemm (GPU and CPU sweep), baselines "
+                                              "(other libraries), fma (FMA vs non-FMA), batched "
+                                              "(rgemm_batched on CFD shapes), transfers "
+                                              "(host operands: synchronous vs overlapped, GPU "
+                                              "only), tsm (tall-and-skinny), all")
+    bench.add_argument("what", choices=("rgemm", "baselines", "fma", "batched", "transfers",
+                                        "tsm", "all"))
+    bench.add_argument("--quick", action="store_true",
+                       help="small sizes: under two minutes on 2 CPU cores")
+    bench.add_argument("--sizes", type=int, nargs="+", help="GPU rgemm sizes")
+    bench.add_argument("--cpu-sizes", type=int, nargs="+", help="CPU rgemm sizes")
+    bench.add_argument("--baseline-sizes", type=int, nargs="+", help="sizes of the library "
+                                                                     "comparison")
+    bench.add_argument("--repeat", type=int, help="timed repetitions (median)")
+    bench.add_argument("--out-dir", default="bench-results",
+                       help="where bench.json, bench.csv, bench.md and the plots go")
+    bench.add_argument("--doc", help="also write the report into this markdown file, between "
+                                     "its '<!-- ddblas bench: SECTION begin/end -->' markers")
+    bench.add_argument("--section", default="results", help="the marked section of --doc "
+                                                            "(default: results)")
+    acc = commands.add_parser("accuracy", help="measure DD errors exactly against the proven "
+                                               "bounds; write DIR/accuracy.md and plots")
+    acc.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
+    acc.add_argument("--out-dir", default="docs", help="where accuracy.md and the PNGs go "
+                                                       "(default: docs)")
+    commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
+                                              "present, host C++) and check for compile errors, "
+                                              "register spills and FMAs in non-FMA kernels")
+    args = parser.parse_args(argv)
+    # The first use of a kernel family compiles it: say so on stderr ("compiling ddblas gemm
+    # kernels for sm_90 (first use, cached) ...").
+    build_log = logging.getLogger("ddblas.build")
+    build_log.setLevel(logging.INFO)
+    if not build_log.handlers:
+        build_log.addHandler(logging.StreamHandler())
+    if args.command == "bench":
+        return _bench(parser, args, argv)
+    if args.command == "accuracy":
+        from .accuracy_report import run as accuracy_run
+        command = "python -m ddblas accuracy" + (" --quick" if args.quick else "")
+        return accuracy_run(quick=args.quick, out_dir=args.out_dir, command=command)
+    if args.command == "check-kernels":
+        from .kernelcheck import main as check
+        return check()
+    if args.command == "demo":
+        from .demo import run
+        if args.n < 1:
+            parser.error(f"--n must be at least 1, got {args.n}")
+        from ddblas.accuracy import bound
+        worst = run(n=args.n, device=args.device, seed=args.seed)
+        return 0 if worst <= bound("gemm", k=args.n) else 1  # the active variant's proven bound
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""The package's import structure, read from the source with ast (nothing is imported): the
+library (ddblas/*.py) imports nothing from the tooling (ddblas/tools/), the tools use the library
+only through its public API, no library module imports `accuracy`, and imports form no cycle.
+
+Library imports inside functions and library cycles exist today (listed below); the layout work
+on the library removes them, so those two checks are expected failures (non-strict) until then.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "ddblas"
+# what the tools may import from the library: the package's public names and these modules
+PUBLIC_MODULES = {"ddblas", "ddblas.accuracy", "ddblas.eft", "ddblas.introspect"}
+
+
+def _module_name(path: pathlib.Path, root: pathlib.Path = PACKAGE) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str, root: pathlib.Path) -> bool:
+    path = root.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+class _Import:
+    """One imported module or name: `module` (a ddblas module), `name` (the name taken from it,
+    None for a whole module), whether it sits inside a function, and its line."""
+
+    def __init__(self, module: str, name: str | None, in_function: bool, line: int):
+        self.module, self.name, self.in_function, self.line = module, name, in_function, line
+
+
+def _imports(path: pathlib.Path, root: pathlib.Path = PACKAGE) -> list[_Import]:
+    """Every import of a ddblas module or name in one file of the package at `root`
+    (third-party imports are left out)."""
+    here = _module_name(path, root)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                      ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend(_Import(a.name, None, in_function, child.lineno)
+                             for a in child.names if a.name.split(".")[0] == "ddblas")
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.rsplit(".", child.level - 1)[0] if child.level > 1 else package
+                    base = base + ("." + child.module if child.module else "")
+                else:
+                    base = child.module or ""
+                if base.split(".")[0] != "ddblas":
+                    continue
+                for alias in child.names:
+                    full = f"{base}.{alias.name}"
+                    if _is_module(full, root):
+                        found.append(_Import(full, None, in_function, child.lineno))
+                    else:
+                        found.append(_Import(base, alias.name, in_function, child.lineno))
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text()), False)
+    return found
+
+
+def _attribute_uses(path: pathlib.Path) -> list[tuple[str, str, int]]:
+    """(bound name, attribute, line) for every `x.attr` in a file."""
+    return [(n.value.id, n.attr, n.lineno) for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)]
+
+
+LIBRARY = {_module_name(p): p for p in PACKAGE.glob("*.py") if p.name != "__main__.py"}
+TOOLS = {_module_name(p): p for p in (PACKAGE / "tools").glob("*.py")}
+ALL = {**LIBRARY, **TOOLS}
+
+
+def _graph(modules: dict) -> dict[str, set[str]]:
+    """Module -> the modules it imports (the package itself, its façade, left out)."""
+    return {m: {i.module for i in _imports(p) if i.module in modules and i.module != "ddblas"}
+            for m, p in modules.items() if m != "ddblas"}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+# ---- the checker on its own inputs ----
+
+def test_cycles_found():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_imports_resolved(tmp_path):
+    root = tmp_path / "ddblas"
+    (root / "tools").mkdir(parents=True)
+    for name in ("__init__.py", "_gemm.py", "tools/__init__.py"):
+        (root / name).write_text("")
+    (root / "tools" / "x.py").write_text(
+        "from .. import _gemm, rgemm\nfrom ddblas.accuracy import bound\n"
+        "def f():\n    from .._gemm import _plan\n    import cupy\n")
+    got = [(i.module, i.name, i.in_function) for i in _imports(root / "tools" / "x.py", root)]
+    assert got == [("ddblas._gemm", None, False), ("ddblas", "rgemm", False),
+                   ("ddblas.accuracy", "bound", False), ("ddblas._gemm", "_plan", True)]
+
+
+# ---- the package ----
+
+def test_library_imports_no_tooling():
+    bad = [f"{m}:{i.line} imports {i.module}" for m, p in LIBRARY.items() for i in _imports(p)
+           if i.module.startswith("ddblas.tools")]
+    assert bad == []
+
+
+def test_no_library_module_imports_accuracy():
+    """The bounds the library needs come from ddblas._bounds; accuracy is for users and tools."""
+    bad = [f"{m}:{i.line}" for m, p in LIBRARY.items() if m not in ("ddblas", "ddblas.accuracy")
+           for i in _imports(p) if i.module == "ddblas.accuracy"
+           or (i.module == "ddblas" and i.name == "accuracy")]
+    assert bad == []
+
+
+def test_tools_use_only_the_public_library_api():
+    bad = []
+    for m, p in TOOLS.items():
+        library_names = set()
+        for i in _imports(p):
+            if i.module.startswith("ddblas.tools"):
+                continue
+            if i.module not in PUBLIC_MODULES:
+                bad.append(f"{m}:{i.line} imports {i.module}")
+            elif i.name is not None and i.name.startswith("_") and not i.name.startswith("__"):
+                bad.append(f"{m}:{i.line} imports {i.module}.{i.name}")
+            else:
+                library_names.add(i.name or i.module.rpartition(".")[2])
+        bad += [f"{m}:{line} uses {name}.{attr}" for name, attr, line in _attribute_uses(p)
+                if name in library_names and attr.startswith("_") and not attr.startswith("__")]
+    assert bad == []
+
+
+def test_no_import_cycle_involving_the_tools():
+    assert [c for c in _cycles(_graph(ALL)) if any(m in TOOLS for m in c)] == []
+
+
+# today's library cycles (through imports at the bottom of _array and inside functions)
+LIBRARY_CYCLES_TODAY = "ddblas._array, _auto, _batched, _gemm, _ops, _ozaki, _transfer, _tsm"
+
+
+@pytest.mark.xfail(strict=False, reason="library cycles today: " + LIBRARY_CYCLES_TODAY)
+def test_library_has_no_import_cycle():
+    assert _cycles(_graph(LIBRARY)) == []
+
+
+# today's imports of ddblas modules inside library functions
+FUNCTION_IMPORTS_TODAY = ("_array (eft), _gemm (_batched), _ops (_gemm), _transfer (_gemm, _ozaki,"
+                          " _batched), _tsm (_gemm)")
+
+
+@pytest.mark.xfail(strict=False, reason="imports inside functions today: " + FUNCTION_IMPORTS_TODAY)
+def test_library_imports_only_at_module_level():
+    bad = [f"{m}:{i.line} imports {i.module}" for m, p in LIBRARY.items() for i in _imports(p)
+           if i.in_function]
+    assert bad == []

@@ -1,0 +1,67 @@
+"""ddblas.introspect: the timing and introspection API reports what the library really does."""
+from __future__ import annotations
+
+import ddblas
+from conftest import requires_gpu
+from ddblas import introspect
+
+
+def test_auto_algorithm_is_what_rgemm_runs(device):
+    for shape_a, shape_b in (((40, 30), (30, 20)), ((64, 64), (64, 3))):
+        a = ddblas.random(shape_a, seed=1, device=device)
+        b = ddblas.random(shape_b, seed=2, device=device)
+        auto, chosen = {}, {}
+        c = ddblas.rgemm(a, b, info=auto)
+        algorithm = introspect.auto_algorithm(a, b)
+        assert algorithm in ("tsm", "blocked", "ozaki-fp64", "ozaki-int8")
+        same = ddblas.rgemm(a, b, algorithm=algorithm, info=chosen)
+        assert chosen["algorithm"] == auto["algorithm"]
+        assert (c.hi == same.hi).all() and (c.lo == same.lo).all()
+
+
+def test_compile_flags_forbid_contraction():
+    for vectorize in (True, False):
+        flags = introspect.cpu_compile_flags(vectorize)
+        assert "-ffp-contract=off" in flags and "-fno-fast-math" in flags
+    assert "-DDDBLAS_NO_SIMD" in introspect.cpu_compile_flags(False)
+    assert (introspect.source_dir() / "cpu_kernels.cpp").is_file()
+    assert introspect.cpu_compiler_identity()
+
+
+def test_cpu_vectorization_gives_the_same_bits():
+    a, b = ddblas.random((20, 24), seed=3), ddblas.random((24, 8), seed=4)
+    ref = ddblas.rgemm(a, b, algorithm="blocked")
+    with introspect.cpu_vectorization(False):
+        got = ddblas.rgemm(a, b, algorithm="blocked")
+    assert (got.hi == ref.hi).all() and (got.lo == ref.lo).all()
+
+
+def test_figures_are_sane():
+    assert introspect.cpu_madd_ceiling(True, "accurate", threads=1) > 0
+    assert introspect.ozaki_int8_padded(100) >= 100
+    assert introspect.copy_threads() >= 1
+    assert introspect.default_device() == ("gpu" if ddblas.gpu_available() else "cpu")
+
+
+@requires_gpu
+def test_gpu_figures():
+    assert introspect.default_gemm_block(32, 32) == 2
+    assert introspect.default_gemm_block(8192, 8192) == 4
+    assert introspect.gpu_cubin_path().stat().st_size > 0 and introspect.gpu_arch().isdigit()
+
+
+def test_cached_artifact_builds_once_per_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    builds = []
+
+    def build():
+        builds.append(1)
+        return b"text %d" % len(builds)
+
+    first = introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90")
+    assert first.parent == tmp_path and first.name.startswith("tool_out_")
+    assert first.suffix == ".ptx" and first.read_bytes() == b"text 1"
+    assert introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90") == first
+    other = introspect.cached_artifact("tool_out.ptx", build, "v2", "sm_90")
+    assert other != first and other.read_bytes() == b"text 2" and len(builds) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.name, other.name])
