@@ -24,7 +24,9 @@ def test_compile_flags_forbid_contraction():
         flags = introspect.cpu_compile_flags(vectorize)
         assert "-ffp-contract=off" in flags and "-fno-fast-math" in flags
     assert "-DDDBLAS_NO_SIMD" in introspect.cpu_compile_flags(False)
-    assert (introspect.source_dir() / "cpu_kernels.cpp").is_file()
+    units = introspect.kernel_units("cpu")
+    assert "elementwise" in units and all(p.is_file() for p in units.values())
+    assert set(introspect.kernel_units("gpu")) >= {"elementwise", "gemm", "tsm", "ozaki"}
     assert introspect.cpu_compiler_identity()
 
 
@@ -58,10 +60,15 @@ def test_cached_artifact_builds_once_per_key(tmp_path, monkeypatch):
         builds.append(1)
         return b"text %d" % len(builds)
 
-    first = introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90")
+    unit = introspect.kernel_units("gpu")["elementwise"]
+    first = introspect.cached_artifact("tool_out.ptx", build, unit, "v1", "sm_90")
     assert first.parent == tmp_path and first.name.startswith("tool_out_")
     assert first.suffix == ".ptx" and first.read_bytes() == b"text 1"
-    assert introspect.cached_artifact("tool_out.ptx", build, "v1", "sm_90") == first
-    other = introspect.cached_artifact("tool_out.ptx", build, "v2", "sm_90")
+    assert introspect.cached_artifact("tool_out.ptx", build, unit, "v1", "sm_90") == first
+    other = introspect.cached_artifact("tool_out.ptx", build, unit, "v2", "sm_90")
     assert other != first and other.read_bytes() == b"text 2" and len(builds) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.name, other.name])
+    another_unit = introspect.cached_artifact("tool_out.ptx", build,
+                                              introspect.kernel_units("gpu")["gemm"], "v1", "sm_90")
+    assert another_unit not in (first, other) and len(builds) == 3
+    artifacts = [p.name for p in tmp_path.iterdir() if p.suffix == ".ptx"]
+    assert sorted(artifacts) == sorted([first.name, other.name, another_unit.name])
