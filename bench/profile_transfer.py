@@ -1,4 +1,4 @@
-"""Where the overlapped host-operand pipeline spends its time (ddblas/_transfer.py): one
+"""Where the overlapped host-operand pipeline spends its time (ddblas/blas/transfer.py): one
 rgemm_batched(host a, host b, device="gpu") call of a benchmark shape under cProfile (the host
 functions by own time; waits on events show up as time in synchronize), with the pipeline's
 info and the model's figures, and, for reference, a first-touch write of a fresh array the size

@@ -15,7 +15,7 @@ import cupy
 import numpy as np
 
 import ddblas
-from ddblas import _gpu
+from ddblas.engines import gpu as _gpu
 from ddblas.tools.timing import time_gpu
 
 # BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__). Two stages

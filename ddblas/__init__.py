@@ -4,16 +4,15 @@ All arithmetic lives once in cuda_src/ (C++/CUDA headers), compiled by NVRTC for
 the system C++ compiler for the CPU, so both give bitwise identical results.
 """
 from . import eft
-from ._array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random,  # noqa: A004
-                     zeros)
-from ._backend import gpu_available
-from ._cpu import cpu_threads
-from ._cpu import get_threads as get_cpu_threads
-from ._batched import rgemm_batched
-from ._gemm import matmul, rgemm
-from ._ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
-                   multiply, negative, not_equal, sqrt, subtract, sum)
-from ._options import Options, get_options, options
+from .core.array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random, zeros)  # noqa: A004
+from .engines.backend import gpu_available
+from .engines.cpu import cpu_threads
+from .engines.cpu import get_threads as get_cpu_threads
+from .blas.batched import rgemm_batched
+from .blas.gemm import matmul, rgemm
+from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
+                       multiply, negative, not_equal, sqrt, subtract, sum)
+from .core.options import Options, get_options, options
 
 __version__ = "0.1.0"
 

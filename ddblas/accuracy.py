@@ -34,10 +34,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._array import DDArray, asarray, random
-from ._bounds import GROWTH, U, U2, bound, bound_constant, in_u2
-from ._convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
-from ._gemm import _trans
+from .core.array import DDArray, asarray, random
+from .core.bounds import GROWTH, U, U2, bound, bound_constant, in_u2
+from .core.convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
+from .blas.gemm import _trans
 
 __all__ = ["GROWTH", "ErrorReport", "U", "U2", "bound", "bound_constant", "dot_condition",
            "error", "exact_value", "exact_values", "gemm_error", "hilbert", "ill_conditioned_dot",

@@ -17,8 +17,8 @@ import numbers
 
 import numpy as np
 
-from . import _backend
-from ._backend import broadcast_shape, device_of_array, is_gpu_array, kernel_operand
+from .engines import backend as _backend
+from .engines.backend import broadcast_shape, device_of_array, is_gpu_array, kernel_operand
 
 __all__ = ["two_sum", "fast_two_sum", "split", "two_prod"]
 

@@ -15,8 +15,16 @@ import contextlib
 import pathlib
 from collections.abc import Callable
 
-from . import _auto, _backend, _build, _cpu, _gemm, _gemmcall, _gpu, _ozaki, _transfer
-from ._options import resolve
+from .blas import auto as _auto
+from .engines import backend as _backend
+from .engines import build as _build
+from .engines import cpu as _cpu
+from .blas import gemm as _gemm
+from .blas import gemmcall as _gemmcall
+from .engines import gpu as _gpu
+from .blas import ozaki as _ozaki
+from .blas import transfer as _transfer
+from .core.options import resolve
 
 __all__ = ["auto_algorithm", "cached_artifact", "copy_threads", "cpu_compile_flags", "cpu_compiler",
            "cpu_compiler_identity", "cpu_madd_ceiling", "cpu_vectorization", "default_device",
@@ -44,7 +52,7 @@ def cpu_madd_ceiling(fma: bool, add: str, *, threads: int | None = None,
     """The CPU's in-register DD multiply-add ceiling in DD GFLOP/s (2 flops per madd) for a
     variant, on `threads` threads (default: the current count), from the vectorised library or
     the scalar one (wall clock: other load on the machine lowers it)."""
-    return _cpu.madd_ceiling(fma, add, threads=threads, vectorize=vectorize)
+    return _cpu.madd_ceiling(resolve(fma, add).suffix, threads=threads, vectorize=vectorize)
 
 
 def cpu_vectorization(vectorize: bool) -> contextlib.AbstractContextManager:

@@ -19,9 +19,10 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ddblas
-from ddblas import _ozaki, accuracy
-from ddblas._convert import dd_from_fraction
-from ddblas._options import Options
+from ddblas import accuracy
+from ddblas.blas import ozaki as _ozaki
+from ddblas.core.convert import dd_from_fraction
+from ddblas.core.options import Options
 from ddblas.accuracy import bound_constant
 
 U = Fraction(1, 2 ** 53)

@@ -11,7 +11,7 @@ import pytest
 
 import ddblas
 from ddblas import accuracy
-from ddblas._options import Options
+from ddblas.core.options import Options
 
 U2 = Fraction(1, 2 ** 106)
 

@@ -170,7 +170,8 @@ def test_scalar_conversions_and_printing(device):
 
 
 def test_device_errors_without_gpu(monkeypatch):
-    from ddblas import _backend, _gpu
+    from ddblas.engines import backend as _backend
+    from ddblas.engines import gpu as _gpu
     monkeypatch.setattr(_gpu, "available", lambda: False)
     _backend.backend.cache_clear()
     try:

@@ -8,7 +8,9 @@ import pytest
 
 import ddblas
 from conftest import requires_gpu
-from ddblas import _auto, _ozaki, accuracy
+from ddblas import accuracy
+from ddblas.blas import auto as _auto
+from ddblas.blas import ozaki as _ozaki
 from ddvalues import random_matrix, same_bits
 
 FMA = "fma_accurate"

@@ -163,7 +163,7 @@ def test_a_broken_library_is_a_skip_too(monkeypatch):
 
 
 def test_no_gpu_is_a_skip(monkeypatch):
-    from ddblas import _backend
+    from ddblas.engines import backend as _backend
     monkeypatch.setattr(_backend, "gpu_available", lambda: False)
     assert baselines.CublasDgemm().skip_reason == "no GPU (needs CuPy and a CUDA device)"
     assert not baselines.DDBlas("gpu").available() and baselines.DDBlas("cpu").available()

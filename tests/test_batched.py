@@ -97,7 +97,7 @@ def test_broadcast_over_more_products_than_blocks(device):
 @pytest.mark.parametrize("batches", [(37, 37), (None, 37), (37, None)],
                          ids=["both", "a-2d", "b-2d"])
 def test_groups_with_a_partial_last_equal_loop(device, trans, batches):
-    """5 x 7 elements: the GPU computes groups of 7 products a block (ddblas/_batched.py), the
+    """5 x 7 elements: the GPU computes groups of 7 products a block (ddblas/blas/batched.py), the
     last of 37 products a group of 2; a broadcast operand is staged once for the group."""
     transa, transb = trans
     a = _operand(batches[0], 5, 11, transa != "N", 19, device)

@@ -15,8 +15,9 @@ import warnings
 
 import pytest
 
-from ddblas import _build, _cpu
-from ddblas._gpu import complete_elf
+from ddblas.engines import build as _build
+from ddblas.engines import cpu as _cpu
+from ddblas.engines.gpu import complete_elf
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -192,7 +193,7 @@ def test_a_damaged_artifact_is_rebuilt_with_a_warning(tmp_path, monkeypatch, cap
 
 
 _LOAD_CHILD = """
-from ddblas import _cpu
+from ddblas.engines import cpu as _cpu
 print(_cpu.geometry()["batched_max_threads"], _cpu.get_threads() >= 1)
 """
 
@@ -219,7 +220,7 @@ def test_a_truncated_cpu_library_is_rebuilt_not_loaded(tmp_path):
 def fake_gpu(monkeypatch, tmp_path):
     """The GPU backend without CuPy: require() passes, sm_90, NVRTC 13.0, and compile_cubin a
     FakeBuild per call (its calls counted in the returned list)."""
-    from ddblas import _gpu
+    from ddblas.engines import gpu as _gpu
     compiled = []
 
     def compile_cubin(arch, source, name):
@@ -356,7 +357,7 @@ def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
         nvrtc.getVersion()
     except Exception as exc:  # CuPy without the NVRTC library
         pytest.skip(f"NVRTC not loadable: {exc}")
-    from ddblas import _gpu
+    from ddblas.engines import gpu as _gpu
     cubin = _gpu.compile_cubin("90")
     assert cubin[:4] == b"\x7fELF" and b"ddblas_mul_nofma_accurate" in cubin
 

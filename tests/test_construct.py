@@ -171,7 +171,7 @@ def test_cpu_threads_rejects_counts_out_of_range(bad):
 
 
 def test_cpu_threads_accepts_the_whole_range():
-    from ddblas._cpu import MAX_THREADS
+    from ddblas.engines.cpu import MAX_THREADS
     before = ddblas.get_cpu_threads()
     with ddblas.cpu_threads(MAX_THREADS):
         assert ddblas.get_cpu_threads() in (1, MAX_THREADS)  # 1 when built without OpenMP

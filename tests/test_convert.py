@@ -192,7 +192,7 @@ def is_shortest(text: str, hi: float, lo: float) -> bool:
         step = decimal.Decimal(1).scaleb(d.as_tuple().exponent + 1)
         for rounding in (decimal.ROUND_FLOOR, decimal.ROUND_CEILING):
             shorter = d.quantize(step, rounding=rounding)
-            got = ddblas._convert.string_to_dd(str(shorter))
+            got = ddblas.core.convert.string_to_dd(str(shorter))
             if got[0] == hi and got[1] == lo:
                 return False
     return True
@@ -270,10 +270,10 @@ def test_values_past_the_largest_dd_round_to_inf():
     largest = (1.7976931348623157e308, 2.0 ** 970 - 2.0 ** 917)
     for sign in (1, -1):
         signed = tuple(sign * v for v in largest)
-        assert ddblas._convert.dd_from_fraction(sign * omega) == signed
+        assert ddblas.core.convert.dd_from_fraction(sign * omega) == signed
         below = sign * (omega + Fraction(2) ** 916 - 1)
-        assert ddblas._convert.dd_from_fraction(below) == signed
+        assert ddblas.core.convert.dd_from_fraction(below) == signed
         for beyond in (omega + Fraction(2) ** 916, Fraction(2) ** 1024 - Fraction(2) ** 970 - 1):
-            assert ddblas._convert.dd_from_fraction(sign * beyond) == (sign * math.inf, 0.0)
-        assert ddblas._convert.scalar_to_dd(str(sign * (Fraction(2) ** 1024 - 1).__floor__())) \
+            assert ddblas.core.convert.dd_from_fraction(sign * beyond) == (sign * math.inf, 0.0)
+        assert ddblas.core.convert.scalar_to_dd(str(sign * (Fraction(2) ** 1024 - 1).__floor__())) \
             == (sign * math.inf, 0.0)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _cpu
+from ddblas.engines import cpu as _cpu
 from ddblas.tools import fmastudy
 
 VARIANTS = [("fma", "accurate"), ("fma", "sloppy"), ("nofma", "accurate"), ("nofma", "sloppy")]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from conftest import requires_gpu
-from ddblas._convert import dd_from_fraction
+from ddblas.core.convert import dd_from_fraction
 from ddvalues import TRANS, check_gemm_bound, dd_value, exact_values, random_matrix, same_bits
 
 SHAPE_GRID = [1, 2, 15, 16, 17, 31, 33, 127, 129]

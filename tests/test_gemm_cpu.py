@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _build, _cpu
+from ddblas.engines import build as _build
+from ddblas.engines import cpu as _cpu
 from ddvalues import TRANS, random_matrix, same_bits
 
 VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "sloppy")]
@@ -116,8 +117,8 @@ def test_madd_ceiling_kernel_counts_its_madds(vectorize, variant):
             teams = ddblas.get_cpu_threads()  # 1 when built without OpenMP
         assert madds == 1000 * b["TM"] * b["TN"] * teams
         assert np.isfinite(sink.value) and sink.value > 0
-    assert _cpu.madd_ceiling(seconds=0.01, repeats=1, threads=1, vectorize=vectorize,
-                             **variant) > 0
+    assert _cpu.madd_ceiling(suffix, seconds=0.01, repeats=1, threads=1,
+                             vectorize=vectorize) > 0
 
 
 def _other_builds():

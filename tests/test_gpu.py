@@ -86,7 +86,7 @@ def test_mixed_devices_say_how_to_move():
 def test_gpu_cache_file_is_written(tmp_path, monkeypatch):
     """The first elementwise operation builds the elementwise family only: its cubin and checksum
     (and the lock file of the build)."""
-    from ddblas import _gpu
+    from ddblas.engines import gpu as _gpu
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
     _gpu.module.cache_clear()
     try:

@@ -1,16 +1,14 @@
 """The package's import structure, read from the source with ast (nothing is imported): the
-library (ddblas/*.py) imports nothing from the tooling (ddblas/tools/), the tools use the library
-only through its public API, no library module imports `accuracy`, and imports form no cycle.
-
-Library imports inside functions and library cycles exist today (listed below); the layout work
-on the library removes them, so those two checks are expected failures (non-strict) until then.
+library (ddblas/ but ddblas/tools/) imports nothing from the tooling, each layer of the library
+imports only its own layer and the ones below (docs/architecture.md), the tools use the library
+only through its public API, no library module imports `accuracy`, no library module imports
+ddblas inside a function, and imports form no cycle.
 """
 from __future__ import annotations
 
 import ast
 import pathlib
 
-import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "ddblas"
 # what the tools may import from the library: the package's public names and these modules
@@ -75,7 +73,8 @@ def _attribute_uses(path: pathlib.Path) -> list[tuple[str, str, int]]:
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)]
 
 
-LIBRARY = {_module_name(p): p for p in PACKAGE.glob("*.py") if p.name != "__main__.py"}
+LIBRARY = {_module_name(p): p for p in PACKAGE.rglob("*.py")
+           if "tools" not in p.relative_to(PACKAGE).parts and p.name != "__main__.py"}
 TOOLS = {_module_name(p): p for p in (PACKAGE / "tools").glob("*.py")}
 ALL = {**LIBRARY, **TOOLS}
 
@@ -127,14 +126,21 @@ def test_cycles_found():
 def test_imports_resolved(tmp_path):
     root = tmp_path / "ddblas"
     (root / "tools").mkdir(parents=True)
-    for name in ("__init__.py", "_gemm.py", "tools/__init__.py"):
+    (root / "blas").mkdir()
+    for name in ("__init__.py", "blas/__init__.py", "blas/gemm.py", "tools/__init__.py"):
         (root / name).write_text("")
     (root / "tools" / "x.py").write_text(
-        "from .. import _gemm, rgemm\nfrom ddblas.accuracy import bound\n"
-        "def f():\n    from .._gemm import _plan\n    import cupy\n")
+        "from ..blas import gemm\nfrom .. import rgemm\nfrom ddblas.accuracy import bound\n"
+        "def f():\n    from ..blas.gemm import _plan\n    import cupy\n")
     got = [(i.module, i.name, i.in_function) for i in _imports(root / "tools" / "x.py", root)]
-    assert got == [("ddblas._gemm", None, False), ("ddblas", "rgemm", False),
-                   ("ddblas.accuracy", "bound", False), ("ddblas._gemm", "_plan", True)]
+    assert got == [("ddblas.blas.gemm", None, False), ("ddblas", "rgemm", False),
+                   ("ddblas.accuracy", "bound", False), ("ddblas.blas.gemm", "_plan", True)]
+
+
+def test_layers_ranked():
+    assert _layer("ddblas.engines.cpu") < _layer("ddblas.core.array") == _layer("ddblas.eft")
+    assert _layer("ddblas.core.ops") < _layer("ddblas.blas.gemm") < _layer("ddblas.accuracy")
+    assert _layer("ddblas.accuracy") < _layer("ddblas")
 
 
 # ---- the package ----
@@ -146,7 +152,7 @@ def test_library_imports_no_tooling():
 
 
 def test_no_library_module_imports_accuracy():
-    """The bounds the library needs come from ddblas._bounds; accuracy is for users and tools."""
+    """The bounds the library needs come from ddblas.core.bounds; accuracy is for users and tools."""
     bad = [f"{m}:{i.line}" for m, p in LIBRARY.items() if m not in ("ddblas", "ddblas.accuracy")
            for i in _imports(p) if i.module == "ddblas.accuracy"
            or (i.module == "ddblas" and i.name == "accuracy")]
@@ -175,21 +181,32 @@ def test_no_import_cycle_involving_the_tools():
     assert [c for c in _cycles(_graph(ALL)) if any(m in TOOLS for m in c)] == []
 
 
-# today's library cycles (through imports at the bottom of _array and inside functions)
-LIBRARY_CYCLES_TODAY = "ddblas._array, _auto, _batched, _gemm, _ops, _ozaki, _transfer, _tsm"
+# The library's layers, lowest first (docs/architecture.md): a module imports from its own layer
+# and the ones below. ddblas.eft (public) belongs to the DD core; the public modules on top of
+# the routines (accuracy, introspect) sit below the package's facade, ddblas/__init__.py.
+LAYERS = (("ddblas.engines",), ("ddblas.core", "ddblas.eft"), ("ddblas.blas",), ("ddblas.linalg",),
+          ("ddblas.dask",), ("ddblas.accuracy", "ddblas.introspect"))
 
 
-@pytest.mark.xfail(strict=False, reason="library cycles today: " + LIBRARY_CYCLES_TODAY)
+def _layer(module: str) -> int:
+    if module == "ddblas":
+        return len(LAYERS)
+    for rank, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    raise AssertionError(f"{module} is in no layer of tests/test_imports.py's LAYERS")
+
+
+def test_each_layer_imports_only_its_own_and_lower_layers():
+    bad = [f"{m}:{i.line} imports {i.module}" for m, p in LIBRARY.items() for i in _imports(p)
+           if i.module in LIBRARY and _layer(i.module) > _layer(m)]
+    assert bad == []
+
+
 def test_library_has_no_import_cycle():
     assert _cycles(_graph(LIBRARY)) == []
 
 
-# today's imports of ddblas modules inside library functions
-FUNCTION_IMPORTS_TODAY = ("_array (eft), _gemm (_batched), _ops (_gemm), _transfer (_gemm, _ozaki,"
-                          " _batched), _tsm (_gemm)")
-
-
-@pytest.mark.xfail(strict=False, reason="imports inside functions today: " + FUNCTION_IMPORTS_TODAY)
 def test_library_imports_only_at_module_level():
     bad = [f"{m}:{i.line} imports {i.module}" for m, p in LIBRARY.items() for i in _imports(p)
            if i.in_function]

@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from ddblas import _build, _cpu
+from ddblas.engines import build as _build
+from ddblas.engines import cpu as _cpu
 from ddblas.tools import kernelcheck
 
 VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")

@@ -38,7 +38,7 @@ def test_add_within_bound(device, variant, xs, ys):
 @given(dd_arrays(**WIDE), st.lists(st.integers(-60, 60), min_size=12, max_size=12))
 def test_add_under_heavy_cancellation(device, variant, xs, shifts):
     """b = -(a + a * 2^-k): the sum cancels all but a few bits of a."""
-    ys = [ddblas._convert.dd_from_fraction(-(Fraction(h) + Fraction(l)) * (1 + Fraction(2) ** -abs(k)))
+    ys = [ddblas.core.convert.dd_from_fraction(-(Fraction(h) + Fraction(l)) * (1 + Fraction(2) ** -abs(k)))
           for (h, l), k in zip(xs, shifts)]
     a, b = to_ddarray(xs, device), to_ddarray(ys, device)
     _check_add(a, b, ddblas.add(a, b, **variant), variant["add"])

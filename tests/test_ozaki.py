@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 import ddblas
 from conftest import requires_gpu
-from ddblas import _backend, _ozaki, accuracy
+from ddblas import accuracy
+from ddblas.engines import backend as _backend
+from ddblas.blas import ozaki as _ozaki
 from ddvalues import (TRANS, check_gemm_bound, check_gpu_equals_cpu, dd_value, exact_values,
                       ozaki_within_bound, random_matrix, same_bits, scaled_matrix,
                       scaled_within_bound, to_ddarray)

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ddblas
-from ddblas._convert import dd_from_fraction
+from ddblas.core.convert import dd_from_fraction
 from ddblas.accuracy import bound_constant
 from ddvalues import (DIV, MUL, SQRT, add_abs_constant, exact_values, is_normalized, rel_error,
                       to_ddarray)

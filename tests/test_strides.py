@@ -15,7 +15,11 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _backend, _batched, _gemm, _gemmcall, eft
+from ddblas import eft
+from ddblas.engines import backend as _backend
+from ddblas.blas import batched as _batched
+from ddblas.blas import gemm as _gemm
+from ddblas.blas import gemmcall as _gemmcall
 from ddvalues import same_bits
 
 ALGORITHMS = ["naive", "blocked", "tsm", "ozaki-fp64", "ozaki-int8", "auto"]

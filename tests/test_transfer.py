@@ -1,4 +1,4 @@
-"""device="gpu" on host operands (ddblas/_transfer.py): argument errors and the chunk model (CPU);
+"""device="gpu" on host operands (ddblas/blas/transfer.py): argument errors and the chunk model (CPU);
 the pipeline's chunking, staging orders, slots and drain against a stand-in CuPy whose "device"
 is host memory (CPU); on a GPU, bitwise equality with rgemm / rgemm_batched on device copies."""
 from __future__ import annotations
@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddblas import _batched, _gemm, _gemmcall, _transfer
+from ddblas.blas import batched as _batched
+from ddblas.blas import gemm as _gemm
+from ddblas.blas import gemmcall as _gemmcall
+from ddblas.blas import transfer as _transfer
 from conftest import HAS_GPU, requires_gpu
 from ddvalues import random_matrix, random_stack, same_bits
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import ddblas
 from conftest import requires_gpu
-from ddblas import _cpu, _tsm
+from ddblas.engines import cpu as _cpu
+from ddblas.blas import tsm as _tsm
 from ddvalues import TRANS, check_gemm_bound, exact_values, random_matrix, same_bits
 
 
@@ -201,7 +202,7 @@ def test_gpu_pieces_and_auto(many_pieces):
 def test_gpu_without_room_for_deep_tiles(monkeypatch):
     """A device whose blocks cannot have the row-major layout's 65-73 KB of tiles (sm_75: 64 KB)
     gets op(A) copied column-major: the same sums, bit for bit."""
-    from ddblas import _gpu
+    from ddblas.engines import gpu as _gpu
     monkeypatch.setattr(_gpu, "max_shared_bytes", lambda: _cpu.geometry()["static_shared_bytes"])
     for n in (1, 3, 16):
         a, b = _operands(300, n, 700, "N", "N", 50 + n, "cpu")

@@ -11,10 +11,10 @@ ddblas stands.
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
   madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
 - transfers (GPU only): host operands to a host result, synchronous (copy in, compute, copy back)
-  against the overlapped pipeline (device="gpu", ddblas/_transfer.py) for square rgemm and the
+  against the overlapped pipeline (device="gpu", ddblas/blas/transfer.py) for square rgemm and the
   batched shapes, against min(kernel rate, transfer rate): the kernel timed on device-resident
   data in the same run, the transfers at the measured pinned bandwidths.
-- tsm: the tall-and-skinny kernel (rgemm algorithm="tsm", ddblas/_tsm.py) against the classic
+- tsm: the tall-and-skinny kernel (rgemm algorithm="tsm", ddblas/blas/tsm.py) against the classic
   kernel for C = op(A) B, A n x n, B n x k, k = 1 .. 32 (NN and TN): GFLOP/s, the bandwidth it
   draws from op(A) (16 n^2 bytes per call) against the measured device copy rate, and the
   fraction of the in-register DD ceiling; the CPU runs the same sweep at a small n.
@@ -173,7 +173,7 @@ def _algorithms(plan, ceiling_rows, summary, progress):
     engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N; ozaki-int8 (GPU only):
     its int8 GEMM operations over cuBLAS's int8 rate at N = 8192), S and the number of slice
     GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
-    algorithm="auto" picks (ddblas/_auto.py's cost model)."""
+    algorithm="auto" picks (ddblas/blas/auto.py's cost model)."""
     rows = []
     sizes = [("gpu", n) for n in plan.gpu_sizes if gpu_available()]
     sizes += [("cpu", n) for n in plan.cpu_sizes]

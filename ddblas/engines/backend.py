@@ -5,9 +5,9 @@ import functools
 
 import numpy as np
 
-from . import _gpu
-from ._cpu import CpuBackend
-from ._gpu import GpuBackend
+from . import gpu as _gpu
+from .cpu import CpuBackend
+from .gpu import GpuBackend
 
 DEVICES = ("cpu", "gpu")
 

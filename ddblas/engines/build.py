@@ -44,7 +44,7 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def source_dir() -> pathlib.Path:
     """cuda_src/: inside the installed package (wheel) or beside it (source tree, editable)."""
-    for candidate in (_HERE / "cuda_src", _HERE.parent / "cuda_src"):
+    for candidate in (_HERE.parent / "cuda_src", _HERE.parent.parent / "cuda_src"):
         if (candidate / "dd.h").is_file():
             return candidate
     raise RuntimeError(f"ddblas: kernel sources (cuda_src/) not found near {_HERE}; reinstall ddblas")

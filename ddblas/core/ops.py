@@ -6,11 +6,11 @@ import numbers
 
 import numpy as np
 
-from . import _backend
-from ._array import DDArray, _is_array, asarray
-from ._backend import (broadcast_shape, contiguous, device_of_array, element_strides,
-                       kernel_operand)
-from ._options import resolve
+from ..engines import backend as _backend
+from .array import DDArray, asarray, is_array, operation, register_operations
+from ..engines.backend import (broadcast_shape, contiguous, device_of_array, element_strides,
+                               kernel_operand)
+from .options import resolve
 
 # Elements per chunk of the fixed-order reductions (sum, dot); part of the summation order, so
 # CPU and GPU must use the same value.
@@ -21,7 +21,7 @@ REDUCTION_CHUNK = 256
 def _device_of_operand(x):
     if isinstance(x, DDArray):
         return x.device
-    if _is_array(x):
+    if is_array(x):
         return device_of_array(x)
     return None  # Python scalars, strings, Fractions...: follow the other operand
 
@@ -237,8 +237,7 @@ _UFUNCS = {
 
 
 def _matmul(a, b):
-    from ._gemm import matmul
-    return matmul(a, b)
+    return operation("matmul")(a, b)  # blas.gemm's matmul, registered with DDArray's operators
 
 
 _UFUNCS[np.matmul] = _matmul
@@ -292,3 +291,10 @@ def array_function(func, types, args, kwargs):
     if impl is None or not all(issubclass(t, (DDArray, np.ndarray)) for t in types):
         return NotImplemented
     return impl(*args, **kwargs)
+
+
+register_operations(add=add, subtract=subtract, multiply=multiply, divide=divide,
+                    negative=negative, absolute=absolute, equal=equal, not_equal=not_equal,
+                    less=less, less_equal=less_equal, greater=greater,
+                    greater_equal=greater_equal, sum=sum, array_ufunc=array_ufunc,
+                    array_function=array_function)

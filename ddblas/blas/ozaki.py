@@ -30,8 +30,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _backend
-from ._bounds import bound_constant
+from ..engines import backend as _backend
+from ..core.bounds import bound_constant
 
 CHUNK = 8192         # the longest stretch of K in one exact slice product (fp64)
 MAX_SLICES = 16      # beyond this the classic kernel is used (fp64)

@@ -11,7 +11,7 @@ import math
 import numbers
 from fractions import Fraction
 
-from ._options import Options, get_options
+from .options import Options, get_options
 
 U = Fraction(1, 2 ** 53)
 U2 = U ** 2

@@ -7,7 +7,8 @@ import struct
 
 import numpy as np
 
-from . import _build, _cpu
+from . import build as _build
+from . import cpu as _cpu
 
 # --fmad=false: NVRTC must not contract a*b+c into an FMA; the FMA paths call fma() explicitly.
 # Division and square root stay IEEE correctly rounded (NVRTC's defaults, spelled out).

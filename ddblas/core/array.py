@@ -5,18 +5,20 @@ import numbers
 
 import numpy as np
 
-from . import _backend, _convert
-from ._backend import array_module, check_device, device_of_array, is_gpu_array, move
+from .. import eft
+from ..engines import backend as _backend
+from . import convert as _convert
+from ..engines.backend import array_module, check_device, device_of_array, is_gpu_array, move
 
 
-def _is_array(x) -> bool:
+def is_array(x) -> bool:
     return isinstance(x, np.ndarray) or is_gpu_array(x)
 
 
 def _float64_part(name: str, part):
     """A DDArray part as a float64 NumPy/CuPy array: arrays must be float64 already; Python and
     NumPy real numbers (and nested lists of them) are converted; anything else is a TypeError."""
-    if _is_array(part):
+    if is_array(part):
         if part.dtype != np.float64:
             raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
         return part
@@ -38,11 +40,10 @@ def _normalized(hi, lo):
     """(hi, lo) themselves when every element is normalised, else new normalised arrays: the
     exact sum renormalised by two_sum, NaN where either part is NaN, (+-inf, 0) where the sum is
     infinite (see DDArray)."""
-    from .eft import two_sum
     if hi.size == 0:
         return hi, lo
     xp = array_module(hi)
-    total, error = two_sum(hi, lo)  # total + error == hi + lo exactly where total is finite
+    total, error = eft.two_sum(hi, lo)  # total + error == hi + lo exactly where total is finite
     nan_hi, nan_lo = xp.isnan(hi), xp.isnan(lo)
     normalized = ((xp.isfinite(hi) & (total == hi) & (error == lo))
                   | (xp.isinf(hi) & (lo == 0))
@@ -53,6 +54,25 @@ def _normalized(hi, lo):
     new_hi = xp.where(nan, np.nan, total)
     new_lo = xp.where(nan, np.nan, xp.where(xp.isinf(total), 0.0, error))
     return xp.where(normalized, hi, new_hi), xp.where(normalized, lo, new_lo)
+
+
+# DDArray's operators and reductions are the functions of the modules above this one (core.ops,
+# blas.gemm), which register themselves here when they are imported (ddblas imports them all),
+# so that the array type depends on nothing above it.
+_OPERATIONS: dict = {}
+
+
+def register_operations(**functions) -> None:
+    """Make functions (add=..., matmul=...) the implementations of DDArray's operators."""
+    _OPERATIONS.update(functions)
+
+
+def operation(name: str):
+    """The registered implementation of a DDArray operator or method."""
+    try:
+        return _OPERATIONS[name]
+    except KeyError:
+        raise TypeError(f"DDArray {name} needs ddblas's operations: import ddblas") from None
 
 
 class DDArray:
@@ -234,26 +254,26 @@ class DDArray:
         enough to tell DDs apart: repr is exact)."""
         return self._format(_convert.dd_to_string)
 
-    # ---- arithmetic (ddblas._ops) ----
-    def __add__(self, other): return _ops.add(self, other)
-    def __radd__(self, other): return _ops.add(other, self)
-    def __sub__(self, other): return _ops.subtract(self, other)
-    def __rsub__(self, other): return _ops.subtract(other, self)
-    def __mul__(self, other): return _ops.multiply(self, other)
-    def __rmul__(self, other): return _ops.multiply(other, self)
-    def __truediv__(self, other): return _ops.divide(self, other)
-    def __rtruediv__(self, other): return _ops.divide(other, self)
-    def __matmul__(self, other): return _gemm.matmul(self, other)
-    def __rmatmul__(self, other): return _gemm.matmul(other, self)
-    def __neg__(self): return _ops.negative(self)
+    # ---- arithmetic: the operations of core.ops and blas.gemm (see operation()) ----
+    def __add__(self, other): return operation("add")(self, other)
+    def __radd__(self, other): return operation("add")(other, self)
+    def __sub__(self, other): return operation("subtract")(self, other)
+    def __rsub__(self, other): return operation("subtract")(other, self)
+    def __mul__(self, other): return operation("multiply")(self, other)
+    def __rmul__(self, other): return operation("multiply")(other, self)
+    def __truediv__(self, other): return operation("divide")(self, other)
+    def __rtruediv__(self, other): return operation("divide")(other, self)
+    def __matmul__(self, other): return operation("matmul")(self, other)
+    def __rmatmul__(self, other): return operation("matmul")(other, self)
+    def __neg__(self): return operation("negative")(self)
     def __pos__(self): return self
-    def __abs__(self): return _ops.absolute(self)
-    def __eq__(self, other): return _ops.equal(self, other)
-    def __ne__(self, other): return _ops.not_equal(self, other)
-    def __lt__(self, other): return _ops.less(self, other)
-    def __le__(self, other): return _ops.less_equal(self, other)
-    def __gt__(self, other): return _ops.greater(self, other)
-    def __ge__(self, other): return _ops.greater_equal(self, other)
+    def __abs__(self): return operation("absolute")(self)
+    def __eq__(self, other): return operation("equal")(self, other)
+    def __ne__(self, other): return operation("not_equal")(self, other)
+    def __lt__(self, other): return operation("less")(self, other)
+    def __le__(self, other): return operation("less_equal")(self, other)
+    def __gt__(self, other): return operation("greater")(self, other)
+    def __ge__(self, other): return operation("greater_equal")(self, other)
 
     def _inplace(self, op, other):
         result = op(self, other)
@@ -263,20 +283,20 @@ class DDArray:
         self[...] = result
         return self
 
-    def __iadd__(self, other): return self._inplace(_ops.add, other)
-    def __isub__(self, other): return self._inplace(_ops.subtract, other)
-    def __imul__(self, other): return self._inplace(_ops.multiply, other)
-    def __itruediv__(self, other): return self._inplace(_ops.divide, other)
+    def __iadd__(self, other): return self._inplace(operation("add"), other)
+    def __isub__(self, other): return self._inplace(operation("subtract"), other)
+    def __imul__(self, other): return self._inplace(operation("multiply"), other)
+    def __itruediv__(self, other): return self._inplace(operation("divide"), other)
 
     def sum(self, axis=None, keepdims=False):
-        return _ops.sum(self, axis=axis, keepdims=keepdims)
+        return operation("sum")(self, axis=axis, keepdims=keepdims)
 
     # ---- NumPy protocols (NEP 13, NEP 18) ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _ops.array_ufunc(self, ufunc, method, inputs, kwargs)
+        return operation("array_ufunc")(self, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return _ops.array_function(func, types, args, kwargs)
+        return operation("array_function")(func, types, args, kwargs)
 
 
 def _index_key(key):
@@ -300,7 +320,7 @@ def _walk_nested(obj, pairs: list) -> tuple:
         hi, lo = obj._host_parts()
         pairs.append((float(hi.reshape(())), float(lo.reshape(()))))
         return ()
-    if _is_array(obj):
+    if is_array(obj):
         host = move(obj, "cpu")
         return _walk_nested(host.tolist(), pairs)
     pairs.append(_convert.scalar_to_dd(obj))
@@ -431,7 +451,6 @@ def eye(n, m=None, k=0, device=None) -> DDArray:
 def random(shape, seed=None, device=None) -> DDArray:
     """Uniform random DD values in [0, 1) with all 106 bits random: each value is k * 2^-106 for
     a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU."""
-    from . import eft
     device = check_device(device or "cpu")
     shape = _shape_argument(shape)
     rng = np.random.default_rng(seed)
@@ -443,4 +462,3 @@ def random(shape, seed=None, device=None) -> DDArray:
     return DDArray(hi, lo, normalize=False)
 
 
-from . import _gemm, _ops  # noqa: E402  (operators above call into them; they import DDArray)

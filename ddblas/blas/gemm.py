@@ -12,10 +12,13 @@ classic, tsm, ozaki-fp64 and ozaki-int8 by ddblas/_auto.py's shape rule and cost
 """
 from __future__ import annotations
 
-from . import _backend, _batched, _cpu, _gemmcall
-from ._array import DDArray
-from ._gemmcall import ALGORITHMS, GemmCall
-from ._ops import operands
+from ..engines import backend as _backend
+from . import batched as _batched
+from ..engines import cpu as _cpu
+from . import gemmcall as _gemmcall
+from ..core.array import DDArray, register_operations
+from .gemmcall import ALGORITHMS, GemmCall
+from ..core.ops import operands
 
 _trans = _gemmcall.transposed   # the name accuracy.gemm_error imports
 
@@ -161,3 +164,6 @@ def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
     if b.ndim == 1:
         c = c.reshape(c.shape[:-1])
     return c
+
+
+register_operations(matmul=matmul)

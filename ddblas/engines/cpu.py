@@ -17,8 +17,7 @@ import types
 
 import numpy as np
 
-from . import _build
-from ._options import ADD_KINDS, Options, resolve
+from . import build as _build
 
 # No contraction of a*b+c into an FMA, no fast-math: IEEE semantics exactly as on the GPU.
 CXXFLAGS = ("-O3", "-std=c++17", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared")
@@ -136,8 +135,8 @@ def artifact(family: str, vectorize: bool = True) -> pathlib.Path:
 _SIGNATURES = {
     "ddblas_cpu_threads": (ctypes.c_int, (ctypes.c_int,)),
     "ddblas_geometry": (ctypes.c_longlong, (ctypes.c_char_p, ctypes.c_longlong)),
-    **{"ddblas_madd_ceiling_cpu_" + Options(fma, add).suffix: (ctypes.c_int64, None)
-       for fma in (True, False) for add in ADD_KINDS},
+    **{f"ddblas_madd_ceiling_cpu_{fma}_{add}": (ctypes.c_int64, None)
+       for fma in ("fma", "nofma") for add in ("accurate", "sloppy")},
 }
 
 
@@ -250,15 +249,14 @@ class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
         library("host").ddblas_cpu_threads(self.previous)
 
 
-def madd_ceiling(fma: bool, add: str, *, threads: int | None = None, vectorize: bool = True,
+def madd_ceiling(suffix: str, *, threads: int | None = None, vectorize: bool = True,
                  seconds: float = 0.2, repeats: int = 3) -> float:
     """The CPU's DD multiply-add ceiling in DD GFLOP/s (2 flops per madd): independent madd<V>
     chains of one GEMM micro-tile on register-resident data (gemm_cpu.h, madd_ceiling_cpu), on
     `threads` threads (default: the current count), from the vectorised library or not; median of
     `repeats` runs of about `seconds` each after a warm-up. Wall clock: other load on the machine
-    lowers it."""
-    kernel = getattr(library("bench", vectorize),
-                     "ddblas_madd_ceiling_cpu_" + resolve(fma, add).suffix)
+    lowers it. suffix: the variant's kernel-name suffix (Options.suffix, e.g. "fma_accurate")."""
+    kernel = getattr(library("bench", vectorize), "ddblas_madd_ceiling_cpu_" + suffix)
     sink = ctypes.c_double()
     with cpu_threads(threads) if threads is not None else contextlib.nullcontext():
         iters = 1000

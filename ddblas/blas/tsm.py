@@ -31,8 +31,11 @@ as P = 1 there).
 from __future__ import annotations
 from dataclasses import dataclass
 
-from . import _auto, _backend, _cpu, _gpu
-from ._array import DDArray
+from . import auto as _auto
+from ..engines import backend as _backend
+from ..engines import cpu as _cpu
+from ..engines import gpu as _gpu
+from ..core.array import DDArray
 
 PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were before the 16-deep
                              # tiles (the same sums); the "k" kernels take any piece start

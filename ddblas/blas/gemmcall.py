@@ -20,10 +20,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _auto, _backend, _cpu, _ozaki, _transfer, _tsm
-from ._array import DDArray, asarray
-from ._ops import multiply, on_one_device, operands
-from ._options import Options, resolve
+from . import auto as _auto
+from ..engines import backend as _backend
+from ..engines import cpu as _cpu
+from . import ozaki as _ozaki
+from . import transfer as _transfer
+from . import tsm as _tsm
+from ..core.array import DDArray, asarray
+from ..core.ops import multiply, on_one_device, operands
+from ..core.options import Options, resolve
 
 ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8")
 BATCHED = "batched"        # the algorithm of rgemm_batched (its one kernel)

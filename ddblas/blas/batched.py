@@ -8,9 +8,11 @@ single rgemm's, so the result equals a loop of rgemm calls bit for bit, on eithe
 """
 from __future__ import annotations
 
-from . import _backend, _cpu, _gemmcall
-from ._array import DDArray
-from ._gemmcall import BATCHED, GemmCall
+from ..engines import backend as _backend
+from ..engines import cpu as _cpu
+from . import gemmcall as _gemmcall
+from ..core.array import DDArray
+from .gemmcall import BATCHED, GemmCall
 
 WARP = 32
 MAX_GRID = 65535              # blocks launched at most (the kernel loops over the groups)

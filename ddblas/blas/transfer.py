@@ -54,8 +54,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _auto, _backend, _gpu, _ozaki
-from ._array import DDArray
+from . import auto as _auto
+from ..engines import backend as _backend
+from ..engines import gpu as _gpu
+from . import ozaki as _ozaki
+from ..core.array import DDArray
 
 STREAMS = 3                   # slots: chunk i + 2 is staged while chunks i, i + 1 are on the GPU
 COPY_THREADS = max(1, min(8, os.cpu_count() or 1))
