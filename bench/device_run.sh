@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Device-machine runs in stages that each fit one call:
-#   bash bench/device_run.sh tests   install, full test suite, demo
+# Device-machine runs in stages; several may run in one call, in the order given
+# (bash bench/device_run.sh first-use hash tests sanitize):
+#   first-use                        bench/first_use.py: first-use compile times, empty cache
+#   hash                             bench/gemm_hash.py gpu (must print the CPU's hash)
+#   tests                            full test suite (default and toolchain markers), demo
 #   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
@@ -18,22 +21,26 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT="${OUT:-device-out}"; mkdir -p "$OUT"
 export DDBLAS_CACHE_DIR="$PWD/.devcache"
-stage="${1:-tests}"
+stages=" ${*:-tests} "
+has() { [[ "$stages" == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v "^WARNING" | tail -3
 if [ -d .whl ]; then  # the optional baselines (bench extra), as wheels, xprec from its sdist
     python3 -m pip install -q --no-index --no-deps --no-build-isolation .whl/* 2>&1 | grep -v "^WARNING" | tail -3
 fi
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'nvrtc', cupy.cuda.nvrtc.getVersion())"
+if has first-use; then echo "== first use"; timeout 240 python3 bench/first_use.py --device cpu gpu 2>&1 | tee "$OUT/first_use.txt"; fi
 echo "== compile"; time python3 -c "import ddblas; ddblas.ones(1, device='gpu') + 1; ddblas.ones(1) + 1"
-if [ "$stage" = tests ]; then
+if has hash; then echo "== gemm hash (gpu)"; timeout 120 python3 bench/gemm_hash.py gpu 2>&1 | tee "$OUT/gemm_hash.txt"; fi
+if has tests; then
 echo "== tests"
 DDBLAS_HYPOTHESIS_PROFILE=device timeout ${TEST_TIMEOUT:-400} python3 -m pytest -n 8 -q -rf --tb=short -p no:cacheprovider \
-    -p no:warnings > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"
+    -p no:warnings -m "slow or toolchain or not (slow or toolchain)" --ignore=tests/test_kernelcheck.py \
+    > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"  # nvcc checks: CI
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 echo "== demo"; timeout 60 python3 -m ddblas demo --n 1024 2>&1 | tee "$OUT/demo.log"
 fi
-if [ "$stage" = sanitize ]; then
+if has sanitize; then
 echo "== sanitizers"
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
     -p no:cacheprovider -p no:warnings tests/test_gpu.py > "$OUT/memcheck.log" 2>&1
@@ -45,7 +52,7 @@ timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 bench/s
     > "$OUT/racecheck_gemm.log" 2>&1
 echo "racecheck rgemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|sanitize_gemm" "$OUT/racecheck_gemm.log" | tail -2
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
-import ddblas; from ddblas import _ozaki, accuracy; from unittest import mock
+import ddblas; from ddblas import accuracy; from ddblas.blas import ozaki as _ozaki; from unittest import mock
 a = accuracy.random_dd((67, 301), seed=1, device='gpu'); b = accuracy.random_dd((301, 45), seed=2, device='gpu')
 with mock.patch.object(_ozaki, 'CHUNK', 100): ddblas.rgemm(a, b.T.copy(), transb='T', algorithm='ozaki-fp64')
 " > "$OUT/memcheck_ozaki.log" 2>&1
@@ -58,7 +65,7 @@ for m, k, n, batch in ((19, 32, 9, 300), (1, 1, 1, 5), (34, 56, 9, 70), (40, 300
 " > "$OUT/memcheck_batched.log" 2>&1
 echo "memcheck batched exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_batched.log" | tail -1
 timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
-import ddblas; from ddblas import _ozaki, accuracy; from unittest import mock
+import ddblas; from ddblas import accuracy; from ddblas.blas import ozaki as _ozaki; from unittest import mock
 a = accuracy.random_dd((67, 301), seed=1); b = accuracy.random_dd((301, 45), seed=2)
 ddblas.rgemm(a, b, device='gpu', chunk=20); ddblas.rgemm(a.T.copy(), b, transa='T', device='gpu')
 x = accuracy.random_dd((500, 19, 32), seed=3); y = accuracy.random_dd((32, 9), seed=4)
@@ -68,13 +75,13 @@ with mock.patch.object(_ozaki, 'INT8_CHUNK', 100):
 " > "$OUT/memcheck_transfer_int8.log" 2>&1
 echo "memcheck transfers + ozaki-int8 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_transfer_int8.log" | tail -1
 fi
-if [ "$stage" = bench ]; then
+if has bench; then
 echo "== bench"
 timeout ${BENCH_TIMEOUT:-500} python3 -m ddblas bench all --sizes ${SIZES:-256 512 1024 2048 4096 8192} \
     --out-dir "$OUT" --doc docs/performance.md --section h100 2>&1 | tee "$OUT/bench.txt"
 cp docs/performance.md docs/bench-h100-*.png "$OUT/" 2>/dev/null
 fi
-if [ "$stage" = profile ]; then
+if has profile; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"
 nvcc --fmad=false -std=c++17 -arch=sm_90 -Icuda_src -cubin cuda_src/units/gemm.cu -o "$OUT/kernels.cubin"
 for v in fma_sloppy fma_accurate; do
@@ -92,7 +99,7 @@ timeout 240 ncu --kernel-name regex:ddblas_gemm_b4 --launch-skip 1 --launch-coun
 echo "ncu exit $?"
 grep -E "GFLOP/s|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Registers Per|bank_conflicts|pipe_fp64|inst_executed.sum|No Eligible|Stall|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -40
 fi
-if [ "$stage" = profile-tsm ]; then
+if has profile-tsm; then
 echo "== ncu of the tsm kernels (TSM_ARGS: n and the widths; every call after the first)"
 timeout 300 ncu --kernel-name regex:ddblas_gemm_tsm --launch-skip 1 --launch-skip-before-match 0 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
@@ -101,7 +108,7 @@ timeout 300 ncu --kernel-name regex:ddblas_gemm_tsm --launch-skip 1 --launch-ski
 echo "ncu exit $?"
 grep -E "ddblas_gemm_tsm|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|dram__bytes_read|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|pipe_fp64|Stall|Warp Cycles Per Issued|Grid Size" "$OUT/ncu_tsm.txt" | head -60
 fi
-if [ "$stage" = sweep ]; then
+if has sweep; then
 echo "== tile sweep"
 timeout 400 python3 bench/tile_sweep.py --out "$OUT/tile_sweep.json" 2>&1 | tee "$OUT/tile_sweep.txt"
 fi

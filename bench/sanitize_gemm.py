@@ -31,7 +31,7 @@ for m, n, k in shapes:
                     (m, n, k, transa, transb, fma, add, algorithm, block)
                 checked += 1
 # The tall-and-skinny kernels, K cut into pieces of 8 (many grid-z blocks and a piece sum).
-from ddblas import _tsm  # noqa: E402
+from ddblas.blas import tsm as _tsm  # noqa: E402
 _tsm.MIN_PIECE, _tsm.TARGET_BLOCKS, _tsm.WORKSPACE_SHARE = 8, 10 ** 6, 1
 for m, n, k in [(129, 1, 33), (1, 129, 17), (200, 3, 50), (33, 17, 100), (5, 32, 9)]:
     for transa, transb in [("N", "N"), ("T", "N"), ("N", "T")]:
