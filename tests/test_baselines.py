@@ -22,6 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import ddblas
 from ddblas import accuracy
 from ddblas.tools import baselines
 
@@ -163,8 +164,7 @@ def test_a_broken_library_is_a_skip_too(monkeypatch):
 
 
 def test_no_gpu_is_a_skip(monkeypatch):
-    from ddblas.engines import backend as _backend
-    monkeypatch.setattr(_backend, "gpu_available", lambda: False)
+    monkeypatch.setattr(ddblas, "gpu_available", lambda: False)
     assert baselines.CublasDgemm().skip_reason == "no GPU (needs CuPy and a CUDA device)"
     assert not baselines.DDBlas("gpu").available() and baselines.DDBlas("cpu").available()
 

@@ -358,7 +358,8 @@ def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
     except Exception as exc:  # CuPy without the NVRTC library
         pytest.skip(f"NVRTC not loadable: {exc}")
     from ddblas.engines import gpu as _gpu
-    cubin = _gpu.compile_cubin("90")
+    unit = _build.unit("elementwise", "gpu")
+    cubin = _gpu.compile_cubin("90", unit.read_text(), unit.name)
     assert cubin[:4] == b"\x7fELF" and b"ddblas_mul_nofma_accurate" in cubin
 
 

@@ -8,7 +8,8 @@ import numpy as np
 from .. import eft
 from ..engines import backend as _backend
 from . import convert as _convert
-from ..engines.backend import array_module, check_device, device_of_array, is_gpu_array, move
+from ..engines.backend import (addressable, array_module, check_device, device_of_array,
+                               is_gpu_array, move)
 
 
 def is_array(x) -> bool:
@@ -43,13 +44,15 @@ def _normalized(hi, lo):
     if hi.size == 0:
         return hi, lo
     xp = array_module(hi)
+    given = hi, lo
+    hi, lo = addressable(hi), addressable(lo)  # CuPy's own kernels below read them too
     total, error = eft.two_sum(hi, lo)  # total + error == hi + lo exactly where total is finite
     nan_hi, nan_lo = xp.isnan(hi), xp.isnan(lo)
     normalized = ((xp.isfinite(hi) & (total == hi) & (error == lo))
                   | (xp.isinf(hi) & (lo == 0))
                   | (nan_hi & ((lo == 0) | nan_lo)))
     if bool(normalized.all()):
-        return hi, lo
+        return given
     nan = nan_hi | nan_lo | xp.isnan(total)
     new_hi = xp.where(nan, np.nan, total)
     new_lo = xp.where(nan, np.nan, xp.where(xp.isinf(total), 0.0, error))

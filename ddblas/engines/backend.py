@@ -64,7 +64,7 @@ def move(x, device: str):
         flat.set(host.reshape(-1))
         return flat.reshape(host.shape)
     if is_gpu_array(x):
-        return x.get()
+        return addressable(x).get()
     return np.asarray(x)
 
 
@@ -123,6 +123,13 @@ def contiguous(x):
     out = backend("gpu").xp.empty(x.shape, dtype=x.dtype)
     _byte_view(out)[...] = _byte_view(x)
     return out
+
+
+def addressable(x):
+    """x itself when element_strides can address it, else a C-contiguous copy: what array
+    libraries' own kernels (CuPy's elementwise operations and copies index items by their byte
+    strides) may read safely."""
+    return x if element_strides(x) is not None else contiguous(x)
 
 
 def copy_into(target, source) -> None:
