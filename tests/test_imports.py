@@ -12,7 +12,7 @@ import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "ddblas"
 # what the tools may import from the library: the package's public names and these modules
-PUBLIC_MODULES = {"ddblas", "ddblas.accuracy", "ddblas.eft", "ddblas.introspect"}
+PUBLIC_MODULES = {"ddblas", "ddblas.accuracy", "ddblas.dask", "ddblas.eft", "ddblas.introspect"}
 
 
 def _module_name(path: pathlib.Path, root: pathlib.Path = PACKAGE) -> str:

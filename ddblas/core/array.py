@@ -117,6 +117,11 @@ class DDArray:
         self._hi = hi
         self._lo = lo
 
+    def __reduce__(self):
+        """Pickled as its two parts, unpickled without the normalising pass: an array costs its
+        2 x 8 bytes per element plus a constant (dask and multiprocessing move them so)."""
+        return (_from_normalized_parts, (self._hi, self._lo))
+
     # ---- attributes ----
     @property
     def hi(self):
@@ -300,6 +305,11 @@ class DDArray:
 
     def __array_function__(self, func, types, args, kwargs):
         return operation("array_function")(func, types, args, kwargs)
+
+
+def _from_normalized_parts(hi, lo) -> DDArray:
+    """DDArray(hi, lo, normalize=False): the unpickler of DDArray.__reduce__."""
+    return DDArray(hi, lo, normalize=False)
 
 
 def _index_key(key):

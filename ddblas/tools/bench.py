@@ -18,6 +18,13 @@ ddblas stands.
   kernel for C = op(A) B, A n x n, B n x k, k = 1 .. 32 (NN and TN): GFLOP/s, the bandwidth it
   draws from op(A) (16 n^2 bytes per call) against the measured device copy rate, and the
   fraction of the in-register DD ceiling; the CPU runs the same sweep at a small n.
+- dask (needs the extra `dask`; not part of "all"): rgemm of N x N random DD matrices on Dask
+  (ddblas.dask, k whole per task, and k split): on the CPU a LocalCluster of processes, on the
+  GPU a dask_cuda LocalCUDACluster (one worker per GPU) when dask-cuda is installed; N, chunk,
+  workers, GFLOP/s, the share of one ddblas.rgemm call's rate on the same device at the same N
+  with the same algorithm, and the bytes moved between workers (the workers' outgoing-transfer
+  counters); a progress bar through distributed's diagnostics while C is computed (C stays on
+  the workers: nothing is copied back).
 - batched: rgemm_batched on the issue's CFD shapes (m x k x n) and batches, its speed-up over a
   Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
   rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
@@ -32,6 +39,7 @@ with the machine, versions, date and commit, PNG plots, and a markdown section.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 
@@ -43,6 +51,7 @@ from .timing import gflops, time_gpu, time_gpu_graph, time_on, time_wall
 
 BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
+OPTIONAL_SUITES = ("dask",)  # need an extra; left out of "all"
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -78,6 +87,9 @@ class Plan:
     tsm_gpu_sizes: tuple = (8192, 16384, 32768)        # tall-and-skinny: A n x n, B n x k
     tsm_cpu_n: int = 2048
     tsm_columns: tuple = (1, 2, 4, 8, 16, 32)
+    dask_cpu: tuple = (1024, 512, 2)               # N, chunk, worker processes
+    dask_gpu: tuple = (16384, 8192)                # N, chunk (one worker per GPU)
+    dask_algorithm: str = "blocked"
     repeat: int = 3
 
     @classmethod
@@ -88,7 +100,8 @@ class Plan:
                    batched_shapes=((19, 32, 9), (34, 56, 9)), batched_gpu_batches=(1000,),
                    batched_cpu_batches=(1000,), transfer_sizes=(1024,),
                    transfer_batches=(10000,), tsm_gpu_sizes=(4096,), tsm_cpu_n=512,
-                   tsm_columns=(1, 4, 16), repeat=3)
+                   tsm_columns=(1, 4, 16), dask_cpu=(512, 256, 2), dask_gpu=(8192, 4096),
+                   repeat=3)
 
 
 # ---- reference figures ----
@@ -494,6 +507,73 @@ def suite_tsm(plan: Plan, progress) -> dict:
     return dict(tables={"tsm": rows}, summary=summary, notes=[])
 
 
+def _dask_case(client, device, n, chunk, split_k, algorithm, single_seconds, repeat):
+    """One row of the dask suite: C = A B on the cluster of `client`, timed to C persisted. Each
+    repetition multiplies another B (equal graphs would share keys and find C computed)."""
+    import distributed
+    import ddblas.dask as ddd
+
+    def moved():
+        return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
+                   .values())
+
+    warm = ddd.random((chunk, chunk), chunks=chunk, seed=0, device=device)
+    distributed.wait(ddd.rgemm(warm, warm, algorithm=algorithm).persist().parts)  # kernels built
+    a = ddd.random((n, n), chunks=chunk, seed=1, device=device).persist()
+    bs = [ddd.random((n, n), chunks=chunk, seed=2 + i, device=device).persist()
+          for i in range(repeat)]
+    distributed.wait([a.parts] + [b.parts for b in bs])
+    times, before = [], moved()
+    for i, b in enumerate(bs):
+        start = time.perf_counter()
+        c = ddd.rgemm(a, b, algorithm=algorithm, split_k=split_k).persist()
+        if i == 0:
+            distributed.progress(c.parts, notebook=False)
+        distributed.wait(c.parts)
+        times.append(time.perf_counter() - start)
+        del c
+    t = float(np.median(times))
+    return dict(device=device, n=n, chunk=chunk, workers=len(client.scheduler_info()["workers"]),
+                k="split" if split_k else "whole", algorithm=algorithm, gflops=2 * n ** 3 / t / 1e9,
+                single_gflops=2 * n ** 3 / single_seconds / 1e9, share=single_seconds / t,
+                moved_gb=(moved() - before) / repeat / 1e9, seconds=t)
+
+
+def suite_dask(plan: Plan, progress) -> dict:
+    """rgemm on Dask against one ddblas.rgemm call on the same device (see the module
+    docstring)."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise RuntimeError(f"bench dask needs the extra 'dask' ({exc}): pip install "
+                           "'ddblas[dask]'") from None
+    algorithm = plan.dask_algorithm
+    cases = [("cpu", *plan.dask_cpu)]
+    if gpu_available():
+        cases.append(("gpu", *plan.dask_gpu, 1))
+    rows, notes = [], []
+    for device, n, chunk, workers in progress(cases, "dask"):
+        x, y = random((n, n), seed=1, device=device), random((n, n), seed=2, device=device)
+        single = time_on(device, lambda: rgemm(x, y, algorithm=algorithm), plan.repeat)
+        del x, y
+        if device == "cpu":
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=None)
+        else:
+            try:
+                import dask_cuda
+            except ImportError:
+                notes.append("dask on the GPU skipped: dask-cuda is not installed "
+                             "(pip install 'ddblas[dask-gpu]')")
+                continue
+            cluster = dask_cuda.LocalCUDACluster(dashboard_address=None)
+        with cluster, distributed.Client(cluster) as client:
+            for split_k in (False, True):
+                rows.append(_dask_case(client, device, n, chunk, split_k, algorithm, single,
+                                       plan.repeat))
+    return dict(tables={"dask": rows}, summary={}, notes=notes)
+
+
 def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
         doc: str | None = None, section: str | None = None, command: str = "") -> dict:
     """Run the suites, print the tables and write out_dir/bench.{json,csv}, the plots and
@@ -505,7 +585,7 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
     for suite in suites:
         part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
                 "batched": suite_batched, "transfers": suite_transfers,
-                "tsm": suite_tsm}[suite](plan, progress)
+                "tsm": suite_tsm, "dask": suite_dask}[suite](plan, progress)
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])

@@ -69,6 +69,13 @@ TABLES = {
         ("stream_gflops", "kernel GFLOP/s", ".2f"), ("ceiling_fraction", "of ceiling", "%"),
         ("loop_speedup", "vs rgemm loop", ".1fx"), ("padded_shape", "padded", "s"),
         ("padded_gflops", "padded GFLOP/s", ".2f")]),
+    "dask": ("rgemm on Dask (ddblas.dask; C = A B, N x N, computed and kept on the workers): "
+             "the share of one ddblas.rgemm call's rate on the same device, the GB moved "
+             "between workers per product", [
+        ("device", "device", "s"), ("n", "N", "d"), ("chunk", "chunk", "d"),
+        ("workers", "workers", "d"), ("k", "k", "s"), ("algorithm", "algorithm", "s"),
+        ("gflops", "GFLOP/s", ".2f"), ("single_gflops", "one call", ".2f"),
+        ("share", "of one call", "%"), ("moved_gb", "GB moved", ".3f"), ("seconds", "s", ".4g")]),
     "tsm": ("Tall-and-skinny C = op(A) B (A n x n, B n x k): the tsm kernel and the classic "
             "one; GB/s drawn from op(A), of the device copy rate; fraction of the variant's "
             "in-register DD ceiling", [

@@ -1,0 +1,499 @@
+"""DD arrays and rgemm on Dask: dask.array with NumPy or CuPy chunks, on the threaded scheduler,
+a dask.distributed cluster or dask_cuda's LocalCUDACluster (docs/distributed.md).
+
+Representation: a DDDaskArray wraps ONE dask array `parts` of shape (2, *shape) whose leading axis
+(hi, lo) is always a single chunk, so each task holds both parts of its block: one key per block,
+hi and lo never land on different workers, and every block function sees them as one (2, ...)
+float64 array whose [0] and [1] are the DDArray's parts (views, no copy). The cost is one stack
+(a copy) of each block function's two output arrays into its (2, ...) block.
+
+Every block is computed by the ddblas functions of the layers below (core.ops, blas.gemm): no DD
+arithmetic happens here. Reductions are dask tree reductions whose every step (the chunk step and
+the combine step) is ddblas.sum over the partial DD sums, i.e. DD additions, never a float64 add.
+The arithmetic options (fma, add) are resolved when the graph is built, on the client, and passed
+to every task: ddblas.options() is thread-local and would not reach the workers.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+
+import dask
+import dask.array as da
+import numpy as np
+
+from .blas.gemm import rgemm as _rgemm
+from .core import ops
+from .core.array import DDArray, asarray
+from .core.array import random as _random_dd
+from .core.options import resolve
+from .engines.backend import array_module, device_of_array
+
+__all__ = ["DDDaskArray", "from_ddarray", "from_dask", "random", "add", "subtract", "multiply",
+           "divide", "sqrt", "negative", "absolute", "equal", "not_equal", "less", "less_equal",
+           "greater", "greater_equal", "sum", "dot", "rgemm", "matmul"]
+
+
+# ---- blocks: (2, ...) float64 arrays <-> DDArrays ----
+def _as_dd(block) -> DDArray:
+    return DDArray(block[0], block[1], normalize=False)
+
+
+def _as_block(x: DDArray):
+    return x.xp.stack((x.hi, x.lo))
+
+
+class _Scalar:
+    """A DD scalar operand (hi, lo floats) of a blockwise operation, made a DDArray on each
+    block's device inside the task."""
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, value):
+        value = asarray(value, device="cpu")
+        self.hi, self.lo = float(value.hi), float(value.lo)
+
+    def __reduce__(self):
+        return (_scalar_from_parts, (self.hi, self.lo))
+
+    def on(self, xp) -> DDArray:
+        return DDArray(xp.asarray(self.hi), xp.asarray(self.lo), normalize=False)
+
+
+def _scalar_from_parts(hi: float, lo: float) -> _Scalar:
+    scalar = _Scalar.__new__(_Scalar)
+    scalar.hi, scalar.lo = hi, lo
+    return scalar
+
+
+def _apply_block(func, *operands, **options):
+    """func on the blocks' DDArrays (scalars on the blocks' device): a (2, ...) block for a
+    DDArray result, the bool array itself for a comparison."""
+    xp = next(array_module(b) for b in operands if not isinstance(b, _Scalar))
+    args = [b.on(xp) if isinstance(b, _Scalar) else _as_dd(b) for b in operands]
+    result = func(*args, **options)
+    return _as_block(result) if isinstance(result, DDArray) else result
+
+
+def _meta(parts, ndim: int):
+    """An empty array of the chunks' type (numpy or cupy) with ndim dimensions."""
+    return array_module(parts._meta).empty((0,) * ndim, dtype=parts.dtype)
+
+
+# ---- the array ----
+class DDDaskArray:
+    """A distributed array of double-double values: a dask array `parts` of shape (2, *shape),
+    parts[0] the hi and parts[1] the lo float64 parts, the leading axis one chunk (see the module
+    docstring). Chunks are NumPy arrays ("cpu") or CuPy arrays ("gpu"); results keep them where
+    they are until .compute() brings them to the caller.
+
+    Build one with :func:`from_ddarray`, :func:`from_dask` or :func:`random`; ``DDDaskArray(parts)``
+    wraps a (2, ...) float64 dask array as it is (its leading axis rechunked to one chunk), for
+    parts known to be normalised DD pairs.
+    """
+
+    __slots__ = ("parts",)
+    __hash__ = None
+
+    def __init__(self, parts):
+        if not isinstance(parts, da.Array):
+            raise TypeError(f"DDDaskArray parts must be a dask array, got {type(parts).__name__}")
+        if parts.dtype != np.float64 or parts.ndim < 1 or parts.shape[0] != 2:
+            raise ValueError(f"DDDaskArray parts must be a float64 dask array of shape (2, ...), "
+                             f"got dtype {parts.dtype} and shape {parts.shape}")
+        self.parts = parts if len(parts.chunks[0]) == 1 else parts.rechunk({0: 2})
+
+    # ---- attributes ----
+    @property
+    def shape(self) -> tuple:
+        return self.parts.shape[1:]
+
+    @property
+    def ndim(self) -> int:
+        return self.parts.ndim - 1
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def chunks(self) -> tuple:
+        """The chunks of the array's own axes (dask's tuple of tuples)."""
+        return self.parts.chunks[1:]
+
+    @property
+    def numblocks(self) -> tuple:
+        return self.parts.numblocks[1:]
+
+    @property
+    def device(self) -> str:
+        """'cpu' for NumPy chunks, 'gpu' for CuPy chunks."""
+        return device_of_array(self.parts._meta)
+
+    @property
+    def hi(self):
+        """The hi parts as a dask array (same chunks)."""
+        return self.parts[0]
+
+    @property
+    def lo(self):
+        """The lo parts as a dask array (same chunks)."""
+        return self.parts[1]
+
+    @property
+    def T(self) -> "DDDaskArray":
+        return self.transpose()
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d DDDaskArray")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"DDDaskArray<shape={self.shape}, chunks={self.chunks}, device='{self.device}', "
+                f"blocks={int(np.prod(self.numblocks, dtype=np.int64))}>")
+
+    # ---- evaluation ----
+    def compute(self, **kwargs) -> DDArray:
+        """The values as one DDArray on the chunks' device (kwargs go to dask.compute, e.g.
+        scheduler=)."""
+        (parts,) = dask.compute(self.parts, **kwargs)
+        return _as_dd(parts)
+
+    to_ddarray = compute
+
+    def persist(self, **kwargs) -> "DDDaskArray":
+        """The same array with its blocks computed and kept in (distributed) memory."""
+        (parts,) = dask.persist(self.parts, **kwargs)
+        return DDDaskArray(parts)
+
+    def rechunk(self, chunks="auto") -> "DDDaskArray":
+        """The array with new chunks of its own axes (anything dask's rechunk takes for them)."""
+        return DDDaskArray(self.parts.rechunk((2,) + _chunks_argument(chunks, self.shape)))
+
+    # ---- views ----
+    def __getitem__(self, key) -> "DDDaskArray":
+        key = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, (DDArray, DDDaskArray)) for k in key):
+            raise TypeError("a DD array cannot index an array; use a boolean or integer array")
+        return DDDaskArray(self.parts[(slice(None),) + key])
+
+    def transpose(self, *axes) -> "DDDaskArray":
+        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
+        axes = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
+        if sorted(a % self.ndim if self.ndim else a for a in axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of the {self.ndim} axes")
+        return DDDaskArray(self.parts.transpose((0,) + tuple(a % self.ndim + 1 for a in axes)))
+
+    def reshape(self, *shape) -> "DDDaskArray":
+        shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
+        return DDDaskArray(self.parts.reshape((2,) + tuple(shape)))
+
+    # ---- operators ----
+    def __add__(self, other): return add(self, other)
+    def __radd__(self, other): return add(other, self)
+    def __sub__(self, other): return subtract(self, other)
+    def __rsub__(self, other): return subtract(other, self)
+    def __mul__(self, other): return multiply(self, other)
+    def __rmul__(self, other): return multiply(other, self)
+    def __truediv__(self, other): return divide(self, other)
+    def __rtruediv__(self, other): return divide(other, self)
+    def __matmul__(self, other): return matmul(self, other)
+    def __rmatmul__(self, other): return matmul(other, self)
+    def __neg__(self): return negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return absolute(self)
+    def __eq__(self, other): return equal(self, other)
+    def __ne__(self, other): return not_equal(self, other)
+    def __lt__(self, other): return less(self, other)
+    def __le__(self, other): return less_equal(self, other)
+    def __gt__(self, other): return greater(self, other)
+    def __ge__(self, other): return greater_equal(self, other)
+
+    def sum(self, axis=None, keepdims=False):
+        return sum(self, axis=axis, keepdims=keepdims)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a DDDaskArray does not convert to a NumPy array implicitly (that would "
+                        "drop its lo part): use .compute() for a DDArray")
+
+
+def _chunks_argument(chunks, shape: tuple) -> tuple:
+    """chunks of an array of `shape` (int, tuple, dict, "auto": as dask takes them) as dask's
+    normalised tuple of tuples; a ValueError naming the argument."""
+    try:
+        return da.core.normalize_chunks(chunks, shape, dtype=np.float64)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"chunks {chunks!r} do not fit the shape {shape}: {error}") from None
+
+
+# ---- construction ----
+def from_ddarray(x, chunks="auto") -> DDDaskArray:
+    """A DDDaskArray of the DDArray x (or anything ddblas.asarray takes) cut into chunks (an int,
+    a tuple per axis, a dict or "auto", as dask.array takes them). The chunks are slices of one
+    (2, ...) copy of x's parts on x's device (CuPy chunks for a GPU array)."""
+    x = asarray(x)
+    parts = x.xp.stack((x.hi, x.lo))
+    chunks = (2,) + _chunks_argument(chunks, x.shape)
+    return DDDaskArray(da.from_array(parts, chunks=chunks, asarray=False,
+                                     meta=x.xp.empty((0,) * parts.ndim)))
+
+
+def _normalized_block(hi, lo):
+    return _as_block(DDArray(hi, lo))
+
+
+def from_dask(hi, lo=None, *, normalize: bool = True) -> DDDaskArray:
+    """A DDDaskArray from two float64 dask arrays of one shape (lo=None: zeros), lo rechunked to
+    hi's chunks. normalize=True checks and normalises each chunk as DDArray(hi, lo) does (in
+    the tasks); normalize=False wraps pairs known to be normalised."""
+    if not isinstance(hi, da.Array) or not (lo is None or isinstance(lo, da.Array)):
+        raise TypeError(f"from_dask takes dask arrays, got hi {type(hi).__name__} and lo "
+                        f"{type(lo).__name__}")
+    lo = da.zeros_like(hi) if lo is None else lo
+    for name, part in (("hi", hi), ("lo", lo)):
+        if part.dtype != np.float64:
+            raise TypeError(f"from_dask {name} must be float64, got {part.dtype}")
+    if hi.shape != lo.shape:
+        raise ValueError(f"from_dask hi and lo must have one shape, got {hi.shape} and {lo.shape}")
+    lo = lo.rechunk(hi.chunks)
+    if normalize:
+        parts = da.map_blocks(_normalized_block, hi, lo, new_axis=0,
+                              chunks=((2,),) + hi.chunks, dtype=np.float64,
+                              meta=_meta(hi, hi.ndim + 1))
+    else:
+        parts = da.stack([hi, lo])
+    return DDDaskArray(parts)
+
+
+def _random_block(seed: int, device: str, block_info=None):
+    info = block_info[None]
+    index = info["chunk-location"][1:]
+    return _as_block(_random_dd(info["chunk-shape"][1:], seed=[seed, *index], device=device))
+
+
+def random(shape, chunks="auto", seed=None, device=None) -> DDDaskArray:
+    """Uniform random DD values in [0, 1) as ddblas.random draws them, generated per chunk in the
+    tasks (never whole on one worker): the chunk at block index (i, j, ...) is
+    ddblas.random(chunk_shape, seed=[seed, i, j, ...], device=device), so the values depend on the
+    seed and the chunks only, not on the scheduler or the workers. seed: a non-negative int, or
+    None for one drawn now from the OS (fixed in the graph, so a retried task gives the same
+    values). device: 'cpu' (NumPy chunks, the default) or 'gpu' (CuPy chunks)."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy)
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"random seed must be a non-negative int or None, got {seed!r}")
+    probe = _random_dd((0,), device=device)  # checks device, gives the chunk type
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    chunks = (2,) + _chunks_argument(chunks, shape)
+    return DDDaskArray(da.map_blocks(_random_block, int(seed), probe.device, chunks=chunks,
+                                     dtype=np.float64, meta=probe.xp.empty((0,) * (len(shape) + 1))))
+
+
+# ---- elementwise operations ----
+def _operand(x):
+    """A DDDaskArray as it is; an N-d DDArray (or array) as a DDDaskArray of it; a scalar as a
+    _Scalar."""
+    if isinstance(x, DDDaskArray):
+        return x
+    if isinstance(x, da.Array):
+        raise TypeError("a dask array operand must be wrapped first: ddblas.dask.from_dask(hi, lo)")
+    x = asarray(x)
+    return _Scalar(x) if x.ndim == 0 else from_ddarray(x)
+
+
+def _elementwise(func, *xs, comparison: bool = False, **options):
+    """func blockwise on DDDaskArrays and scalars with NumPy broadcasting (a scalar goes to every
+    task as a constant)."""
+    xs = [_operand(x) for x in xs]
+    arrays = [x for x in xs if isinstance(x, DDDaskArray)]
+    if not arrays:
+        raise TypeError("a ddblas.dask operation needs at least one DDDaskArray operand")
+    if len({x.device for x in arrays}) > 1:
+        raise ValueError("operands have NumPy and CuPy chunks: move one (from_ddarray(x.compute()"
+                         ".to_device(...)))")
+    ndim = max(x.ndim for x in arrays)
+    padded = {id(x): x.parts[(slice(None),) + (None,) * (ndim - x.ndim)] for x in arrays}
+    # each axis chunked as the first operand that is not broadcast along it
+    target = [next((p.chunks[d] for p in padded.values() if p.shape[d] != 1), (1,))
+              for d in range(ndim + 1)]
+    args = [x if isinstance(x, _Scalar) else padded[id(x)].rechunk(
+        tuple(c if n != 1 else -1 for c, n in zip(target, padded[id(x)].shape))) for x in xs]
+    meta = arrays[0].parts
+    if comparison:
+        return da.map_blocks(_apply_block, func, *args, drop_axis=0, dtype=np.bool_,
+                             meta=array_module(meta._meta).empty((0,) * ndim, dtype=np.bool_))
+    return DDDaskArray(da.map_blocks(_apply_block, func, *args, dtype=np.float64,
+                                     meta=_meta(meta, ndim + 1), **options))
+
+
+def _options(fma, add) -> dict:
+    opts = resolve(fma, add)
+    return {"fma": opts.fma, "add": opts.add}
+
+
+def add(a, b, *, fma=None, add=None) -> DDDaskArray:
+    """a + b blockwise with ddblas.add (its bound per element)."""
+    return _elementwise(ops.add, a, b, **_options(fma, add))
+
+
+def subtract(a, b, *, fma=None, add=None) -> DDDaskArray:
+    """a - b blockwise with ddblas.subtract."""
+    return _elementwise(ops.subtract, a, b, **_options(fma, add))
+
+
+def multiply(a, b, *, fma=None, add=None) -> DDDaskArray:
+    """a * b blockwise with ddblas.multiply."""
+    return _elementwise(ops.multiply, a, b, **_options(fma, add))
+
+
+def divide(a, b, *, fma=None, add=None) -> DDDaskArray:
+    """a / b blockwise with ddblas.divide."""
+    return _elementwise(ops.divide, a, b, **_options(fma, add))
+
+
+def sqrt(a, *, fma=None, add=None) -> DDDaskArray:
+    """sqrt(a) blockwise with ddblas.sqrt."""
+    return _elementwise(ops.sqrt, a, **_options(fma, add))
+
+
+def negative(a) -> DDDaskArray:
+    """-a, exact."""
+    return _elementwise(ops.negative, a)
+
+
+def absolute(a) -> DDDaskArray:
+    """|a|, exact."""
+    return _elementwise(ops.absolute, a)
+
+
+def _comparison(func):
+    def compare(a, b):
+        return _elementwise(func, a, b, comparison=True)
+    compare.__name__ = func.__name__
+    compare.__doc__ = (f"Elementwise {func.__name__}(a, b) of the exact DD values, as a bool dask "
+                       f"array.")
+    return compare
+
+
+equal = _comparison(ops.equal)
+not_equal = _comparison(ops.not_equal)
+less = _comparison(ops.less)
+less_equal = _comparison(ops.less_equal)
+greater = _comparison(ops.greater)
+greater_equal = _comparison(ops.greater_equal)
+
+
+# ---- reductions: dask tree reductions whose steps are ddblas.sum (DD additions) ----
+def _sum_block(block, axis, keepdims, fma, add):
+    """ddblas.sum of a (2, ...) block over `axis` (axes of the block, the parts axis being 0)."""
+    return _as_block(ops.sum(_as_dd(block), axis=tuple(a - 1 for a in axis), keepdims=keepdims,
+                             fma=fma, add=add))
+
+
+def _axes(axis, ndim: int) -> tuple:
+    """axis (None, an int or a sequence of ints) as distinct non-negative axes; errors name it."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else axis
+    if not isinstance(axes, (tuple, list)) or not all(
+            isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes):
+        raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
+    if any(not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"axis {axis!r} is out of bounds for an array of dimension {ndim}")
+    normalized = tuple(int(a) % ndim for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return normalized
+
+
+def sum(a, axis=None, *, keepdims=False, fma=None, add=None, split_every=None) -> DDDaskArray:  # noqa: A001
+    """Sum over the given axes (all by default): ddblas.sum of each chunk, then a dask tree whose
+    every combine step is ddblas.sum of the partial DD sums (split_every of them at a time: dask's
+    default when None). Any summation tree of n terms errs by <= (n - 1) c_add (1 + 2^-40)
+    sum(|a|), the bound of ddblas.sum (docs/distributed.md); the order is fixed by the chunks and
+    split_every, not by the scheduler."""
+    if not isinstance(a, DDDaskArray):
+        raise TypeError(f"ddblas.dask.sum takes a DDDaskArray, got {type(a).__name__}")
+    axes = _axes(axis, a.ndim)
+    step = functools.partial(_sum_block, **_options(fma, add))
+    parts = da.reduction(a.parts, chunk=step, aggregate=step, combine=step,
+                         axis=tuple(x + 1 for x in axes), keepdims=keepdims, dtype=np.float64,
+                         split_every=split_every, concatenate=True,
+                         meta=_meta(a.parts, a.ndim + 1 - (0 if keepdims else len(axes))))
+    return DDDaskArray(parts)
+
+
+def _dot_block(x, y, fma, add):
+    return _as_block(ops.dot(_as_dd(x), _as_dd(y), fma=fma, add=add)).reshape(2, 1)
+
+
+def dot(x, y, *, fma=None, add=None) -> DDDaskArray:
+    """Inner product of two 1-D DDDaskArrays of equal length (a scalar operand multiplies):
+    ddblas.dot of each pair of chunks (y rechunked to x's chunks), the partial dots summed by
+    :func:`sum`'s DD tree. Error <= (c_mul + (n - 1) c_add)(1 + 2^-40) sum(|x_i y_i|), ddblas.dot's
+    bound (docs/distributed.md)."""
+    x, y = _operand(x), _operand(y)
+    if isinstance(x, _Scalar) or isinstance(y, _Scalar):
+        return multiply(x, y, fma=fma, add=add) if not isinstance(x, _Scalar) \
+            else multiply(y, x, fma=fma, add=add)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"dot takes two 1-D arrays of equal length (or a scalar), got shapes "
+                         f"{x.shape} and {y.shape}")
+    yp = y.parts.rechunk(x.parts.chunks)
+    partials = da.map_blocks(_dot_block, x.parts, yp, chunks=((2,), (1,) * x.numblocks[0]),
+                             dtype=np.float64, meta=_meta(x.parts, 2), **_options(fma, add))
+    return sum(DDDaskArray(partials), fma=fma, add=add)
+
+
+# ---- matrix products ----
+def _gemm_block(a, b, fma, add, algorithm):
+    """ddblas.rgemm of one block row of A by one block column of B."""
+    return _as_block(_rgemm(_as_dd(a), _as_dd(b), fma=fma, add=add, algorithm=algorithm))
+
+
+def _gemm_piece(a, b, fma, add, algorithm):
+    """ddblas.rgemm of one k-chunk, as a (2, 1, m, n) block of the partial products."""
+    return _gemm_block(a, b, fma, add, algorithm)[:, None]
+
+
+def rgemm(a, b, *, fma=None, add=None, algorithm="auto", split_k=False,
+          split_every=None) -> DDDaskArray:
+    """C = A B for 2-D DDDaskArrays (or DDArrays, cut into dask's "auto" chunks), each block of C
+    from ddblas.rgemm on the chunks (algorithm as there, chosen per task for "auto").
+
+    split_k=False: each task multiplies a whole block row of A (its k axis rechunked to one
+    chunk) by a whole block column of B, so C's blocks come from one rgemm call each: with a
+    classic kernel (every one sums k in increasing order from (0, 0), and alpha = 1, beta = 0
+    leave the sum as it is) C equals ddblas.rgemm(A, B) on the whole arrays bit for bit. "auto"
+    may choose differently for a block than for the whole product (tsm for thin edge blocks, an
+    Ozaki scheme for large ones): then the result is within the same bound, not the same bits.
+    split_k=True: B's k axis is rechunked to A's k chunks; task (p, i, j) computes
+    A[i, p] B[p, j] and the partial products are summed by :func:`sum`'s DD tree (split_every
+    at a time): the result errs by at most rgemm's bound for the whole K (docs/distributed.md).
+    """
+    a, b = _operand(a), _operand(b)
+    for name, x in (("a", a), ("b", b)):
+        if not isinstance(x, DDDaskArray) or x.ndim != 2:
+            raise ValueError(f"ddblas.dask.rgemm {name} must be a 2-D array, got "
+                             f"{'a scalar' if isinstance(x, _Scalar) else f'shape {x.shape}'}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"rgemm: shapes {a.shape} and {b.shape} do not align "
+                         f"({a.shape[1]} != {b.shape[0]})")
+    if a.device != b.device:
+        raise ValueError("rgemm operands have NumPy and CuPy chunks: move one")
+    kwargs = dict(_options(fma, add), algorithm=algorithm)
+    meta = _meta(a.parts, 3)
+    if not split_k:
+        c = da.blockwise(_gemm_block, "pij", a.parts.rechunk({2: -1}), "pik",
+                         b.parts.rechunk({1: -1}), "pkj", dtype=np.float64, concatenate=True,
+                         meta=meta, **kwargs)
+        return DDDaskArray(c)
+    pieces = da.blockwise(_gemm_piece, "pkij", a.parts, "pik",
+                          b.parts.rechunk({1: a.parts.chunks[2]}), "pkj", dtype=np.float64,
+                          adjust_chunks={"k": 1}, meta=_meta(a.parts, 4), **kwargs)
+    return sum(DDDaskArray(pieces), axis=0, fma=fma, add=add, split_every=split_every)
+
+
+def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDDaskArray:
+    """a @ b for 2-D operands: :func:`rgemm` with k whole per task."""
+    return rgemm(a, b, fma=fma, add=add, algorithm=algorithm)

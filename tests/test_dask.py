@@ -1,0 +1,210 @@
+"""ddblas.dask: DD arrays and rgemm on dask (threaded scheduler, a LocalCluster of processes)."""
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ddblas
+from ddblas.core.bounds import bound_constant
+from ddvalues import check_gemm_bound, exact_values, random_matrix, same_bits
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("ddblas.dask")
+
+SHAPES = [((7, 5), (3, 2), (5, 4), (2, 3)),     # nothing divides: edge blocks everywhere
+          ((1, 9), (1, 4), (9, 1), (4, 1)),     # a row times a column
+          ((12, 8), (6, 8), (8, 6), (8, 3))]    # k in one chunk
+
+
+def _variant_name(variant) -> str:
+    return ("fma" if variant["fma"] else "nofma") + "/" + variant["add"]
+
+
+# ---- pickling (what moves between processes) ----
+
+def test_ddarray_pickles_as_its_parts():
+    x = ddblas.DDArray(np.array([1.0, np.nan, -0.0, np.inf]), np.array([2 ** -60, np.nan, 0.0, 0.0]))
+    y = pickle.loads(pickle.dumps(x))
+    assert same_bits(x, y)
+    big = ddblas.random((100, 100), seed=1)
+    assert len(pickle.dumps(big, protocol=5)) <= 2 * big.hi.nbytes + 1024
+    # unpickling wraps the parts as they are (no normalising pass that could change them)
+    raw = ddblas.DDArray(np.array([1.0]), np.array([1.0]), normalize=False)
+    assert same_bits(pickle.loads(pickle.dumps(raw)), raw)
+
+
+# ---- construction and evaluation ----
+
+def test_from_ddarray_round_trip(device):
+    x = random_matrix(9, 11, seed=1, device=device)[::2, 1::3]   # a strided view
+    a = dd.from_ddarray(x, chunks=(2, 3))
+    assert a.shape == x.shape and a.chunks == ((2, 2, 1), (3, 1)) and a.device == device
+    back = a.compute()
+    assert back.device == device and same_bits(back, x)
+    assert same_bits(a.rechunk((5, 1)).compute(), x) and same_bits(a.persist().compute(), x)
+    assert same_bits(a.T.compute(), x.T) and same_bits(a[1:, :1].compute(), x[1:, :1])
+    for shape in [(0, 3), (1,), ()]:
+        z = ddblas.random(shape, seed=2, device=device)
+        assert same_bits(dd.from_ddarray(z).compute(), z)
+
+
+def test_from_dask_normalises_and_checks():
+    import dask.array as da
+    hi = da.from_array(np.array([1.0, 3.0, np.inf]), chunks=2)
+    lo = da.from_array(np.array([1.0, 0.0, 1.0]), chunks=1)
+    x = dd.from_dask(hi, lo).compute()
+    assert same_bits(x, ddblas.DDArray(np.array([1.0, 3.0, np.inf]), np.array([1.0, 0.0, 1.0])))
+    assert np.array_equal(x.hi, [2.0, 3.0, np.inf])
+    with pytest.raises(TypeError, match="lo must be float64"):
+        dd.from_dask(hi, hi.astype(np.float32))
+    with pytest.raises(ValueError, match="one shape"):
+        dd.from_dask(hi, hi[:2])
+    with pytest.raises(TypeError, match="dask arrays"):
+        dd.from_dask(np.zeros(3))
+    with pytest.raises(ValueError, match="chunks"):
+        dd.from_ddarray(ddblas.zeros((4, 4)), chunks=(2, 2, 2))
+
+
+def test_random_is_per_chunk_and_scheduler_independent(device):
+    a = dd.random((10, 7), chunks=(4, 3), seed=5, device=device)
+    x = a.compute(scheduler="threads")
+    assert x.device == device and same_bits(a.compute(scheduler="synchronous"), x)
+    # block (i, j) is ddblas.random of its shape with seed [seed, i, j]
+    assert same_bits(x[4:8, 6:7], ddblas.random((4, 1), seed=[5, 1, 2], device=device))
+    assert not same_bits(x, dd.random((10, 7), chunks=(4, 3), seed=6, device=device).compute())
+    with pytest.raises(ValueError, match="seed"):
+        dd.random((3,), seed=-1)
+
+
+# ---- elementwise operations and reductions ----
+
+def test_elementwise_equal_ddarray(device, variant):
+    x = random_matrix(7, 6, seed=3, device=device)
+    y = random_matrix(1, 6, seed=4, device=device)
+    x[0, 0], x[1, 1], x[2, 2] = np.nan, np.inf, 2.0 ** 1000
+    a, b = dd.from_ddarray(x, chunks=(3, 4)), dd.from_ddarray(y, chunks=(1, 5))
+    with ddblas.options(**variant):
+        expected = {"add": x + y, "sub": "0.1" - x, "mul": x * y, "div": x / 3,
+                    "sqrt": ddblas.sqrt(abs(x)), "neg": -x, "abs": abs(x)}
+    got = {"add": dd.add(a, b, **variant), "sub": dd.subtract("0.1", a, **variant),
+           "mul": dd.multiply(a, y, **variant), "div": dd.divide(a, 3, **variant),
+           "sqrt": dd.sqrt(abs(a), **variant), "neg": -a, "abs": abs(a)}
+    for name, value in got.items():
+        assert same_bits(value.compute(), expected[name]), name
+    # the options active when the graph is built reach the tasks
+    with ddblas.options(**variant):
+        built = a * b
+    assert same_bits(built.compute(), expected["mul"])
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        assert np.array_equal(getattr(a, op)(b).compute(), getattr(x, op)(y)), op
+    with pytest.raises(TypeError, match="from_dask"):
+        a + a.hi
+
+
+def test_sum_and_dot_within_bound(device, variant):
+    x = random_matrix(13, 9, seed=7, device=device, spread=30)
+    a = dd.from_ddarray(x, chunks=(4, 2))
+    exact = np.array(exact_values(x), dtype=object).reshape(x.shape)
+    for axis, keepdims in [(None, False), (0, False), (1, True), ((0, 1), True)]:
+        s = dd.sum(a, axis=axis, keepdims=keepdims, split_every=2, **variant).compute()
+        want = ddblas.sum(x, axis=axis, keepdims=keepdims)
+        assert s.shape == want.shape and s.device == device
+        axes = (0, 1) if axis is None else (axis,) if isinstance(axis, int) else axis
+        n = int(np.prod([x.shape[d] for d in axes]))
+        const = bound_constant("sum", _variant_name(variant), n)
+        sums = exact.sum(axis=axes, keepdims=keepdims)
+        mags = np.abs(exact).sum(axis=axes, keepdims=keepdims)
+        for got, e, m in zip(exact_values(s), np.ravel(sums), np.ravel(mags)):
+            assert abs(got - e) <= const * m
+    u = ddblas.random(1000, seed=8, device=device) - "0.5"
+    w = dd.from_ddarray(u, chunks=128)
+    d = dd.dot(w, w[::-1].rechunk(300), **variant).compute()
+    eu = exact_values(u)
+    e = sum(p * q for p, q in zip(eu, eu[::-1]))
+    m = sum(abs(p * q) for p, q in zip(eu, eu[::-1]))
+    assert abs(exact_values(d)[0] - e) <= bound_constant("dot", _variant_name(variant), 1000) * m
+    assert dd.sum(a[:0]).compute().hi == 0 and dd.dot(w[:0], w[:0]).compute().hi == 0
+    with pytest.raises(ValueError, match="out of bounds"):
+        dd.sum(a, axis=2)
+    with pytest.raises(ValueError, match="1-D"):
+        dd.dot(a, a)
+
+
+# ---- rgemm ----
+
+@pytest.mark.parametrize("algorithm", ["blocked", "naive", "auto"])
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_rgemm_whole_k_equals_one_call(device, variant, algorithm, shapes):
+    (m, k), achunks, (k2, n), bchunks = shapes
+    x, y = random_matrix(m, k, 11, device), random_matrix(k2, n, 12, device)
+    a, b = dd.from_ddarray(x, chunks=achunks), dd.from_ddarray(y, chunks=bchunks)
+    c = dd.rgemm(a, b, algorithm=algorithm, **variant).compute(scheduler="threads")
+    assert c.device == device
+    assert same_bits(c, ddblas.rgemm(x, y, algorithm=algorithm, **variant))
+    with ddblas.options(**variant):
+        assert same_bits((a @ b).compute(), x @ y)
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_rgemm_split_k_within_bound(device, variant, shapes):
+    (m, k), achunks, (k2, n), bchunks = shapes
+    x, y = random_matrix(m, k, 21, device, spread=40), random_matrix(k2, n, 22, device, spread=40)
+    a, b = dd.from_ddarray(x, chunks=achunks), dd.from_ddarray(y, chunks=bchunks)
+    c = dd.rgemm(a, b, split_k=True, split_every=2, **variant).compute()
+    assert c.device == device and c.shape == (m, n)
+    check_gemm_bound(c, x, y, 1, 0, None, "N", "N", variant["fma"], variant["add"])
+
+
+def test_rgemm_errors():
+    a = dd.random((4, 3), chunks=2, seed=1)
+    with pytest.raises(ValueError, match="do not align"):
+        dd.rgemm(a, a)
+    with pytest.raises(ValueError, match="2-D"):
+        dd.rgemm(a, 2)
+
+
+# ---- a cluster of processes ----
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    env = {"DDBLAS_CACHE_DIR": os.environ["DDBLAS_CACHE_DIR"], "OMP_NUM_THREADS": "1"}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, worker_dashboard_address=None,
+                                  env=env) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def test_local_cluster_rgemm(client):
+    x, y = random_matrix(37, 29, 31, "cpu"), random_matrix(29, 23, 32, "cpu")
+    a, b = dd.from_ddarray(x, chunks=(10, 8)), dd.from_ddarray(y, chunks=(8, 7))
+    assert same_bits(dd.rgemm(a, b, algorithm="blocked").compute(), ddblas.rgemm(x, y))
+    c = dd.rgemm(a, b, split_k=True).compute()
+    check_gemm_bound(c, x, y, 1, 0, None, "N", "N", True, "accurate")
+    r = dd.random((20, 20), chunks=7, seed=3)
+    assert same_bits(r.compute(), r.compute(scheduler="threads"))
+    assert same_bits(dd.sum(r, axis=0).compute(), dd.sum(r, axis=0).compute(scheduler="threads"))
+
+
+def test_worker_killed_during_rgemm_retries_same_result(client):
+    a = dd.random((1200, 1200), chunks=300, seed=41)
+    b = dd.random((1200, 1200), chunks=300, seed=42)
+    c = dd.rgemm(a, b, algorithm="blocked")
+    expected = c.compute(scheduler="threads")
+    future = client.compute(c.parts)
+    deadline = time.monotonic() + 30
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    os.kill(victim, signal.SIGKILL)
+    parts = future.result(timeout=300)
+    assert future.status == "finished"
+    assert same_bits(ddblas.DDArray(parts[0], parts[1], normalize=False), expected)
+    assert victim not in client.run(os.getpid).values()  # the work went on without it
