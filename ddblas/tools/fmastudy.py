@@ -50,7 +50,7 @@ def sass_census(sass: str) -> dict[str, dict[str, int]]:
 def ptx_census(ptx: str) -> dict[str, dict[str, int]]:
     """Kernel name -> counts, from PTX."""
     return {name: _count(["fma" if op == "fma" else "other" for op in _PTX_FP64.findall(body)])
-            for name, body in kernelcheck.split_at(ptx, kernelcheck.PTX_ENTRY).items()}
+            for name, body in kernelcheck.split_at(ptx, kernelcheck.PTX_FUNCTION).items()}
 
 
 def host_census(asm: str) -> dict[str, dict[str, int]]:

@@ -24,7 +24,11 @@ from ddblas import introspect
 
 ARCHS = ("sm_80", "sm_90")
 NVCC_FLAGS = ("--fmad=false", "-std=c++17")  # the GPU backend's contraction rule
-PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
+# A kernel (.entry) or a function left out of line (.func, e.g. the half-scale recomputations of
+# dd.h), declaration or definition: each body is counted under its own (mangled) name, which
+# carries the variant, rather than under the kernel that precedes it in the PTX.
+PTX_FUNCTION = re.compile(r"^(?:\.visible |\.weak )?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\s*\(",
+                          re.M)
 ASM_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*$", re.M)
 _HOST_FMA = re.compile(r"\bv?f(?:n)?m(?:add|sub)\d*[sp]d\b|\bcall\s+_?fma\b|\bfmadd\b|\bfmsub\b")
 
@@ -37,8 +41,8 @@ def split_at(text: str, pattern: re.Pattern) -> dict[str, str]:
 
 
 def ptx_fma_counts(ptx: str) -> dict[str, int]:
-    """Kernel name -> number of fma.rn.f64 instructions in its PTX."""
-    return {name: body.count("fma.rn.f64") for name, body in split_at(ptx, PTX_ENTRY).items()}
+    """Kernel or function name -> number of fma.rn.f64 instructions in its PTX."""
+    return {name: body.count("fma.rn.f64") for name, body in split_at(ptx, PTX_FUNCTION).items()}
 
 
 def host_fma_counts(asm: str) -> dict[str, int]:
