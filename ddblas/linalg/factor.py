@@ -319,8 +319,8 @@ def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
     of the stack, in order, that is not positive definite."""
     n = a.shape[-1]
     source = a if lower else a.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2)
-    work = _working_copy(source).reshape(-1, n, n)
-    batch = work.shape[0]
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    work = _working_copy(source).reshape(batch, n, n)
     xp = work.xp
     info = xp.full(batch, n + 1, dtype=np.int64)
     if n <= POTRF_BLOCK:
