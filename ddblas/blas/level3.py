@@ -142,8 +142,8 @@ def _syrk_blocks(lower: bool, alpha, a: DDArray, beta, c: DDArray, opts, algorit
         rgemm(a, a.T, full, **gemm)
         xp = c.xp
         keep = xp.tri(n, dtype=bool) if lower else ~xp.tri(n, k=-1, dtype=bool)
-        c.hi[keep] = full.hi[keep]
-        c.lo[keep] = full.lo[keep]
+        c.hi[...] = xp.where(keep, full.hi, c.hi)   # no boolean indexing: no GPU sync
+        c.lo[...] = xp.where(keep, full.lo, c.lo)
         return
     half = n // 2
     _syrk_blocks(lower, alpha, a[:half], beta, c[:half, :half], opts, algorithm)
