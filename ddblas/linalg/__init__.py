@@ -1,0 +1,8 @@
+"""ddblas.linalg: DD factorizations and solvers (SciPy's names and semantics), on both devices.
+Algorithms and bounds: docs/linalg.md."""
+from .errors import LinAlgError
+from .factor import (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve,
+                     solve_triangular)
+
+__all__ = ["LinAlgError", "cho_factor", "cho_solve", "cholesky", "lu", "lu_factor", "lu_solve",
+           "solve_triangular"]
