@@ -35,7 +35,7 @@ def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
         raise TypeError(f"{name}() takes a sequence of arrays, got {type(arrays).__name__}")
     if not arrays:
         raise ValueError("need at least one array to " + name)
-    xs = on_one_device(*arrays)
+    xs = operands(*arrays)
     join = getattr(xs[0].xp, name)
     return DDArray(join([x.hi for x in xs], *args, **kwargs),
                    join([x.lo for x in xs], *args, **kwargs), normalize=False)
@@ -71,7 +71,7 @@ def where(condition, x=None, y=None):
         raise ValueError("where() takes condition alone or condition, x and y")
     if isinstance(condition, DDArray):
         condition = condition.hi != 0
-    truth, x, y = on_one_device(condition, x, y)
+    truth, x, y = operands(condition, x, y)
     truth = truth.hi != 0
     xp = x.xp
     return DDArray(xp.where(truth, x.hi, y.hi), xp.where(truth, x.lo, y.lo), normalize=False)
@@ -79,50 +79,50 @@ def where(condition, x=None, y=None):
 
 def diag(v, k=0) -> DDArray:
     """The k-th diagonal of a 2-D array (a copy), or a 2-D array with v on it (numpy.diag)."""
-    (v,) = on_one_device(v)
+    (v,) = operands(v)
     return _parts(v.xp.diag, v, k)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> DDArray:
     """The given diagonals, as numpy.diagonal (a view, read-only on the CPU)."""
-    (a,) = on_one_device(a)
+    (a,) = operands(a)
     return _parts(a.xp.diagonal, a, offset, axis1, axis2)
 
 
 def tril(m, k=0) -> DDArray:
     """m with the elements above the k-th diagonal zeroed (numpy.tril)."""
-    (m,) = on_one_device(m)
+    (m,) = operands(m)
     return _parts(m.xp.tril, m, k)
 
 
 def triu(m, k=0) -> DDArray:
     """m with the elements below the k-th diagonal zeroed (numpy.triu)."""
-    (m,) = on_one_device(m)
+    (m,) = operands(m)
     return _parts(m.xp.triu, m, k)
 
 
 def flip(m, axis=None) -> DDArray:
     """m reversed along the given axes (all by default), a view (numpy.flip)."""
-    (m,) = on_one_device(m)
+    (m,) = operands(m)
     return _parts(m.xp.flip, m, axis)
 
 
 def roll(a, shift, axis=None) -> DDArray:
     """a's elements shifted cyclically along axis (flattened when None), as numpy.roll."""
-    (a,) = on_one_device(a)
+    (a,) = operands(a)
     return _parts(a.xp.roll, a, shift, axis)
 
 
 def broadcast_to(array, shape) -> DDArray:  # noqa: A002  (NumPy's name)
     """A view of array broadcast to shape (numpy.broadcast_to; read-only on the CPU, where
     NumPy enforces it; CuPy has no read-only arrays: do not write to it on the GPU)."""
-    (a,) = on_one_device(array)
+    (a,) = operands(array)
     return _parts(a.xp.broadcast_to, a, shape)
 
 
 def outer(a, b, *, fma=None, add=None) -> DDArray:
     """The outer product of a and b (flattened), each element a DD multiply (mul's bound)."""
-    a, b = on_one_device(a, b)
+    a, b = operands(a, b)
     return multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
 
 
@@ -133,7 +133,7 @@ def argsort(a, axis=-1, kind=None) -> object:
     if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
         raise ValueError(f"kind must be None, 'quicksort', 'mergesort', 'heapsort' or 'stable', "
                          f"got {kind!r}")
-    (a,) = on_one_device(a)
+    (a,) = operands(a)
     if axis is None:
         a, axis = a.ravel(), 0
     xp = a.xp
@@ -147,7 +147,7 @@ def argsort(a, axis=-1, kind=None) -> object:
 
 def sort(a, axis=-1, kind=None) -> DDArray:
     """A sorted copy of a along axis (flattened when None) in DD order, NaNs last (numpy.sort)."""
-    (a,) = on_one_device(a)
+    (a,) = operands(a)
     if axis is None:
         a, axis = a.ravel(), 0
     order = argsort(a, axis, kind)
@@ -244,7 +244,7 @@ def isclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=False):
     only to themselves, NaN to nothing unless equal_nan). Defaults: rtol = 2^-100 (64 u^2), atol
     = 2^-200; rtol and atol may be DD scalars ("1e-30"). The sides carry DD roundings of a few
     u^2 relative (sub, mul, add). A bool NumPy/CuPy array."""
-    a, b, rtol, atol = on_one_device(a, b, rtol, atol)
+    a, b, rtol, atol = operands(a, b, rtol, atol)
     xp = a.xp
     tolerance = dd_add(atol, multiply(rtol, absolute(b)))
     close = less_equal(absolute(subtract(a, b)), tolerance) & xp.isfinite(b.hi)
