@@ -14,7 +14,7 @@ import numpy as np
 from ..engines.backend import check_device, device_of_array
 from .array import DDArray, array, full
 from .convert import dd_to_fraction
-from .ops import absolute, divide, equal, less_equal, multiply, on_one_device, register_functions
+from .ops import absolute, divide, equal, less_equal, multiply, operands, register_functions
 from .ops import add as dd_add
 from .ops import subtract
 
@@ -216,7 +216,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
     numpy.linspace: y_i = start + (i (stop - start)) / d with d = num - 1 (endpoint) or num, a DD
     sub, mul (i exact), div and add; the last value is stop itself when endpoint. |err| <=
     (2 c_add + c_mul + c_div) GROWTH (|start| + |stop|) (docs/algorithms.md, "linspace");
-    linspace(0, 1, 11)[3] is the DD nearest 0.3. retstep: also (stop - start) / d."""
+    linspace(0, 1, 11)[3] is the DD nearest 0.3. retstep: also (stop - start) / d, a DD div."""
     if not isinstance(num, numbers.Integral) or isinstance(num, (bool, np.bool_)):
         raise TypeError(f"num must be an int, got {num!r}")
     if num < 0:
@@ -231,10 +231,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
     else:
         index = start.xp.arange(num, dtype=np.float64)
         values = dd_add(start, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
-        if endpoint:
+        if endpoint and num > 1:
             values[-1] = stop
-    if retstep:
-        return values, divide(delta, float(div), **opts)
+    if retstep:  # NaN when there is no step (num <= 1 with endpoint, num = 0), as NumPy
+        step = divide(delta, float(div), **opts) if div > 0 else full((), np.nan, device)
+        return values, step
     return values
 
 
