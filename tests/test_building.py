@@ -149,6 +149,9 @@ def test_sort_axes_and_ties(device):
 def test_linspace_nearest_and_numpy_semantics(device):
     y = ddblas.linspace(0, 1, 11, device=device)
     assert same_bits(y[3], ddblas.array("0.3")) and y.device == device
+    for n in range(1, 60):  # measured (docs/algorithms.md): the DD nearest i/n, all i <= n
+        nearest = ddblas.array([Fraction(i, n) for i in range(n + 1)], device=device)
+        assert same_bits(ddblas.linspace(0, 1, n + 1, device=device), nearest), n
     y, step = ddblas.linspace("0.1", 2, 20, endpoint=False, retstep=True, device=device)
     exact_step = (2 - exact_values(ddblas.array("0.1"))[0]) / 20
     (got_step,) = exact_values(step)
