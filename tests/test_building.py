@@ -40,7 +40,7 @@ def matrices(draw, max_side=4):
 
 # ---- data movement: exact, NumPy's semantics ----
 @given(matrices(), matrices(), st.integers(-2, 2))
-@settings(max_examples=40)
+@settings(max_examples=20)
 def test_joining(device, first, second, k):
     a = to_ddarray(first[0], device).reshape(first[1])
     b = to_ddarray(second[0], device).reshape(second[1])
@@ -108,8 +108,9 @@ def test_like_constructors(device):
 
 
 # ---- outer ----
-@given(st.lists(dd_value(), min_size=1, max_size=5), st.lists(dd_value(), min_size=0, max_size=5))
-@settings(max_examples=40)
+@given(st.lists(dd_value(), min_size=1, max_size=5),
+       st.lists(dd_value(), min_size=0, max_size=5))
+@settings(max_examples=20)
 def test_outer_within_bound(device, variant, xs, ys):
     x, y = to_ddarray(xs, device), to_ddarray(ys, device)
     got = ddblas.outer(x, y, **variant)
@@ -121,6 +122,7 @@ def test_outer_within_bound(device, variant, xs, ys):
 # ---- sorting ----
 @given(st.lists(st.one_of(dd_value(-20, 20), st.sampled_from([(math.nan, 0.0)])), min_size=0,
                 max_size=12))
+@settings(max_examples=40)
 def test_sort_argsort_dd_order_nan_last(device, pairs):
     x = to_ddarray(pairs, device) if pairs else ddblas.zeros((0,), device=device)
     order = _host(ddblas.argsort(x)).tolist()
@@ -169,7 +171,7 @@ def test_linspace_nearest_and_numpy_semantics(device):
 
 
 @given(dd_value(-30, 30), dd_value(-30, 30), st.integers(2, 40), st.booleans())
-@settings(max_examples=60)
+@settings(max_examples=20)
 def test_linspace_within_bound(device, variant, start, stop, num, endpoint):
     opts = Options(fma=variant["fma"], add=variant["add"])
     c_add, c_div = bound_constant("add", opts), DIV
@@ -182,7 +184,7 @@ def test_linspace_within_bound(device, variant, start, stop, num, endpoint):
 
 
 @given(dd_value(-10, 10), dd_value(-10, 10), dd_value(-12, 2, allow_zero=False))
-@settings(max_examples=60)
+@settings(max_examples=20)
 def test_arange_count_and_bound(device, variant, start, stop, step):
     s, t, h = (Fraction(p[0]) + Fraction(p[1]) for p in (start, stop, step))
     count = max(math.ceil((t - s) / h), 0)

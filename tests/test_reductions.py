@@ -65,6 +65,7 @@ def _axes(axis, ndim):
 
 # ---- selections ----
 @given(arrays_and_axis())
+@settings(max_examples=40)
 def test_max_min_select_the_exact_extreme(device, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
@@ -76,6 +77,7 @@ def test_max_min_select_the_exact_extreme(device, case):
 
 
 @given(arrays_and_axis(tuple_axes=False))
+@settings(max_examples=40)
 def test_argmax_argmin_first_extreme(device, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
@@ -144,7 +146,7 @@ def test_empty_and_axis_errors(device):
 
 # ---- arithmetic reductions ----
 @given(arrays_and_axis(min_exp=-30, max_exp=30))
-@settings(max_examples=40)
+@settings(max_examples=20)
 def test_prod_within_bound(device, variant, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
@@ -171,7 +173,7 @@ def test_prod_over_chunks_and_special_cases(device, variant):
 
 
 @given(arrays_and_axis())
-@settings(max_examples=40)
+@settings(max_examples=20)
 def test_mean_within_bound(device, variant, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
@@ -204,7 +206,7 @@ def _variance_error_bound(xs, m_hat, ddof, variant) -> tuple[Fraction, Fraction]
 
 
 @given(st.lists(dd_value(-40, 40), min_size=1, max_size=40), st.integers(0, 2))
-@settings(max_examples=60)
+@settings(max_examples=20)
 def test_var_std_within_bound(device, variant, pairs, ddof):
     if len(pairs) <= ddof:
         ddof = 0
@@ -238,7 +240,7 @@ def test_var_axes_chunks_and_empty(device):
 
 
 @given(arrays_and_axis(tuple_axes=False))
-@settings(max_examples=40)
+@settings(max_examples=20)
 def test_cumsum_prefixes_within_bound(device, variant, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
@@ -256,7 +258,7 @@ def test_cumsum_prefixes_within_bound(device, variant, case):
 
 
 @given(arrays_and_axis(min_exp=-30, max_exp=30, tuple_axes=False))
-@settings(max_examples=40)
+@settings(max_examples=20)
 def test_cumprod_prefixes_within_bound(device, variant, case):
     pairs, shape, axis = case
     x = to_ddarray(pairs, device).reshape(shape)
