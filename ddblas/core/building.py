@@ -155,26 +155,26 @@ def sort(a, axis=-1, kind=None) -> DDArray:
 
 
 # ---- like-constructors ----
-def full_like(a, fill_value, shape=None) -> DDArray:
+def full_like(a, fill_value, *, shape=None) -> DDArray:
     """A DDArray of a's shape (or `shape`) and device filled with fill_value (any scalar
     ddblas.array converts exactly, e.g. "0.1")."""
     device = a.device if isinstance(a, DDArray) else device_of_array(a)
     return full(np.shape(a) if shape is None else shape, fill_value, device)
 
 
-def zeros_like(a, shape=None) -> DDArray:
+def zeros_like(a, *, shape=None) -> DDArray:
     """full_like(a, 0)."""
-    return full_like(a, 0.0, shape)
+    return full_like(a, 0.0, shape=shape)
 
 
-def ones_like(a, shape=None) -> DDArray:
+def ones_like(a, *, shape=None) -> DDArray:
     """full_like(a, 1)."""
-    return full_like(a, 1.0, shape)
+    return full_like(a, 1.0, shape=shape)
 
 
-def empty_like(a, shape=None) -> DDArray:
+def empty_like(a, *, shape=None) -> DDArray:
     """zeros_like(a): a DDArray holds normalised pairs, so it is never left uninitialised."""
-    return full_like(a, 0.0, shape)
+    return full_like(a, 0.0, shape=shape)
 
 
 # ---- ranges ----
