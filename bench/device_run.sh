@@ -4,7 +4,8 @@
 #   first-use                        bench/first_use.py: first-use compile times, empty cache
 #   hash                             bench/gemm_hash.py gpu (must print the CPU's hash)
 #   tests                            full test suite (default and toolchain markers), demo
-#   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
+#   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests
+#                                    and of the reductions/building GPU tests ("reduce" family),
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
 #                                    the tsm kernels (in sanitize_gemm.py), device="gpu" transfer
@@ -65,6 +66,11 @@ echo "== sanitizers"
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
     -p no:cacheprovider -p no:warnings tests/test_gpu.py > "$OUT/memcheck.log" 2>&1
 echo "memcheck elementwise exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
+    -k "gpu and (equals_cpu or views or chunks or special or nan_semantics or all_any or where or sort_axes)" \
+    -p no:cacheprovider -p no:warnings tests/test_reductions.py tests/test_building.py \
+    > "$OUT/memcheck_reduce.log" 2>&1
+echo "memcheck reductions exit $?"; grep -E "ERROR SUMMARY|passed|failed" "$OUT/memcheck_reduce.log" | tail -2
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 python3 bench/sanitize_gemm.py \
     > "$OUT/memcheck_gemm.log" 2>&1
 echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memcheck_gemm.log" | tail -2

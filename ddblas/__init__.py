@@ -14,6 +14,11 @@ from .blas.level3 import rgemv, rsyrk, rtrsm
 from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                        multiply, negative, not_equal, sqrt, subtract, sum)
 from .core.options import Options, get_options, options
+from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, mean, min,  # noqa: A004
+                              prod, std, var)
+from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
+                            empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
+                            outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
 
 __version__ = "0.1.0"
 
@@ -27,4 +32,11 @@ __all__ = [
     "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
     "gpu_available", "greater", "greater_equal", "less", "less_equal", "linalg", "matmul", "multiply", "negative", "not_equal", "ones",
     "options", "random", "rgemm", "rgemm_batched", "rgemv", "rsyrk", "rtrsm", "sqrt", "subtract", "sum", "zeros",
+    # reductions (core.reductions)
+    "all", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
+    "var",
+    # building and reshaping (core.building)
+    "allclose", "arange", "argsort", "broadcast_to", "concatenate", "diag", "diagonal",
+    "empty_like", "flip", "full_like", "hstack", "isclose", "linspace", "ones_like", "outer",
+    "roll", "sort", "stack", "tril", "triu", "vstack", "where", "zeros_like",
 ]

@@ -299,6 +299,22 @@ class DDArray:
     def sum(self, axis=None, keepdims=False):
         return operation("sum")(self, axis=axis, keepdims=keepdims)
 
+    # Reductions (core.reductions): see the functions of the same names.
+    def max(self, axis=None, keepdims=False): return operation("max")(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return operation("min")(self, axis, keepdims)
+    def argmax(self, axis=None, keepdims=False): return operation("argmax")(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False): return operation("argmin")(self, axis, keepdims)
+    def prod(self, axis=None, keepdims=False): return operation("prod")(self, axis, keepdims)
+    def mean(self, axis=None, keepdims=False): return operation("mean")(self, axis, keepdims)
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return operation("var")(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return operation("std")(self, axis, ddof, keepdims)
+    def cumsum(self, axis=None): return operation("cumsum")(self, axis)
+    def cumprod(self, axis=None): return operation("cumprod")(self, axis)
+    def all(self, axis=None, keepdims=False): return operation("all")(self, axis, keepdims)
+    def any(self, axis=None, keepdims=False): return operation("any")(self, axis, keepdims)
+
     # ---- NumPy protocols (NEP 13, NEP 18) ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return operation("array_ufunc")(self, ufunc, method, inputs, kwargs)

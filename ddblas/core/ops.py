@@ -139,7 +139,7 @@ greater_equal = _comparison("greater_equal")
 
 
 # ---- reductions ----
-def _normalize_axes(axis, ndim: int) -> tuple:
+def normalize_axes(axis, ndim: int) -> tuple:
     """axis (None, an int or a tuple/list of ints, as NumPy takes them) as a tuple of distinct
     non-negative axes; a TypeError for other types, a ValueError when out of bounds or repeated."""
     if axis is None:
@@ -161,18 +161,38 @@ def _is_axis_index(ax) -> bool:
     return isinstance(ax, numbers.Integral) and not isinstance(ax, (bool, np.bool_))
 
 
-def _reduce_rows(be, hi, lo, suffix: str):
-    """Sum each row of the (rows, length) contiguous arrays in the fixed chunked order."""
+def reduce_rows(be, hi, lo, kernel: str):
+    """Reduce each row of the (rows, length) contiguous arrays with a chunked kernel (`kernel`:
+    its full name, e.g. "ddblas_sum_fma_accurate") in the fixed order: chunks of
+    REDUCTION_CHUNK elements left to right, then the chunk results likewise, until one is left."""
     rows, length = hi.shape
     while True:
         chunks = -(-length // REDUCTION_CHUNK)
         out_hi = be.xp.empty((rows, chunks), dtype=np.float64)
         out_lo = be.xp.empty((rows, chunks), dtype=np.float64)
-        be.launch("ddblas_sum_" + suffix, rows * chunks, rows, length, REDUCTION_CHUNK,
-                  hi, lo, out_hi, out_lo)
+        be.launch(kernel, rows * chunks, rows, length, REDUCTION_CHUNK, hi, lo, out_hi, out_lo)
         if chunks == 1:
             return out_hi[:, 0], out_lo[:, 0]
         hi, lo, length = out_hi, out_lo, chunks
+
+
+def reduction_rows(a: DDArray, axes: tuple):
+    """(hi, lo, out_shape): a's parts as new contiguous (rows, length) arrays, the reduced axes
+    last and flattened (length = their sizes' product; rows = that of the others, whose shape
+    is out_shape)."""
+    kept = [d for d in range(a.ndim) if d not in axes]
+    out_shape = tuple(a.shape[d] for d in kept)
+    length = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    rows = int(np.prod(out_shape, dtype=np.int64))
+    order = kept + list(axes)
+    hi = a.xp.ascontiguousarray(a.hi.transpose(order)).reshape(rows, length)
+    lo = a.xp.ascontiguousarray(a.lo.transpose(order)).reshape(rows, length)
+    return hi, lo, out_shape
+
+
+def kept_dims(result: DDArray, shape: tuple, axes: tuple) -> DDArray:
+    """The reduction result over `axes` of an array of `shape`, reshaped as keepdims=True gives."""
+    return result.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
 
 
 def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001
@@ -181,23 +201,15 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
     sum(|a|) for n summed elements; identical on CPU and GPU."""
     (a,) = operands(a)
     suffix = resolve(fma, add).suffix
-    axes = _normalize_axes(axis, a.ndim)
-    kept = [d for d in range(a.ndim) if d not in axes]
-    out_shape = tuple(a.shape[d] for d in kept)
-    length = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
-    rows = int(np.prod(out_shape, dtype=np.int64))
+    axes = normalize_axes(axis, a.ndim)
+    hi, lo, out_shape = reduction_rows(a, axes)
     xp = a.xp
-    if length == 0 or rows == 0:
+    if hi.size == 0:
         result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
     else:
-        order = kept + list(axes)
-        hi = xp.ascontiguousarray(a.hi.transpose(order)).reshape(rows, length)
-        lo = xp.ascontiguousarray(a.lo.transpose(order)).reshape(rows, length)
-        s_hi, s_lo = _reduce_rows(_backend.backend(a.device), hi, lo, suffix)
+        s_hi, s_lo = reduce_rows(_backend.backend(a.device), hi, lo, "ddblas_sum_" + suffix)
         result = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape), normalize=False)
-    if keepdims:
-        result = result.reshape(tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)))
-    return result
+    return kept_dims(result, a.shape, axes) if keepdims else result
 
 
 def dot(x, y, *, fma=None, add=None) -> DDArray:
@@ -223,7 +235,7 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
     yh, yl, _ = _contiguous_parts(y, y.shape)
     be.launch("ddblas_dot_" + suffix, chunks, n, REDUCTION_CHUNK, xh, xl, 1, yh, yl, 1,
               part_hi, part_lo)
-    s_hi, s_lo = _reduce_rows(be, part_hi, part_lo, suffix)
+    s_hi, s_lo = reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix)
     return DDArray(s_hi.reshape(()), s_lo.reshape(()), normalize=False)
 
 
@@ -282,6 +294,12 @@ _FUNCTIONS = {
     np.sum: _np_sum, np.dot: dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
     np.copy: _copy, np.transpose: _transpose, np.reshape: _reshape,
 }
+
+
+def register_functions(functions: dict) -> None:
+    """Make functions ({np.concatenate: concatenate, ...}) the NEP 18 implementations for
+    DDArrays: for the modules above this one (core.building, core.reductions)."""
+    _FUNCTIONS.update(functions)
 
 
 def array_function(func, types, args, kwargs):

@@ -1,0 +1,270 @@
+"""Building and reshaping DDArrays with NumPy's names and semantics: concatenate, stack, hstack,
+vstack, where, diag, diagonal, tril, triu, sort, argsort, flip, roll, broadcast_to, the *_like
+constructors (data movement on the hi and lo parts alike, exact), outer, arange, linspace,
+isclose, allclose (DD arithmetic by the kernels of core.ops). Inputs: DDArrays, float64 arrays
+and Python/NumPy scalars (converted exactly), on one device.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..engines.backend import check_device, device_of_array
+from .array import DDArray, array, full
+from .convert import dd_to_fraction
+from .ops import absolute, divide, equal, less_equal, multiply, operands, register_functions
+from .ops import add as dd_add
+from .ops import subtract
+
+# isclose's defaults: |a - b| <= ATOL + RTOL |b|. RTOL = 2^-100 = 64 u^2 (u = 2^-53) leaves room
+# for a few dozen DD roundings; ATOL = 2^-200 only decides comparisons with (nearly) zero.
+RTOL = 2.0 ** -100
+ATOL = 2.0 ** -200
+
+
+def _parts(func, a: DDArray, *args, **kwargs) -> DDArray:
+    """func (a NumPy/CuPy function moving data) applied to a's hi and lo parts alike."""
+    return DDArray(func(a.hi, *args, **kwargs), func(a.lo, *args, **kwargs), normalize=False)
+
+
+def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
+    """xp.<name> (concatenate, stack, ...) of the sequence `arrays` on their hi and lo parts."""
+    if isinstance(arrays, DDArray) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"{name}() takes a sequence of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError("need at least one array to " + name)
+    xs = operands(*arrays)
+    join = getattr(xs[0].xp, name)
+    return DDArray(join([x.hi for x in xs], *args, **kwargs),
+                   join([x.lo for x in xs], *args, **kwargs), normalize=False)
+
+
+def concatenate(arrays, axis=0) -> DDArray:
+    """Join arrays along an existing axis (None: flattened first), as numpy.concatenate."""
+    return _joined("concatenate", arrays, axis=axis)
+
+
+def stack(arrays, axis=0) -> DDArray:
+    """Join arrays of one shape along a new axis, as numpy.stack."""
+    return _joined("stack", arrays, axis=axis)
+
+
+def hstack(tup) -> DDArray:
+    """Stack arrays column-wise, as numpy.hstack."""
+    return _joined("hstack", tup)
+
+
+def vstack(tup) -> DDArray:
+    """Stack arrays row-wise, as numpy.vstack."""
+    return _joined("vstack", tup)
+
+
+def where(condition, x=None, y=None):
+    """x where condition is true, else y (numpy.where; DD, float64 or scalar values, broadcast);
+    with condition alone, the indices of its nonzero elements (a tuple of index arrays)."""
+    if x is None and y is None:
+        truth = condition.hi != 0 if isinstance(condition, DDArray) else condition
+        return truth.nonzero()
+    if x is None or y is None:
+        raise ValueError("where() takes condition alone or condition, x and y")
+    if isinstance(condition, DDArray):
+        condition = condition.hi != 0
+    truth, x, y = operands(condition, x, y)
+    truth = truth.hi != 0
+    xp = x.xp
+    return DDArray(xp.where(truth, x.hi, y.hi), xp.where(truth, x.lo, y.lo), normalize=False)
+
+
+def diag(v, k=0) -> DDArray:
+    """The k-th diagonal of a 2-D array (a copy), or a 2-D array with v on it (numpy.diag)."""
+    (v,) = operands(v)
+    return _parts(v.xp.diag, v, k)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1) -> DDArray:
+    """The given diagonals, as numpy.diagonal (a view, read-only on the CPU)."""
+    (a,) = operands(a)
+    return _parts(a.xp.diagonal, a, offset, axis1, axis2)
+
+
+def tril(m, k=0) -> DDArray:
+    """m with the elements above the k-th diagonal zeroed (numpy.tril)."""
+    (m,) = operands(m)
+    return _parts(m.xp.tril, m, k)
+
+
+def triu(m, k=0) -> DDArray:
+    """m with the elements below the k-th diagonal zeroed (numpy.triu)."""
+    (m,) = operands(m)
+    return _parts(m.xp.triu, m, k)
+
+
+def flip(m, axis=None) -> DDArray:
+    """m reversed along the given axes (all by default), a view (numpy.flip)."""
+    (m,) = operands(m)
+    return _parts(m.xp.flip, m, axis)
+
+
+def roll(a, shift, axis=None) -> DDArray:
+    """a's elements shifted cyclically along axis (flattened when None), as numpy.roll."""
+    (a,) = operands(a)
+    return _parts(a.xp.roll, a, shift, axis)
+
+
+def broadcast_to(array, shape) -> DDArray:  # noqa: A002  (NumPy's name)
+    """A view of array broadcast to shape (numpy.broadcast_to; read-only on the CPU, where
+    NumPy enforces it; CuPy has no read-only arrays: do not write to it on the GPU)."""
+    (a,) = operands(array)
+    return _parts(a.xp.broadcast_to, a, shape)
+
+
+def outer(a, b, *, fma=None, add=None) -> DDArray:
+    """The outer product of a and b (flattened), each element a DD multiply (mul's bound)."""
+    a, b = operands(a, b)
+    return multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
+
+
+# ---- sorting: (hi, lo) lexicographic order is DD order (core.reductions) ----
+def argsort(a, axis=-1, kind=None) -> object:
+    """Indices that sort a along axis (flattened when None) in DD order, stable (whatever
+    kind), NaNs last in their original order, as numpy.argsort. An int64 NumPy/CuPy array."""
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise ValueError(f"kind must be None, 'quicksort', 'mergesort', 'heapsort' or 'stable', "
+                         f"got {kind!r}")
+    (a,) = operands(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    xp = a.xp
+    # Sort by lo, then stably by hi: a lexsort. NaNs (hi NaN) get lo key 0 so that the second
+    # sort keeps them in their original order.
+    lo_key = xp.where(xp.isnan(a.hi), 0.0, a.lo)
+    by_lo = xp.argsort(lo_key, axis=axis, kind="stable")
+    by_hi = xp.argsort(xp.take_along_axis(a.hi, by_lo, axis), axis=axis, kind="stable")
+    return xp.take_along_axis(by_lo, by_hi, axis)
+
+
+def sort(a, axis=-1, kind=None) -> DDArray:
+    """A sorted copy of a along axis (flattened when None) in DD order, NaNs last (numpy.sort)."""
+    (a,) = operands(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    order = argsort(a, axis, kind)
+    return _parts(a.xp.take_along_axis, a, order, axis)
+
+
+# ---- like-constructors ----
+def full_like(a, fill_value, *, shape=None) -> DDArray:
+    """A DDArray of a's shape (or `shape`) and device filled with fill_value (any scalar
+    ddblas.array converts exactly, e.g. "0.1")."""
+    device = a.device if isinstance(a, DDArray) else device_of_array(a)
+    return full(np.shape(a) if shape is None else shape, fill_value, device)
+
+
+def zeros_like(a, *, shape=None) -> DDArray:
+    """full_like(a, 0)."""
+    return full_like(a, 0.0, shape=shape)
+
+
+def ones_like(a, *, shape=None) -> DDArray:
+    """full_like(a, 1)."""
+    return full_like(a, 1.0, shape=shape)
+
+
+def empty_like(a, *, shape=None) -> DDArray:
+    """zeros_like(a): a DDArray holds normalised pairs, so it is never left uninitialised."""
+    return full_like(a, 0.0, shape=shape)
+
+
+# ---- ranges ----
+def _scalar(value, name: str, device) -> DDArray:
+    x = array(value, device=device)
+    if x.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {x.shape}")
+    if not bool(x.xp.isfinite(x.hi)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return x
+
+
+def _exact(x: DDArray):
+    return dd_to_fraction(float(x.hi), float(x.lo))
+
+
+def arange(start, stop=None, step=1, *, device=None, fma=None, add=None) -> DDArray:
+    """start + i*step for i = 0, 1, ... while below stop (above for step < 0), as numpy.arange
+    with DD start, stop and step (any scalars ddblas.array converts, e.g. "0.1"). The count is
+    exact (ceil((stop - start) / step) in rational arithmetic, below 2^53); each value is a DD
+    mul (i exact) then a DD add: |err| <= (c_add + c_mul + c_add c_mul)(|start| + |i step|)."""
+    device = check_device(device or "cpu")
+    if stop is None:
+        start, stop = 0, start
+    start, stop, step = (_scalar(v, n, device) for v, n in ((start, "start"), (stop, "stop"),
+                                                             (step, "step")))
+    if float(step.hi) == 0:
+        raise ZeroDivisionError("arange step must not be zero")
+    count = max(math.ceil((_exact(stop) - _exact(start)) / _exact(step)), 0)
+    if count >= 2 ** 53:
+        raise ValueError(f"arange would have {count} elements, more than 2^53")
+    index = start.xp.arange(count, dtype=np.float64)
+    return dd_add(start, multiply(index, step, fma=fma, add=add), fma=fma, add=add)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, fma=None,
+             add=None):
+    """num evenly spaced DD values from start to stop (stop included when endpoint), as
+    numpy.linspace: y_i = start + (i (stop - start)) / d with d = num - 1 (endpoint) or num, a DD
+    sub, mul (i exact), div and add; the last value is stop itself when endpoint. |err| <=
+    (2 c_add + c_mul + c_div) GROWTH (|start| + |stop|) (docs/algorithms.md, "linspace");
+    linspace(0, 1, 11)[3] is the DD nearest 0.3. retstep: also (stop - start) / d, a DD div."""
+    if not isinstance(num, numbers.Integral) or isinstance(num, (bool, np.bool_)):
+        raise TypeError(f"num must be an int, got {num!r}")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    device = check_device(device or "cpu")
+    start, stop = _scalar(start, "start", device), _scalar(stop, "stop", device)
+    opts = {"fma": fma, "add": add}
+    div = num - 1 if endpoint else num
+    delta = subtract(stop, start, **opts)
+    if num == 1:
+        values = start.reshape(1).copy()
+    else:
+        index = start.xp.arange(num, dtype=np.float64)
+        values = dd_add(start, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
+        if endpoint and num > 1:
+            values[-1] = stop
+    if retstep:  # NaN when there is no step (num <= 1 with endpoint, num = 0), as NumPy
+        step = divide(delta, float(div), **opts) if div > 0 else full((), np.nan, device)
+        return values, step
+    return values
+
+
+# ---- tolerant comparison ----
+def isclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=False):
+    """|a - b| <= atol + rtol |b| elementwise in DD (numpy.isclose's rule: infinities close
+    only to themselves, NaN to nothing unless equal_nan). Defaults: rtol = 2^-100 (64 u^2), atol
+    = 2^-200; rtol and atol may be DD scalars ("1e-30"). The sides carry DD roundings of a few
+    u^2 relative (sub, mul, add). A bool NumPy/CuPy array."""
+    a, b, rtol, atol = operands(a, b, rtol, atol)
+    xp = a.xp
+    tolerance = dd_add(atol, multiply(rtol, absolute(b)))
+    close = less_equal(absolute(subtract(a, b)), tolerance) & xp.isfinite(b.hi)
+    close |= equal(a, b)
+    if equal_nan:
+        close |= xp.isnan(a.hi) & xp.isnan(b.hi)
+    return close
+
+
+def allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=False) -> bool:
+    """Whether isclose(a, b, ...) holds everywhere."""
+    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+
+
+register_functions({
+    np.concatenate: concatenate, np.stack: stack, np.hstack: hstack, np.vstack: vstack,
+    np.where: where, np.diag: diag, np.diagonal: diagonal, np.outer: outer, np.tril: tril,
+    np.triu: triu, np.sort: sort, np.argsort: argsort, np.flip: flip, np.roll: roll,
+    np.broadcast_to: broadcast_to, np.full_like: full_like, np.zeros_like: zeros_like,
+    np.ones_like: ones_like, np.empty_like: empty_like, np.isclose: isclose,
+    np.allclose: allclose,
+})

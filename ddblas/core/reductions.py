@@ -1,0 +1,267 @@
+"""Reductions and scans of DDArrays beyond sum and dot (core.ops): max, min, argmax, argmin (exact
+selections), prod, mean, var, std (fixed-order DD arithmetic), cumsum, cumprod (sequential DD
+scans), all, any. The arithmetic runs in the kernels of cuda_src/reductions.h ("reduce" family)
+and elementwise.h; this module only lays out the operands (the reduced axes last, contiguous)
+and selects with NumPy/CuPy.
+
+Selections: a normalised DD (hi, lo) has |lo| <= ulp(hi)/2 and lo = 0 where hi is 0 or inf, so
+comparing values is comparing (hi, lo) lexicographically: max and argmax take the largest hi,
+then the largest lo among the entries with that hi, and return the first such entry's bits
+(the same on both devices); a NaN (hi NaN) wins as in NumPy: max/min give NaN, argmax/argmin the
+first NaN's index. Bounds of the arithmetic ones: docs/algorithms.md, "Reductions".
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from ..engines import backend as _backend
+from ..engines.backend import array_module
+from .array import DDArray, register_operations
+from .ops import (REDUCTION_CHUNK, divide, kept_dims, normalize_axes, operands, reduce_rows,
+                  reduction_rows, register_functions, sqrt)
+from .ops import sum as dd_sum
+from .options import resolve
+
+
+# ---- exact selections ----
+def _first_extreme(hi, lo, largest: bool):
+    """Per row of the (rows, length) arrays, length > 0: the index of the first largest
+    (smallest) DD in (hi, lo) order, or of the first NaN where the row has one."""
+    xp = array_module(hi)
+    pick, fill = (xp.max, -np.inf) if largest else (xp.min, np.inf)
+    best_hi = pick(hi, axis=1, keepdims=True)
+    on_best = hi == best_hi
+    best_lo = pick(xp.where(on_best, lo, fill), axis=1, keepdims=True)
+    first_best = xp.argmax((on_best & (lo == best_lo)).astype(np.uint8), axis=1)
+    nan = xp.isnan(hi).astype(np.uint8)
+    return xp.where(nan.any(axis=1), xp.argmax(nan, axis=1), first_best)
+
+
+def _extreme(a, axis, keepdims: bool, largest: bool) -> DDArray:
+    (a,) = operands(a)
+    axes = normalize_axes(axis, a.ndim)
+    hi, lo, out_shape = reduction_rows(a, axes)
+    if hi.shape[1] == 0:
+        name = "maximum" if largest else "minimum"
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    index = _first_extreme(hi, lo, largest)[:, None]
+    xp = a.xp
+    result = DDArray(xp.take_along_axis(hi, index, 1).reshape(out_shape),
+                     xp.take_along_axis(lo, index, 1).reshape(out_shape), normalize=False)
+    return kept_dims(result, a.shape, axes) if keepdims else result
+
+
+def max(a, axis=None, keepdims=False) -> DDArray:  # noqa: A001
+    """The largest value over the given axes (all by default), exact (a selection, the first
+    largest entry's bits); NaN where a NaN is among them (as numpy.max). A ValueError for an
+    empty reduction, as NumPy's."""
+    return _extreme(a, axis, keepdims, largest=True)
+
+
+def min(a, axis=None, keepdims=False) -> DDArray:  # noqa: A001
+    """The smallest value over the given axes (all by default): max's rules, mirrored."""
+    return _extreme(a, axis, keepdims, largest=False)
+
+
+def _single_axis(axis, ndim: int, name: str):
+    """axis (None or one int, not a tuple) as a non-negative axis or None."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{name} axis must be None or an int, got {axis!r}")
+    return normalize_axes(axis, ndim)[0]
+
+
+def _arg_extreme(a, axis, keepdims: bool, largest: bool):
+    (a,) = operands(a)
+    name = "argmax" if largest else "argmin"
+    ax = _single_axis(axis, a.ndim, name)
+    source = a.ravel() if ax is None else a
+    axes = (0,) if ax is None else (ax,)
+    hi, lo, out_shape = reduction_rows(source, axes)
+    if hi.shape[1] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    index = _first_extreme(hi, lo, largest).reshape(out_shape)
+    if keepdims:
+        index = index.reshape((1,) * a.ndim if ax is None else
+                              tuple(1 if d == ax else n for d, n in enumerate(a.shape)))
+    return index
+
+
+def argmax(a, axis=None, keepdims=False):
+    """Indices of the largest values along axis (of the flattened array when None), as
+    numpy.argmax: the first occurrence; the first NaN where there is one. An int64 NumPy/CuPy
+    array (0-d for axis=None)."""
+    return _arg_extreme(a, axis, keepdims, largest=True)
+
+
+def argmin(a, axis=None, keepdims=False):
+    """Indices of the smallest values along axis: argmax's rules, mirrored."""
+    return _arg_extreme(a, axis, keepdims, largest=False)
+
+
+# ---- fixed-order arithmetic ----
+def prod(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
+    """Product over the given axes (all by default) in DD, in sum()'s fixed chunked order
+    (chunks of 256 factors left to right, then the chunk products likewise; CPU == GPU bitwise).
+    Relative error <= (1 + c_mul)^(n-1) - 1 for n factors (c_mul: mul's bound; finite, no
+    underflow). The product of no factors is 1."""
+    (a,) = operands(a)
+    axes = normalize_axes(axis, a.ndim)
+    hi, lo, out_shape = reduction_rows(a, axes)
+    xp = a.xp
+    if hi.size == 0:
+        result = DDArray(xp.ones(out_shape), xp.zeros(out_shape), normalize=False)
+    else:
+        kernel = "ddblas_reduce_prod_" + resolve(fma, add).suffix
+        p_hi, p_lo = reduce_rows(_backend.backend(a.device), hi, lo, kernel)
+        result = DDArray(p_hi.reshape(out_shape), p_lo.reshape(out_shape), normalize=False)
+    return kept_dims(result, a.shape, axes) if keepdims else result
+
+
+def _count(shape: tuple, axes: tuple) -> int:
+    return int(np.prod([shape[d] for d in axes], dtype=np.int64))
+
+
+def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
+    """Mean over the given axes: sum() then one DD division by the count n (exact as a float64
+    for n < 2^53). Error <= sum's bound / n + c_div |result|. NaN (with NumPy's RuntimeWarning)
+    for an empty slice."""
+    (a,) = operands(a)
+    axes = normalize_axes(axis, a.ndim)
+    n = _count(a.shape, axes)
+    if n == 0:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    total = dd_sum(a, axes, keepdims=keepdims, fma=fma, add=add)
+    return divide(total, float(n), fma=fma, add=add)
+
+
+def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
+    """Variance over the given axes, two-pass in DD: m = mean(), then the sum of (x - m)^2 (each
+    a DD sub and mul, summed in sum()'s fixed order; cuda_src/reductions.h) divided by
+    max(n - ddof, 0). Bound: docs/algorithms.md, "Variance"; NaN (NumPy's RuntimeWarning) when
+    n - ddof <= 0."""
+    if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
+        raise TypeError(f"ddof must be a number, got {ddof!r}")
+    (a,) = operands(a)
+    axes = normalize_axes(axis, a.ndim)
+    hi, lo, out_shape = reduction_rows(a, axes)
+    rows, n = hi.shape
+    dof = float(n - ddof) if n > ddof else 0.0
+    if dof == 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+    suffix = resolve(fma, add).suffix
+    xp = a.xp
+    if hi.size == 0:
+        total = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
+    else:
+        be = _backend.backend(a.device)
+        m = divide(DDArray(*reduce_rows(be, hi, lo, "ddblas_sum_" + suffix), normalize=False),
+                   float(n), fma=fma, add=add)
+        chunks = -(-n // REDUCTION_CHUNK)
+        part_hi = xp.empty((rows, chunks), dtype=np.float64)
+        part_lo = xp.empty((rows, chunks), dtype=np.float64)
+        be.launch("ddblas_reduce_sqdev_" + suffix, rows * chunks, rows, n, REDUCTION_CHUNK,
+                  hi, lo, m.hi, m.lo, part_hi, part_lo)
+        s_hi, s_lo = reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix)
+        total = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape), normalize=False)
+    result = divide(total, dof, fma=fma, add=add)
+    return kept_dims(result, a.shape, axes) if keepdims else result
+
+
+def std(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
+    """sqrt(var(...)): var's bound, then sqrt's 6u^2 relative (and half var's relative error)."""
+    return sqrt(var(a, axis, ddof, keepdims, fma=fma, add=add), fma=fma, add=add)
+
+
+def _scan(kernel: str, a, axis, fma, add) -> DDArray:
+    (a,) = operands(a)
+    ax = _single_axis(axis, a.ndim, kernel)
+    source = a.ravel() if ax is None else a
+    ax = 0 if ax is None else ax
+    hi, lo, out_shape = reduction_rows(source, (ax,))
+    xp = a.xp
+    rows, length = hi.shape
+    out_hi, out_lo = xp.empty_like(hi), xp.empty_like(lo)
+    be = _backend.backend(a.device)
+    be.launch(f"ddblas_reduce_{kernel}_{resolve(fma, add).suffix}", rows, rows, length, hi, lo,
+              out_hi, out_lo)
+    moved = out_shape + (length,)
+    return DDArray(xp.moveaxis(out_hi.reshape(moved), -1, ax),
+                   xp.moveaxis(out_lo.reshape(moved), -1, ax), normalize=False)
+
+
+def cumsum(a, axis=None, *, fma=None, add=None) -> DDArray:
+    """Cumulative sums along axis (of the flattened array when None), each prefix accumulated
+    left to right in DD (CPU == GPU bitwise). Prefix of i terms: error <= (i - 1) c_add GROWTH
+    sum_{k<=i} |x_k| (sum's bound)."""
+    return _scan("cumsum", a, axis, fma, add)
+
+
+def cumprod(a, axis=None, *, fma=None, add=None) -> DDArray:
+    """Cumulative products along axis (flattened when None), left to right in DD. Prefix of i
+    factors: relative error <= (1 + c_mul)^(i-1) - 1 (finite, no underflow)."""
+    return _scan("cumprod", a, axis, fma, add)
+
+
+# ---- truth ----
+def _truth(a):
+    """a != 0 elementwise: of a DDArray, its hi parts (a normalised DD is 0 iff hi is; NaN is
+    true, as in NumPy); of other arrays, NumPy/CuPy's truth."""
+    if isinstance(a, DDArray):
+        return a.hi != 0
+    return array_module(a).asarray(a).astype(bool)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001
+    """Whether every element over the given axes is nonzero (a bool NumPy/CuPy array)."""
+    truth = _truth(a)
+    return truth.all(axis=normalize_axes(axis, truth.ndim), keepdims=keepdims)
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001
+    """Whether some element over the given axes is nonzero (a bool NumPy/CuPy array)."""
+    truth = _truth(a)
+    return truth.any(axis=normalize_axes(axis, truth.ndim), keepdims=keepdims)
+
+
+# ---- NumPy protocol (NEP 18) ----
+def _numpy_signature(func, *names):
+    """func(a, ...) called with NumPy's positional parameters `names` after a; dtype=None and
+    out=None are accepted (the result is a DDArray), other values of them raise."""
+    def call(a, *args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError(f"ddblas: {func.__name__}() takes at most {len(names) + 1} "
+                            f"positional arguments")
+        for name, value in zip(names, args):
+            if name in kwargs:
+                raise TypeError(f"{func.__name__}() got multiple values for argument '{name}'")
+            kwargs[name] = value
+        for name in ("dtype", "out"):
+            if kwargs.pop(name, None) is not None:
+                raise TypeError(f"ddblas: {func.__name__}() does not support {name}= on DDArrays")
+        return func(a, **kwargs)
+    return call
+
+
+register_functions({
+    np.max: _numpy_signature(max, "axis", "out", "keepdims"),
+    np.amax: _numpy_signature(max, "axis", "out", "keepdims"),
+    np.min: _numpy_signature(min, "axis", "out", "keepdims"),
+    np.amin: _numpy_signature(min, "axis", "out", "keepdims"),
+    np.argmax: _numpy_signature(argmax, "axis", "out"),
+    np.argmin: _numpy_signature(argmin, "axis", "out"),
+    np.prod: _numpy_signature(prod, "axis", "dtype", "out", "keepdims"),
+    np.mean: _numpy_signature(mean, "axis", "dtype", "out", "keepdims"),
+    np.cumsum: _numpy_signature(cumsum, "axis", "dtype", "out"),
+    np.cumprod: _numpy_signature(cumprod, "axis", "dtype", "out"),
+    np.var: _numpy_signature(var, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.std: _numpy_signature(std, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.all: _numpy_signature(all, "axis", "out", "keepdims"),
+    np.any: _numpy_signature(any, "axis", "out", "keepdims"),
+})
+register_operations(max=max, min=min, argmax=argmax, argmin=argmin, prod=prod, mean=mean,
+                    var=var, std=std, cumsum=cumsum, cumprod=cumprod, all=all, any=any)

@@ -1,0 +1,340 @@
+"""Reductions and scans (ddblas.core.reductions): exact selections (max, min, argmax, argmin)
+against Fraction references and NumPy's NaN rules; prod, mean, var, std, cumsum, cumprod against
+their documented bounds in exact rational arithmetic; all/any; axes, keepdims, views, empty
+arrays, NEP 18 and the DDArray methods; bitwise CPU == GPU."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas.accuracy import bound_constant
+from ddblas.core.options import Options
+from ddvalues import DIV, MUL, SQRT, dd_value, exact_values, same_bits, to_ddarray
+
+SHAPES = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
+
+
+def _variant_options(variant) -> Options:
+    return Options(fma=variant["fma"], add=variant["add"])
+
+
+def _c_add(variant) -> Fraction:
+    return bound_constant("add", _variant_options(variant))
+
+
+def _sum_constant(variant, k) -> Fraction:
+    return bound_constant("sum", _variant_options(variant), k)
+
+
+def _c_mul(variant) -> Fraction:
+    return MUL[variant["fma"]]
+
+
+@st.composite
+def arrays_and_axis(draw, min_exp=-300, max_exp=300, allow_zero=True, tuple_axes=True):
+    """(pairs, shape, axis): DD values of a random shape and a valid axis argument."""
+    shape = draw(SHAPES)
+    pairs = draw(st.lists(dd_value(min_exp, max_exp, allow_zero), min_size=math.prod(shape),
+                          max_size=math.prod(shape)))
+    ndim = len(shape)
+    choices = [None] + list(range(-ndim, ndim))
+    if tuple_axes and ndim > 1:
+        choices.append(tuple(range(ndim))[::-1][:2])
+    return pairs, shape, draw(st.sampled_from(choices))
+
+
+def _exact_array(x: ddblas.DDArray) -> np.ndarray:
+    return np.array(exact_values(x), dtype=object).reshape(x.shape)
+
+
+def _flat(values) -> list:
+    return np.asarray(values, dtype=object).ravel().tolist()
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+
+
+# ---- selections ----
+@given(arrays_and_axis())
+@settings(max_examples=40)
+def test_max_min_select_the_exact_extreme(device, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    ex = _exact_array(x)
+    for got, ref in ((ddblas.max(x, axis), ex.max(axis=axis)), (x.min(axis), ex.min(axis=axis))):
+        assert exact_values(got) == _flat(ref)
+    kept = ddblas.max(x, axis, keepdims=True)
+    assert kept.shape == np.zeros(shape).max(axis=axis, keepdims=True).shape
+
+
+@given(arrays_and_axis(tuple_axes=False))
+@settings(max_examples=40)
+def test_argmax_argmin_first_extreme(device, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    ex = _exact_array(x)
+    for func, pick in ((ddblas.argmax, max), (ddblas.argmin, min)):
+        got = _host(func(x, axis))
+        flat = ex.ravel() if axis is None else np.moveaxis(ex, axis, -1).reshape(-1, shape[axis])
+        rows = [flat] if axis is None else list(flat)
+        expected = [list(row).index(pick(row)) for row in rows]
+        assert got.ravel().tolist() == expected
+        assert func(x, axis, keepdims=True).shape == np.argmax(np.zeros(shape), axis,
+                                                               keepdims=True).shape
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def test_selection_bits_of_the_first_extreme(device):
+    # Equal values with different bits (+0 and -0): the first one's bits, as on every device.
+    x = ddblas.DDArray(np.array([-0.0, 0.0, -0.0]), np.zeros(3)).to_device(device)
+    assert np.signbit(float(ddblas.max(x).hi)) and np.signbit(float(ddblas.min(x).hi))
+    # Equal hi, lo decides.
+    y = ddblas.DDArray(np.array([1.0, 1.0, 1.0]), np.array([0.0, 2.0 ** -60, -2.0 ** -60]))
+    y = y.to_device(device)
+    assert (int(_host(y.argmax())), int(_host(y.argmin()))) == (1, 2)
+    assert float(y.max().lo) == 2.0 ** -60 and float(y.min().lo) == -2.0 ** -60
+
+
+@pytest.mark.parametrize("func", ["max", "min", "argmax", "argmin"])
+def test_nan_semantics_as_numpy(device, func):
+    values = [[1.0, np.nan, 3.0, np.nan], [np.inf, -np.inf, 2.0, 0.5], [np.nan, 1.0, 1.0, 1.0]]
+    hi = np.array(values)
+    x = ddblas.DDArray(hi).to_device(device)
+    for axis in (None, 0, 1):
+        got = getattr(ddblas, func)(x, axis)
+        expected = getattr(np, func)(hi, axis=axis)
+        if func.startswith("arg"):
+            assert np.array_equal(_host(got), expected)
+        else:
+            assert np.array_equal(_host(got.hi), expected, equal_nan=True)
+            assert np.all((_host(got.lo) == 0) | np.isnan(_host(got.lo)))
+
+
+def test_empty_and_axis_errors(device):
+    empty = ddblas.zeros((0, 3), device=device)
+    with pytest.raises(ValueError, match="zero-size array"):
+        ddblas.max(empty)
+    with pytest.raises(ValueError, match="zero-size array"):
+        empty.min(axis=0)
+    assert ddblas.max(empty, axis=1).shape == (0,)
+    with pytest.raises(ValueError, match="empty sequence"):
+        ddblas.argmax(empty)
+    x = ddblas.random((2, 3), seed=1, device=device)
+    for func in (ddblas.max, ddblas.argmin, ddblas.prod, ddblas.mean, ddblas.var, ddblas.cumsum,
+                 ddblas.all):
+        with pytest.raises(TypeError, match="axis"):
+            func(x, axis=1.0)
+        with pytest.raises(ValueError, match="out of bounds"):
+            func(x, axis=2)
+    with pytest.raises(TypeError, match="axis"):
+        ddblas.argmax(x, axis=(0, 1))
+    with pytest.raises(TypeError, match="ddof"):
+        ddblas.var(x, ddof="1")
+
+
+# ---- arithmetic reductions ----
+@given(arrays_and_axis(min_exp=-30, max_exp=30))
+@settings(max_examples=20)
+def test_prod_within_bound(device, variant, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    got = exact_values(ddblas.prod(x, axis, **variant))
+    ex = _exact_array(x)
+    n = math.prod(shape[d] for d in _axes(axis, len(shape)))
+    ref = _flat(np.prod(ex, axis=axis)) if ex.size else []
+    c = (1 + _c_mul(variant)) ** (n - 1) - 1
+    assert all(abs(g - r) <= c * abs(r) for g, r in zip(got, ref))
+
+
+def test_prod_over_chunks_and_special_cases(device, variant):
+    n = 700  # three chunks of 256, then their product
+    x = 1 + (ddblas.random((n,), seed=3, device=device) - 0.5) * 2 ** -8
+    r = Fraction(1)
+    for v in exact_values(x):
+        r *= v
+    (got,) = exact_values(ddblas.prod(x, **variant))
+    assert abs(got - r) <= ((1 + _c_mul(variant)) ** (n - 1) - 1) * r
+    assert exact_values(ddblas.prod(ddblas.zeros((2, 0), device=device), axis=1)) == [1, 1]
+    specials = ddblas.DDArray(np.array([[2.0, np.inf], [np.nan, 1.0], [0.0, np.inf]]))
+    got = ddblas.prod(specials.to_device(device), axis=1, **variant)
+    assert np.array_equal(_host(got.hi), [np.inf, np.nan, np.nan], equal_nan=True)
+
+
+@given(arrays_and_axis())
+@settings(max_examples=20)
+def test_mean_within_bound(device, variant, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    ex = _exact_array(x)
+    n = math.prod(shape[d] for d in _axes(axis, len(shape)))
+    got = exact_values(ddblas.mean(x, axis, **variant))
+    sums, abs_sums = _flat(ex.sum(axis=axis)), _flat(np.abs(ex).sum(axis=axis))
+    for g, s, a in zip(got, sums, abs_sums):
+        b = _sum_constant(variant, n) * a / n
+        assert abs(g - s / n) <= b + DIV * (abs(s) / n + b)
+    kept = ddblas.mean(x, axis, keepdims=True)
+    assert kept.shape == np.zeros(shape).mean(axis, keepdims=True).shape
+
+
+def _variance_error_bound(xs, m_hat, ddof, variant) -> tuple[Fraction, Fraction]:
+    """(exact variance, bound) of docs/algorithms.md "Variance" for the values xs and the
+    computed mean m_hat."""
+    n = len(xs)
+    dof = max(n - ddof, 0)
+    mu = sum(xs) / n
+    c_add, c_mul = _c_add(variant), _c_mul(variant)
+    d = [abs(v - m_hat) for v in xs]
+    e = [c_add * (abs(v) + abs(m_hat)) for v in xs]
+    grown = sum((di + ei) ** 2 for di, ei in zip(d, e)) * (1 + c_mul)
+    e_s = (sum(2 * di * ei + ei ** 2 + c_mul * (di + ei) ** 2 for di, ei in zip(d, e))
+           + _sum_constant(variant, n) * grown)
+    s_hat_bound = sum(di ** 2 for di in d) + e_s
+    variance = sum((v - mu) ** 2 for v in xs) / dof
+    return variance, (e_s + n * (m_hat - mu) ** 2 + DIV * s_hat_bound) / dof
+
+
+@given(st.lists(dd_value(-40, 40), min_size=1, max_size=40), st.integers(0, 2))
+@settings(max_examples=20)
+def test_var_std_within_bound(device, variant, pairs, ddof):
+    if len(pairs) <= ddof:
+        ddof = 0
+    x = to_ddarray(pairs, device)
+    xs = exact_values(x)
+    (m_hat,) = exact_values(ddblas.mean(x, **variant))  # var's first pass, the same bits
+    variance, bound = _variance_error_bound(xs, m_hat, ddof, variant)
+    (v_hat,) = exact_values(ddblas.var(x, ddof=ddof, **variant))
+    assert abs(v_hat - variance) <= bound
+    (s_hat,) = exact_values(ddblas.std(x, ddof=ddof, **variant))
+    assert abs(s_hat ** 2 - variance) <= bound + (abs(variance) + bound) * ((1 + SQRT) ** 2 - 1)
+
+
+def test_var_axes_chunks_and_empty(device):
+    # A large mean against the spread: where the two passes matter.
+    x = ddblas.random((3, 600), seed=5, device=device) * 1000 + 1e6
+    ex = _exact_array(x)
+    v = ddblas.var(x, axis=1, ddof=1, keepdims=True)
+    assert v.shape == (3, 1)
+    m_hat = exact_values(ddblas.mean(x, axis=1))
+    variant = {"fma": True, "add": "accurate"}
+    for row, got, m in zip(ex, exact_values(v), m_hat):
+        variance, bound = _variance_error_bound(list(row), m, 1, variant)
+        assert abs(got - variance) <= bound
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(float(ddblas.var(ddblas.zeros((0,), device=device)).hi))
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(float(ddblas.mean(ddblas.zeros((0,), device=device)).hi))
+    with pytest.warns(RuntimeWarning):
+        assert float(ddblas.var(ddblas.ones((1,), device=device), ddof=1).hi) != 0
+
+
+@given(arrays_and_axis(tuple_axes=False))
+@settings(max_examples=20)
+def test_cumsum_prefixes_within_bound(device, variant, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    got = ddblas.cumsum(x, axis, **variant)
+    ex = _exact_array(x)
+    ax = 0 if axis is None else axis % len(shape)
+    source = ex.ravel() if axis is None else ex
+    assert got.shape == source.shape
+    g = np.moveaxis(_exact_array(got), ax, -1).reshape(-1, source.shape[ax])
+    s = np.moveaxis(source, ax, -1).reshape(-1, source.shape[ax])
+    for grow, srow in zip(g, s):
+        for i in range(len(srow)):
+            bound = _sum_constant(variant, i + 1) * sum(abs(v) for v in srow[:i + 1])
+            assert abs(grow[i] - sum(srow[:i + 1])) <= bound
+
+
+@given(arrays_and_axis(min_exp=-30, max_exp=30, tuple_axes=False))
+@settings(max_examples=20)
+def test_cumprod_prefixes_within_bound(device, variant, case):
+    pairs, shape, axis = case
+    x = to_ddarray(pairs, device).reshape(shape)
+    got = ddblas.cumprod(x, axis, **variant)
+    ex = _exact_array(x)
+    ax = 0 if axis is None else axis % len(shape)
+    source = ex.ravel() if axis is None else ex
+    g = np.moveaxis(_exact_array(got), ax, -1).reshape(-1, source.shape[ax])
+    s = np.moveaxis(source, ax, -1).reshape(-1, source.shape[ax])
+    for grow, srow in zip(g, s):
+        p = Fraction(1)
+        for i, v in enumerate(srow):
+            p *= v
+            assert abs(grow[i] - p) <= ((1 + _c_mul(variant)) ** i - 1) * abs(p)
+
+
+def test_scans_of_views_and_empty(device):
+    base = ddblas.random((5, 8), seed=9, device=device)
+    view = base[::2, ::-3].T  # strided, reversed, transposed
+    assert same_bits(view.cumsum(axis=1), ddblas.array(view).cumsum(axis=1))
+    assert same_bits(ddblas.prod(view, axis=0), ddblas.prod(ddblas.array(view), axis=0))
+    assert same_bits(ddblas.max(view, axis=1), ddblas.max(ddblas.array(view), axis=1))
+    assert ddblas.cumsum(ddblas.zeros((0, 2), device=device), axis=0).shape == (0, 2)
+    assert ddblas.cumprod(ddblas.zeros((2, 3), device=device)).shape == (6,)
+
+
+# ---- truth ----
+def test_all_any(device):
+    hi = np.array([[0.0, 1.0, np.nan], [0.0, -0.0, 0.0]])
+    x = ddblas.DDArray(hi).to_device(device)
+    for axis in (None, 0, 1, (0, 1), -1):
+        assert np.array_equal(_host(ddblas.all(x, axis)), np.all(hi, axis=axis))
+        assert np.array_equal(_host(x.any(axis, keepdims=True)),
+                              np.any(hi, axis=axis, keepdims=True))
+    assert bool(ddblas.all(x > -1, axis=None)) is False
+    assert bool(ddblas.any(ddblas.zeros((0,), device=device))) is False
+
+
+# ---- NumPy protocol and methods ----
+def test_numpy_functions_dispatch(device):
+    x = ddblas.random((4, 5), seed=11, device=device) - 0.5
+    pairs = [
+        (np.max(x, axis=0), ddblas.max(x, 0)), (np.amax(x), x.max()), (np.min(x, 1), x.min(1)),
+        (np.amin(x, keepdims=True), ddblas.min(x, keepdims=True)),
+        (np.prod(x, 1), x.prod(1)), (np.mean(x, axis=0), x.mean(0)),
+        (np.cumsum(x, 1), x.cumsum(1)), (np.cumprod(x), x.cumprod()),
+        (np.var(x, 0, None, None, 1), x.var(0, ddof=1)), (np.std(x, ddof=1), x.std(ddof=1)),
+    ]
+    for a, b in pairs:
+        assert same_bits(a, b)
+    assert np.array_equal(_host(np.argmax(x, axis=1)), _host(x.argmax(1)))
+    assert np.array_equal(_host(np.argmin(x)), _host(x.argmin()))
+    assert np.array_equal(_host(np.all(x, axis=0)), _host(x.all(0)))
+    assert bool(np.any(x)) is True
+    with pytest.raises(TypeError, match="dtype"):
+        np.mean(x, dtype=np.float32)
+    with pytest.raises(TypeError, match="out"):
+        np.max(x, out=x)
+
+
+@pytest.mark.gpu
+def test_gpu_equals_cpu_bitwise(device):
+    if device != "gpu":
+        pytest.skip("compares the GPU with the CPU")
+    rng = np.random.default_rng(4)
+    hi = rng.standard_normal((7, 300)) * 2.0 ** rng.integers(-20, 20, (7, 300))
+    hi[2, 5], hi[4, 9] = np.nan, np.inf
+    cpu = ddblas.DDArray(hi, hi * 2.0 ** -60)
+    gpu = cpu.to_device("gpu")
+    for name in ("max", "min", "prod", "mean", "var", "std", "cumsum", "cumprod"):
+        for axis in (None, 0, 1):
+            for variant in ({"fma": True, "add": "accurate"}, {"fma": False, "add": "sloppy"}):
+                kw = variant if name not in ("max", "min") else {}
+                assert same_bits(getattr(ddblas, name)(gpu, axis, **kw),
+                                 getattr(ddblas, name)(cpu, axis, **kw)), (name, axis, variant)
+    for name in ("argmax", "argmin", "all", "any"):
+        for axis in (None, 0, 1):
+            assert np.array_equal(_host(getattr(ddblas, name)(gpu, axis)),
+                                  getattr(ddblas, name)(cpu, axis))
