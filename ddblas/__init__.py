@@ -10,8 +10,10 @@ from .engines.cpu import cpu_threads
 from .engines.cpu import get_threads as get_cpu_threads
 from .blas.batched import rgemm_batched
 from .blas.gemm import matmul, rgemm
-from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
-                       multiply, negative, not_equal, sqrt, subtract, sum)
+from .core.ops import (absolute, add, ceil, copysign, divide, dot, equal, floor, fmax, fmin,
+                       greater, greater_equal, isfinite, isinf, isnan, less, less_equal, maximum,
+                       minimum, multiply, negative, not_equal, power, reciprocal, rint, sign, sqrt,
+                       square, subtract, sum, trunc)
 from .core.options import Options, get_options, options
 
 __version__ = "0.1.0"
@@ -21,8 +23,11 @@ from . import accuracy  # noqa: E402  (uses the array type and options above)
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
-    "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
-    "gpu_available", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "rgemm", "rgemm_batched", "sqrt", "subtract", "sum", "zeros",
+    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "ceil",
+    "copysign", "cpu_threads", "divide", "dot", "eft", "equal", "eye", "floor", "fmax", "fmin",
+    "from_mpmath", "full", "get_cpu_threads", "get_options", "gpu_available", "greater",
+    "greater_equal", "isfinite", "isinf", "isnan", "less", "less_equal", "matmul", "maximum",
+    "minimum", "multiply", "negative", "not_equal", "ones", "options", "power", "random",
+    "reciprocal", "rgemm", "rgemm_batched", "rint", "sign", "sqrt", "square", "subtract", "sum",
+    "trunc", "zeros",
 ]
