@@ -51,9 +51,9 @@ DD_HD dd round_to_integer(dd a) {
 }
 
 // ---- sign and classification: exact ----
-// sign: -1, 0 or 1 as (s, 0) by the sign of a (NumPy's sign: a zero keeps its sign, nan stays).
+// sign: -1, +0 or 1 as (s, 0) by the sign of a (NumPy's sign: +0 for both zeros, nan stays).
 DD_HD dd sign(dd a) {
-    dd r = {a.hi > 0.0 ? 1.0 : a.hi < 0.0 ? -1.0 : a.hi, 0.0};
+    dd r = {a.hi > 0.0 ? 1.0 : a.hi < 0.0 ? -1.0 : a.hi == 0.0 ? 0.0 : a.hi, 0.0};
     return r;
 }
 

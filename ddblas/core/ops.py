@@ -172,7 +172,7 @@ ceil = _exact_unary("ceil", "The smallest integer >= a, exact on the DD value hi
 trunc = _exact_unary("trunc", "a rounded toward zero to an integer, exact on the DD value.")
 rint = _exact_unary("rint", "a rounded to the nearest integer, ties to even, exact on the DD "
                             "value (a zero result keeps a's sign, as NumPy's rint).")
-sign = _exact_unary("sign", "-1, 0 or 1 by the sign of a (NumPy's sign: nan stays nan).")
+sign = _exact_unary("sign", "-1, 0 or 1 by the sign of a (NumPy's sign: +0 for -0, nan stays nan).")
 isfinite = _exact_unary("is_finite", "Whether a is finite, as a bool array.", np.bool_)
 isinf = _exact_unary("is_inf", "Whether a is +inf or -inf, as a bool array.", np.bool_)
 isnan = _exact_unary("is_nan", "Whether a is nan (in either part), as a bool array.", np.bool_)
