@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device-machine runs in stages that each fit one call:
 #   bash bench/device_run.sh tests   install, full test suite, demo
-#   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests,
+#   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests
+#                                    (test_gpu.py, test_simplefn.py without hypothesis),
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
 #                                    the tsm kernels (in sanitize_gemm.py), device="gpu" transfer
@@ -38,6 +39,10 @@ echo "== sanitizers"
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
     -p no:cacheprovider -p no:warnings tests/test_gpu.py > "$OUT/memcheck.log" 2>&1
 echo "memcheck elementwise exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
+    -p no:cacheprovider -p no:warnings tests/test_simplefn.py \
+    -k "gpu and not within_bound and not exact" > "$OUT/memcheck_simplefn.log" 2>&1
+echo "memcheck simple functions exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_simplefn.log" | tail -1
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 python3 bench/sanitize_gemm.py \
     > "$OUT/memcheck_gemm.log" 2>&1
 echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memcheck_gemm.log" | tail -2

@@ -153,43 +153,45 @@ def reciprocal(a, *, fma=None, add=None) -> DDArray:
     return _unary("ddblas_reciprocal_" + resolve(fma, add).suffix, a)
 
 
-def _exact_unary(name: str, doc: str, dtype=np.float64):
+def _exact_unary(name: str, kernel: str, doc: str, dtype=np.float64):
+    """The public function `name` running the exact unary kernel ddblas_<kernel>."""
     def function(a):
-        return _unary("ddblas_" + name, a, dtype)
+        return _unary("ddblas_" + kernel, a, dtype)
+    function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
 
 
-def _exact_binary(name: str, doc: str):
+def _exact_binary(name: str, kernel: str, doc: str):
+    """The public function `name` running the exact binary kernel ddblas_<kernel>."""
     def function(a, b):
-        return _binary("ddblas_" + name, a, b)
+        return _binary("ddblas_" + kernel, a, b)
+    function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
 
 
-floor = _exact_unary("floor", "The largest integer <= a, exact on the DD value hi + lo.")
-ceil = _exact_unary("ceil", "The smallest integer >= a, exact on the DD value hi + lo.")
-trunc = _exact_unary("trunc", "a rounded toward zero to an integer, exact on the DD value.")
-rint = _exact_unary("rint", "a rounded to the nearest integer, ties to even, exact on the DD "
-                            "value (a zero result keeps a's sign, as NumPy's rint).")
-sign = _exact_unary("sign", "-1, 0 or 1 by the sign of a (NumPy's sign: +0 for -0, nan stays nan).")
-isfinite = _exact_unary("is_finite", "Whether a is finite, as a bool array.", np.bool_)
-isinf = _exact_unary("is_inf", "Whether a is +inf or -inf, as a bool array.", np.bool_)
-isnan = _exact_unary("is_nan", "Whether a is nan (in either part), as a bool array.", np.bool_)
-copysign = _exact_binary("copy_sign", "|a| with the sign of b (the sign bit of b's hi part), exact.")
-maximum = _exact_binary("maximum", "The larger of a and b, exact; nan if either is nan (NumPy's "
-                                   "maximum).")
-minimum = _exact_binary("minimum", "The smaller of a and b, exact; nan if either is nan (NumPy's "
-                                   "minimum).")
-fmax = _exact_binary("maximum_number", "The larger of a and b, exact; a nan operand is ignored "
-                                       "(nan only if both are: NumPy's fmax).")
-fmin = _exact_binary("minimum_number", "The smaller of a and b, exact; a nan operand is ignored "
-                                       "(nan only if both are: NumPy's fmin).")
-for _function, _name in [(floor, "floor"), (ceil, "ceil"), (trunc, "trunc"), (rint, "rint"),
-                         (sign, "sign"), (isfinite, "isfinite"), (isinf, "isinf"),
-                         (isnan, "isnan"), (copysign, "copysign"), (maximum, "maximum"),
-                         (minimum, "minimum"), (fmax, "fmax"), (fmin, "fmin")]:
-    _function.__name__ = _function.__qualname__ = _name
+floor = _exact_unary("floor", "floor", "The largest integer <= a, exact on the DD value hi + lo.")
+ceil = _exact_unary("ceil", "ceil", "The smallest integer >= a, exact on the DD value hi + lo.")
+trunc = _exact_unary("trunc", "trunc", "a rounded toward zero to an integer, exact on the DD value.")
+rint = _exact_unary("rint", "rint", "a rounded to the nearest integer, ties to even, exact on the "
+                                    "DD value (a zero result keeps a's sign, as NumPy's rint).")
+sign = _exact_unary("sign", "sign", "-1, 0 or 1 by the sign of a (NumPy's sign: +0 for -0, nan "
+                                    "stays nan).")
+isfinite = _exact_unary("isfinite", "is_finite", "Whether a is finite, as a bool array.", np.bool_)
+isinf = _exact_unary("isinf", "is_inf", "Whether a is +inf or -inf, as a bool array.", np.bool_)
+isnan = _exact_unary("isnan", "is_nan", "Whether a is nan (in either part), as a bool array.",
+                     np.bool_)
+copysign = _exact_binary("copysign", "copy_sign", "|a| with the sign of b (the sign bit of b's hi "
+                                                  "part), exact.")
+maximum = _exact_binary("maximum", "maximum", "The larger of a and b, exact; nan if either is nan "
+                                              "(NumPy's maximum).")
+minimum = _exact_binary("minimum", "minimum", "The smaller of a and b, exact; nan if either is nan "
+                                              "(NumPy's minimum).")
+fmax = _exact_binary("fmax", "maximum_number", "The larger of a and b, exact; a nan operand is "
+                                               "ignored (nan only if both are: NumPy's fmax).")
+fmin = _exact_binary("fmin", "minimum_number", "The smaller of a and b, exact; a nan operand is "
+                                               "ignored (nan only if both are: NumPy's fmin).")
 
 # Exponents must be below this in magnitude (the kernel takes them as int64).
 MAX_EXPONENT = 2 ** 63
@@ -202,8 +204,7 @@ def _integer_exponents(exponent: DDArray):
     if not bool(integral.all()):
         return None
     if not bool((abs(exponent.hi) < float(MAX_EXPONENT)).all()):
-        raise ValueError(f"power: integer exponents must be below 2^63 in magnitude, got "
-                         f"{exponent!r}")
+        raise ValueError("ddblas.power: integer exponents must be below 2^63 in magnitude")
     # Both parts of an integer DD are integers; |hi| < 2^63 keeps hi + lo within int64.
     return exponent.hi.astype(np.int64) + exponent.lo.astype(np.int64)
 
