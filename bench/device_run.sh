@@ -6,6 +6,7 @@
 #   tests                            full test suite (default and toolchain markers), demo
 #   bash bench/device_run.sh sanitize  compute-sanitizer: memcheck of the elementwise GPU tests
 #                                    and of the reductions/building GPU tests ("reduce" family),
+#                                    test_simplefn.py without hypothesis,
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
 #                                    the tsm kernels (in sanitize_gemm.py), device="gpu" transfer
@@ -71,6 +72,10 @@ timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pyte
     -p no:cacheprovider -p no:warnings tests/test_reductions.py tests/test_building.py \
     > "$OUT/memcheck_reduce.log" 2>&1
 echo "memcheck reductions exit $?"; grep -E "ERROR SUMMARY|passed|failed" "$OUT/memcheck_reduce.log" | tail -2
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
+    -p no:cacheprovider -p no:warnings tests/test_simplefn.py \
+    -k "gpu and not within_bound and not exact" > "$OUT/memcheck_simplefn.log" 2>&1
+echo "memcheck simple functions exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_simplefn.log" | tail -1
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 python3 bench/sanitize_gemm.py \
     > "$OUT/memcheck_gemm.log" 2>&1
 echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memcheck_gemm.log" | tail -2

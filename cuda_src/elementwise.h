@@ -1,8 +1,9 @@
 // elementwise.h: every elementwise and reduction kernel (the "elementwise" family: DD arithmetic,
-// comparisons, error-free transformations, sum and dot), written once for both backends with
-// kernels.h's macros.
+// comparisons, error-free transformations, sum and dot, the simple functions of dd_simple.h),
+// written once for both backends with kernels.h's macros.
 #pragma once
 #include "kernels.h"
+#include "dd_simple.h"
 
 // ---- DD (op) DD -> DD, per variant: add, sub, mul, div ----
 #define DDBLAS_BINARY_KERNEL(OP, V)                                                          \
@@ -119,3 +120,55 @@ DDBLAS_EACH_VARIANT(DDBLAS_SUM_KERNEL, sum)
         }                                                                                     \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)
+
+// ---- the simple functions of dd_simple.h ----
+// f(DD) -> DD, exact: rounding to integers and sign; per variant: square, reciprocal.
+DDBLAS_UNARY_HEAD(ddblas_floor) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::down>(a)) }
+DDBLAS_UNARY_HEAD(ddblas_ceil) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::up>(a)) }
+DDBLAS_UNARY_HEAD(ddblas_trunc) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::toward_zero>(a)) }
+DDBLAS_UNARY_HEAD(ddblas_rint) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::to_nearest_even>(a)) }
+DDBLAS_UNARY_HEAD(ddblas_sign) { DDBLAS_UNARY_BODY(ddblas::sign(a)) }
+DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, square)
+DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, reciprocal)
+
+// DD -> bool: classification.
+#define DDBLAS_CLASSIFY_KERNEL(OP)                                                           \
+    DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, DDBLAS_DD_PARAM(a), bool *out) {            \
+        DDBLAS_FOR_EACH(i, n) {                                                              \
+            ddblas::dd a = DDBLAS_DD_LOAD(a, i);                                             \
+            out[i] = ddblas::OP(a);                                                          \
+        }                                                                                    \
+    }
+DDBLAS_CLASSIFY_KERNEL(is_nan)
+DDBLAS_CLASSIFY_KERNEL(is_inf)
+DDBLAS_CLASSIFY_KERNEL(is_finite)
+
+// DD (op) DD -> DD, exact: copy_sign, maximum, minimum and the NaN-ignoring maximum_number,
+// minimum_number.
+#define DDBLAS_BINARY_EXACT_KERNEL(OP)                                                       \
+    DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b),      \
+                              double *out_hi, double *out_lo) {                              \
+        DDBLAS_FOR_EACH(i, n) {                                                              \
+            ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                   \
+            ddblas::dd r = ddblas::OP(a, b);                                                 \
+            DDBLAS_DD_STORE(out, i, r);                                                      \
+        }                                                                                    \
+    }
+DDBLAS_BINARY_EXACT_KERNEL(copy_sign)
+DDBLAS_BINARY_EXACT_KERNEL(maximum)
+DDBLAS_BINARY_EXACT_KERNEL(minimum)
+DDBLAS_BINARY_EXACT_KERNEL(maximum_number)
+DDBLAS_BINARY_EXACT_KERNEL(minimum_number)
+
+// DD ^ int64 -> DD per variant: power (binary powering; exponent step 0: one exponent for all).
+#define DDBLAS_POWER_KERNEL(OP, V)                                                           \
+    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t n, DDBLAS_DD_PARAM(a),                    \
+                                    const long long *exponent, ddblas::index_t exponent_step, \
+                                    double *out_hi, double *out_lo) {                         \
+        DDBLAS_FOR_EACH(i, n) {                                                               \
+            ddblas::dd a = DDBLAS_DD_LOAD(a, i);                                              \
+            ddblas::dd r = ddblas::OP<ddblas::variants::V>(a, exponent[i * exponent_step]);   \
+            DDBLAS_DD_STORE(out, i, r);                                                       \
+        }                                                                                     \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_POWER_KERNEL, power)

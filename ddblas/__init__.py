@@ -11,8 +11,10 @@ from .engines.cpu import get_threads as get_cpu_threads
 from .blas.batched import rgemm_batched
 from .blas.gemm import matmul, rgemm
 from .blas.level3 import rgemv, rsyrk, rtrsm
-from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
-                       multiply, negative, not_equal, sqrt, subtract, sum)
+from .core.ops import (absolute, add, ceil, copysign, divide, dot, equal, floor, fmax, fmin,
+                       greater, greater_equal, isfinite, isinf, isnan, less, less_equal, maximum,
+                       minimum, multiply, negative, not_equal, power, reciprocal, rint, sign, sqrt,
+                       square, subtract, sum, trunc)
 from .core.options import Options, get_options, options
 from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, mean, min,  # noqa: A004
                               prod, std, var)
@@ -39,4 +41,7 @@ __all__ = [
     "allclose", "arange", "argsort", "broadcast_to", "concatenate", "diag", "diagonal",
     "empty_like", "flip", "full_like", "hstack", "isclose", "linspace", "ones_like", "outer",
     "roll", "sort", "stack", "tril", "triu", "vstack", "where", "zeros_like",
+    # simple elementwise functions (core.ops)
+    "ceil", "copysign", "floor", "fmax", "fmin", "isfinite", "isinf", "isnan", "maximum",
+    "minimum", "power", "reciprocal", "rint", "sign", "square", "trunc",
 ]

@@ -20,6 +20,8 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
     add, sub (accurate)    |err| <= c |exact|                      relative
     add, sub (sloppy)      |err| <= c (|a| + |b|)
     mul, div, sqrt         |err| <= c |exact|                      relative
+    square, reciprocal     |err| <= c |exact| (mul's, div's c)     relative
+    power                  |err| <= c |exact|                      relative, k = the exponent n
     sum                    |err| <= c sum |a_i|                    k = number of terms
     dot                    |err| <= c sum |x_i y_i|                k = length
     gemm                   |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|)   k = K

@@ -1,3 +1,3 @@
-// The "elementwise" family on the CPU: DD arithmetic, comparisons, EFTs, sum and dot.
+// The "elementwise" family on the CPU: DD arithmetic, comparisons, EFTs, sum, dot, simple functions.
 #include "cpu_entry.h"
 #include "elementwise.h"

@@ -273,6 +273,8 @@ class DDArray:
     def __rtruediv__(self, other): return operation("divide")(other, self)
     def __matmul__(self, other): return operation("matmul")(self, other)
     def __rmatmul__(self, other): return operation("matmul")(other, self)
+    def __pow__(self, other): return operation("power")(self, other)
+    def __rpow__(self, other): return operation("power")(other, self)
     def __neg__(self): return operation("negative")(self)
     def __pos__(self): return self
     def __abs__(self): return operation("absolute")(self)
@@ -295,6 +297,7 @@ class DDArray:
     def __isub__(self, other): return self._inplace(operation("subtract"), other)
     def __imul__(self, other): return self._inplace(operation("multiply"), other)
     def __itruediv__(self, other): return self._inplace(operation("divide"), other)
+    def __ipow__(self, other): return self._inplace(operation("power"), other)
 
     def sum(self, axis=None, keepdims=False):
         return operation("sum")(self, axis=axis, keepdims=keepdims)

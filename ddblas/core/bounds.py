@@ -54,17 +54,21 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
     """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
-    needs_k = op in ("sum", "dot", "gemm") + FACTORIZATIONS
-    if needs_k and (not isinstance(k, numbers.Integral) or k < 0):
-        raise ValueError(f"bound({op!r}) needs k, a non-negative integer (got {k!r})")
+    needs_k = op in ("sum", "dot", "gemm", "power") + FACTORIZATIONS
+    if needs_k and (not isinstance(k, numbers.Integral) or (k < 0 and op != "power")):
+        raise ValueError(f"bound({op!r}) needs k, a{'n' if op == 'power' else ' non-negative'} "
+                         f"integer (got {k!r})")
     if not needs_k and k is not None:
         raise ValueError(f"bound({op!r}) takes no k")
     if op in ("add", "sub"):
         return c_add
-    if op == "mul":
+    c_div = 15 * U2 + 56 * U ** 3  # [JMP17] Alg. 17
+    if op in ("mul", "square"):
         return c_mul
-    if op == "div":
-        return 15 * U2 + 56 * U ** 3  # [JMP17] Alg. 17
+    if op in ("div", "reciprocal"):
+        return c_div
+    if op == "power":
+        return _power_constant(c_mul, c_div, k)
     if op == "sqrt":
         return 6 * U2  # docs/algorithms.md "Square root"
     if op == "sum":
@@ -79,7 +83,8 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * GROWTH
     if op in FACTORIZATIONS:
         return _factorization_constant(op, opts, k)
-    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm, "
+    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, square, "
+                     f"reciprocal, power, sum, dot, gemm, "
                      f"{', '.join(FACTORIZATIONS)}")
 
 
@@ -98,6 +103,17 @@ def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
     if op == "cholesky":
         c += bound_constant("sqrt", opts)
     return c * GROWTH
+
+
+def _power_constant(c_mul: Fraction, c_div: Fraction, n: int) -> Fraction:
+    # docs/algorithms.md "Integer powers": a^|n| carries at most |n| - 1 factors (1 + d),
+    # |d| <= c_mul, so its relative error is <= (1 + c_mul)^(|n|-1) - 1 <= g / (1 - g) with
+    # g = (|n| - 1) c_mul < 1; n < 0 divides 1 by it, adding c_div.
+    g = max(abs(n) - 1, 0) * c_mul
+    if g >= 1:
+        raise ValueError(f"bound('power') holds for (|n| - 1) c_mul < 1, got n = {n}")
+    positive = g / (1 - g)
+    return positive if n >= 0 else (1 + c_div) / (1 - positive) - 1
 
 
 def bound(op: str, variant=None, k: int | None = None) -> float:

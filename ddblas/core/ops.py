@@ -75,10 +75,14 @@ def _binary(kernel: str, a, b, dtype=np.float64):
     return DDArray(out_hi, out_lo, normalize=False)
 
 
-def _unary(kernel: str, a) -> DDArray:
+def _unary(kernel: str, a, dtype=np.float64):
     (a,) = operands(a)
     be = _backend.backend(a.device)
     ah, al, step = _contiguous_parts(a, a.shape)
+    if dtype == np.bool_:
+        out = be.xp.empty(a.shape, dtype=np.bool_)
+        be.launch(kernel, a.size, a.size, ah, al, step, out)
+        return out
     out_hi = be.xp.empty(a.shape, dtype=np.float64)
     out_lo = be.xp.empty(a.shape, dtype=np.float64)
     be.launch(kernel, a.size, a.size, ah, al, step, out_hi, out_lo)
@@ -136,6 +140,98 @@ less = _comparison("less")
 less_equal = _comparison("less_equal")
 greater = _comparison("greater")
 greater_equal = _comparison("greater_equal")
+
+
+# ---- simple functions (cuda_src/dd_simple.h; bounds in docs/algorithms.md, "Simple functions") ----
+def square(a, *, fma=None, add=None) -> DDArray:
+    """a * a by the DD multiplication: multiply's bound (5u^2 with FMA, 8u^2 + O(u^3) without)."""
+    return _unary("ddblas_square_" + resolve(fma, add).suffix, a)
+
+
+def reciprocal(a, *, fma=None, add=None) -> DDArray:
+    """1 / a by the DD division: divide's bound 15u^2 + 56u^3 (same result for every variant)."""
+    return _unary("ddblas_reciprocal_" + resolve(fma, add).suffix, a)
+
+
+def _exact_unary(name: str, kernel: str, doc: str, dtype=np.float64):
+    """The public function `name` running the exact unary kernel ddblas_<kernel>."""
+    def function(a):
+        return _unary("ddblas_" + kernel, a, dtype)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+def _exact_binary(name: str, kernel: str, doc: str):
+    """The public function `name` running the exact binary kernel ddblas_<kernel>."""
+    def function(a, b):
+        return _binary("ddblas_" + kernel, a, b)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+floor = _exact_unary("floor", "floor", "The largest integer <= a, exact on the DD value hi + lo.")
+ceil = _exact_unary("ceil", "ceil", "The smallest integer >= a, exact on the DD value hi + lo.")
+trunc = _exact_unary("trunc", "trunc", "a rounded toward zero to an integer, exact on the DD value.")
+rint = _exact_unary("rint", "rint", "a rounded to the nearest integer, ties to even, exact on the "
+                                    "DD value (a zero result keeps a's sign, as NumPy's rint).")
+sign = _exact_unary("sign", "sign", "-1, 0 or 1 by the sign of a (NumPy's sign: +0 for -0, nan "
+                                    "stays nan).")
+isfinite = _exact_unary("isfinite", "is_finite", "Whether a is finite, as a bool array.", np.bool_)
+isinf = _exact_unary("isinf", "is_inf", "Whether a is +inf or -inf, as a bool array.", np.bool_)
+isnan = _exact_unary("isnan", "is_nan", "Whether a is nan (in either part), as a bool array.",
+                     np.bool_)
+copysign = _exact_binary("copysign", "copy_sign", "|a| with the sign of b (the sign bit of b's hi "
+                                                  "part), exact.")
+maximum = _exact_binary("maximum", "maximum", "The larger of a and b, exact; nan if either is nan "
+                                              "(NumPy's maximum).")
+minimum = _exact_binary("minimum", "minimum", "The smaller of a and b, exact; nan if either is nan "
+                                              "(NumPy's minimum).")
+fmax = _exact_binary("fmax", "maximum_number", "The larger of a and b, exact; a nan operand is "
+                                               "ignored (nan only if both are: NumPy's fmax).")
+fmin = _exact_binary("fmin", "minimum_number", "The smaller of a and b, exact; a nan operand is "
+                                               "ignored (nan only if both are: NumPy's fmin).")
+
+# Exponents must be below this in magnitude (the kernel takes them as int64).
+MAX_EXPONENT = 2 ** 63
+
+
+def _integer_exponents(exponent: DDArray):
+    """The values of `exponent` as an int64 array of its device, or None if one of them is not
+    an integer (nan and inf included). A ValueError when an integer is >= 2^63 in magnitude."""
+    integral = isfinite(exponent) & equal(trunc(exponent), exponent)
+    if not bool(integral.all()):
+        return None
+    if not bool((abs(exponent.hi) < float(MAX_EXPONENT)).all()):
+        raise ValueError("ddblas.power: integer exponents must be below 2^63 in magnitude")
+    # Both parts of an integer DD are integers; |hi| < 2^63 keeps hi + lo within int64.
+    return exponent.hi.astype(np.int64) + exponent.lo.astype(np.int64)
+
+
+def power(x, exponent, *, fma=None, add=None) -> DDArray:
+    """x ** exponent elementwise (NumPy broadcasting) for integer exponents: Python or NumPy
+    integers, or DD/float values that are integers, below 2^63 in magnitude.
+
+    Binary powering of x by |n| with the DD multiplication in a fixed order, then the reciprocal
+    (DD division) for n < 0: with g = (|n| - 1) c_mul (c_mul: multiply's bound), relative error
+    <= g / (1 - g) for n > 0 and <= (1 + c_div) / (1 - g / (1 - g)) - 1 for n < 0
+    (docs/algorithms.md, "Integer powers"). x ** 0 = 1 for every x (nan included), x ** 1 = x,
+    x ** -1 = reciprocal(x). A non-integer exponent raises a TypeError for now."""
+    x, exponent = operands(x, exponent)
+    n = _integer_exponents(exponent)
+    if n is None:  # NON-INTEGER EXPONENT: the general x ** y (elementary.power) goes here
+        raise TypeError("ddblas.power: non-integer exponent (only integer exponents for now)")
+    shape = broadcast_shape(x.shape, exponent.shape)
+    be = _backend.backend(x.device)
+    xh, xl, xstep = _contiguous_parts(x, shape)
+    n, nstep = kernel_operand(n, shape)
+    out_hi = be.xp.empty(shape, dtype=np.float64)
+    out_lo = be.xp.empty(shape, dtype=np.float64)
+    size = int(np.prod(shape, dtype=np.int64))
+    be.launch("ddblas_power_" + resolve(fma, add).suffix, size, size, xh, xl, xstep, n, nstep,
+              out_hi, out_lo)
+    return DDArray(out_hi, out_lo, normalize=False)
 
 
 # ---- reductions ----
@@ -245,6 +341,10 @@ _UFUNCS = {
     np.sqrt: sqrt, np.negative: negative, np.absolute: absolute,
     np.equal: equal, np.not_equal: not_equal, np.less: less, np.less_equal: less_equal,
     np.greater: greater, np.greater_equal: greater_equal,
+    np.square: square, np.reciprocal: reciprocal, np.power: power, np.floor: floor,
+    np.ceil: ceil, np.trunc: trunc, np.rint: rint, np.sign: sign, np.copysign: copysign,
+    np.isfinite: isfinite, np.isinf: isinf, np.isnan: isnan, np.maximum: maximum,
+    np.minimum: minimum, np.fmax: fmax, np.fmin: fmin,
 }
 
 
@@ -314,5 +414,5 @@ def array_function(func, types, args, kwargs):
 register_operations(add=add, subtract=subtract, multiply=multiply, divide=divide,
                     negative=negative, absolute=absolute, equal=equal, not_equal=not_equal,
                     less=less, less_equal=less_equal, greater=greater,
-                    greater_equal=greater_equal, sum=sum, array_ufunc=array_ufunc,
+                    greater_equal=greater_equal, power=power, sum=sum, array_ufunc=array_ufunc,
                     array_function=array_function)
