@@ -17,12 +17,13 @@ from .core.options import Options, get_options, options
 __version__ = "0.1.0"
 
 from . import accuracy  # noqa: E402  (uses the array type and options above)
+from . import linalg  # noqa: E402
 
 abs = absolute  # noqa: A001
 
 __all__ = [
     "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
     "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
-    "gpu_available", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
+    "gpu_available", "greater", "greater_equal", "less", "less_equal", "linalg", "matmul", "multiply", "negative", "not_equal", "ones",
     "options", "random", "rgemm", "rgemm_batched", "sqrt", "subtract", "sum", "zeros",
 ]
