@@ -94,9 +94,9 @@ def diagonal_product(d_hi, d_lo, piv, opts: Options, device: str):
             exponent)
 
 
-def diagonal_of(f: BatchLU):
-    """U's diagonal access for diagonal_product: (hi, lo) as (batch, n, n) strided views of the
-    batch buffer."""
+def factor_views(f: BatchLU):
+    """(hi, lo): the factors (L below the diagonal, U on and above) as (batch, n, n) strided
+    views of the batch buffer (what diagonal_product reads)."""
     view = _backend.backend(f.device).xp.lib.stride_tricks.as_strided
     shape = (f.batch, f.order, f.order)
     strides = tuple(8 * s for s in (f.sys_step, f.order * f.elem_step, f.elem_step))

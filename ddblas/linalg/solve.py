@@ -495,7 +495,7 @@ def _lu_diagonal_product(a: DDArray, check_finite: bool):
     batch = math.prod(stack)
     opts = get_options()
     f = batched.lu_factor(a.reshape(batch, n, n), opts)
-    hi, lo = batched.diagonal_of(f)
+    hi, lo = batched.factor_views(f)
     det, mantissa, exponent = batched.diagonal_product(hi, lo, f.piv, opts, a.device)
     return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
 
