@@ -11,6 +11,8 @@
 #                                    the baseline libraries come from .whl/ (carry it)
 #   bash bench/device_run.sh profile-tsm  Nsight Compute of the tsm kernels (TSM_ARGS="n k ...": 8192 1 4 16)
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
+#   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
+#                                    memcheck of the linalg kernels, bench/linalg_factor.py
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -32,6 +34,24 @@ DDBLAS_HYPOTHESIS_PROFILE=device timeout ${TEST_TIMEOUT:-400} python3 -m pytest 
     -p no:warnings > "$OUT/pytest.log" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 echo "== demo"; timeout 60 python3 -m ddblas demo --n 1024 2>&1 | tee "$OUT/demo.log"
+fi
+if [ "$stage" = linalg ]; then
+echo "== linalg tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 150 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings tests/test_linalg_factor.py > "$OUT/linalg_tests.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/linalg_tests.log" | tail -25
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import linalg, accuracy
+for n in (1, 17, 100, 130):
+    a = accuracy.random_dd((n, n), seed=n, device='gpu'); lu, piv = linalg.lu_factor(a, algorithm='blocked')
+    linalg.lu_solve((lu, piv), accuracy.random_dd((n, 3), seed=1, device='gpu'), trans=1)
+    s = ddblas.rgemm(a, a.T) + ddblas.eye(n, device='gpu') * n; c = linalg.cho_factor(s, lower=True)
+    linalg.cho_solve(c, accuracy.random_dd((n,), seed=2, device='gpu'))
+    linalg.lu_factor(accuracy.random_dd((2 * n, n), seed=3, device='gpu')[::2]); linalg.lu(accuracy.random_dd((n + 5, n), seed=4, device='gpu'))
+linalg.cholesky(accuracy.random_dd((300, 9, 9), seed=5, device='gpu') * 0 + ddblas.eye(9, device='gpu'))
+" > "$OUT/memcheck_linalg.log" 2>&1
+echo "memcheck linalg exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_linalg.log" | tail -1
+timeout 200 python3 bench/linalg_factor.py 2>&1 | tee "$OUT/linalg_factor.log"
 fi
 if [ "$stage" = sanitize ]; then
 echo "== sanitizers"

@@ -10,6 +10,7 @@ from .engines.cpu import cpu_threads
 from .engines.cpu import get_threads as get_cpu_threads
 from .blas.batched import rgemm_batched
 from .blas.gemm import matmul, rgemm
+from .blas.level3 import rgemv, rsyrk, rtrsm
 from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                        multiply, negative, not_equal, sqrt, subtract, sum)
 from .core.options import Options, get_options, options
@@ -25,5 +26,5 @@ __all__ = [
     "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
     "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
     "gpu_available", "greater", "greater_equal", "less", "less_equal", "linalg", "matmul", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "rgemm", "rgemm_batched", "sqrt", "subtract", "sum", "zeros",
+    "options", "random", "rgemm", "rgemm_batched", "rgemv", "rsyrk", "rtrsm", "sqrt", "subtract", "sum", "zeros",
 ]

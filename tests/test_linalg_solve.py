@@ -226,19 +226,48 @@ def test_stack_refine_fills_one_info_per_system(device):
 
 def test_singular_matrices_name_the_pivot(device):
     a = ddblas.array([[1.0, 2.0], [2.0, 4.0]], device=device)
-    with pytest.raises(linalg.LinAlgError, match="pivot 1"):
+    with pytest.raises(linalg.LinAlgError, match=r"U\[1, 1\]"):
         linalg.solve(a, ddblas.ones(2, device=device))
     assert issubclass(linalg.LinAlgError, np.linalg.LinAlgError)
     stack = ddblas.zeros((3, 3, 3), device=device) + ddblas.eye(3, device=device)
     stack[2, 1] = ddblas.zeros(3, device=device)
-    with pytest.raises(linalg.LinAlgError, match=r"a\[2\].*pivot 1"):
+    with pytest.raises(linalg.LinAlgError, match=r"U\[1, 1\].*a\[2\]") as raised:
         linalg.solve(stack, ddblas.ones(3, device=device))
+    assert (raised.value.index, raised.value.batch_index) == (1, 2)
     big = random_matrix(40, 40, seed=1, device=device)
     big[:, 7] = ddblas.zeros(40, device=device)
     info = {}
-    with pytest.raises(linalg.LinAlgError, match="pivot 7"):
+    with pytest.raises(linalg.LinAlgError, match=r"U\[7, 7\]"):
         linalg.solve(big, ddblas.ones(40, device=device), info=info)
     assert linalg.det(a).hi == 0 and linalg.slogdet(a)[1] == -np.inf
+    assert linalg.det(big).hi == 0 and linalg.slogdet(big)[0] == 0
+
+
+def test_not_positive_definite_names_the_minor(device):
+    n = 40
+    a = ddblas.eye(n, device=device)
+    a[5, 5] = ddblas.array(-1.0, device=device)
+    with pytest.raises(linalg.LinAlgError, match="minor of order 6") as raised:
+        linalg.solve(a, ddblas.ones(n, device=device), assume_a="pos")
+    assert raised.value.index == 6
+    info = {}
+    x = linalg.solve(a, ddblas.ones(n, device=device), info=info)  # LU does not care
+    assert info["method"] == "refine" and float(x[5].hi) == -1.0
+
+
+def test_large_single_matrix_dd_paths_agree_with_batched(device):
+    n = 40
+    a = random_matrix(n, n, seed=12, device=device, spread=3)
+    b = random_matrix(n, 1, seed=13, device=device, spread=0)
+    info = {}
+    x = linalg.solve(a, b, method="dd-lu", info=info)
+    assert info["method"] == "dd-lu"
+    assert backward_error(a.to_device("cpu"), x.to_device("cpu"), b.to_device("cpu")) <= n * U2
+    d_single, d_stack = linalg.det(a), linalg.det(a.reshape(1, n, n))
+    with mpmath.workprec(PREC):
+        exact = mpmath.det(a.to_device("cpu").to_mpmath())
+    for d in (d_single, d_stack.reshape(())):
+        assert abs(d.to_device("cpu").to_mpmath() - exact) <= 1e-25 * abs(exact)
 
 
 @pytest.mark.parametrize("args, kwargs, match", [

@@ -54,7 +54,7 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
     """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
-    needs_k = op in ("sum", "dot", "gemm")
+    needs_k = op in ("sum", "dot", "gemm") + FACTORIZATIONS
     if needs_k and (not isinstance(k, numbers.Integral) or k < 0):
         raise ValueError(f"bound({op!r}) needs k, a non-negative integer (got {k!r})")
     if not needs_k and k is not None:
@@ -77,7 +77,27 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         else:
             c_first, c_acc = _madd_sloppy_product_constant(opts.fma), c_add
         return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * GROWTH
-    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm")
+    if op in FACTORIZATIONS:
+        return _factorization_constant(op, opts, k)
+    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, sum, dot, gemm, "
+                     f"{', '.join(FACTORIZATIONS)}")
+
+
+# ddblas.linalg's recursive algorithms (docs/linalg.md): rgemm updates per element, at most
+# (depth + 1) for trsm and 2 (depth + 1) for LU and Cholesky, with depth = ceil(log2 n) for any
+# block sizes; kernel chains of at most n DD mul + sub steps; one DD div (and one sqrt).
+FACTORIZATIONS = ("trsm", "lu", "cholesky")
+
+
+def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
+    depth = max(n - 1, 0).bit_length()   # ceil(log2 n) for n >= 1
+    gemm = bound_constant("gemm", opts, n)
+    updates = depth + 1 if op == "trsm" else 2 * (depth + 1)
+    c = updates * gemm + n * (_mul_constant(opts.fma) + _add_constant(opts.add == "accurate"))
+    c += bound_constant("div", opts)
+    if op == "cholesky":
+        c += bound_constant("sqrt", opts)
+    return c * GROWTH
 
 
 def bound(op: str, variant=None, k: int | None = None) -> float:

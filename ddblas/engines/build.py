@@ -1,6 +1,6 @@
 """Compiled-artifact cache shared by the CPU and GPU backends.
 
-The kernels are built by family (elementwise, gemm, tsm, batched, ozaki, bench; "host" on the
+The kernels are built by family (elementwise, gemm, tsm, batched, ozaki, bench, linalg; "host" on the
 CPU), each from its entry unit cuda_src/units/<family>.cpp or .cu, at the first launch of one of
 its kernels. An artifact is named by a hash of the text of its unit and of every header the unit
 includes (followed transitively), the compiler flags and the compiler's identity, so a change to
@@ -37,7 +37,8 @@ KERNEL_FAMILIES = (
     ("ddblas_ozaki", "ozaki"),
     ("ddblas_census_", "bench"),
     ("ddblas_madd_ceiling", "bench"),
-    ("ddblas_linalg_batched_", "linalg_batched"),
+    ("ddblas_linalg_batched_", "linalg_batched"),  # before "ddblas_linalg_"
+    ("ddblas_linalg_", "linalg"),
 )
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,6 +1,9 @@
-"""ddblas.linalg: DD linear algebra (numpy.linalg / scipy.linalg names and semantics) on the
-GPU and the CPU: solvers (solve.py) and the batched small-system kernels (batched.py)."""
+"""ddblas.linalg: DD factorizations and solvers (SciPy's names and semantics), on both devices.
+Algorithms and bounds: docs/linalg.md."""
 from .errors import LinAlgError
+from .factor import (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve,
+                     solve_triangular)
 from .solve import cond, det, inv, norm, slogdet, solve
 
-__all__ = ["LinAlgError", "cond", "det", "inv", "norm", "slogdet", "solve"]
+__all__ = ["LinAlgError", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv", "lu",
+           "lu_factor", "lu_solve", "norm", "slogdet", "solve", "solve_triangular"]

@@ -22,6 +22,7 @@ from ..core.options import get_options
 from ..engines.backend import broadcast_shape
 from . import batched
 from .errors import LinAlgError
+from .factor import cho_factor, cho_solve, lu_factor, lu_solve
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 U_FP64 = 2.0 ** -53
@@ -60,8 +61,8 @@ def _broadcast(x: DDArray, shape: tuple) -> DDArray:
 
 def _zero_pivot_error(index: int, system=None) -> LinAlgError:
     where = "" if system is None else f" a[{system}]"
-    return LinAlgError(f"matrix{where} is singular: pivot {index} (U[{index}, {index}]) is "
-                       f"exactly zero in the DD LU with partial pivoting")
+    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix{where} is singular",
+                       index, system)
 
 
 # ---- norms ----
@@ -348,19 +349,29 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray) -> DDArray:
     return batched.lu_solve(f, b, opts)
 
 
-def _dd_direct(a: DDArray, b: DDArray, log: dict) -> DDArray:
-    """A X = B (A (n, n), B (n, k)) by the DD LU with partial pivoting."""
-    log["method"] = "dd-lu"
-    x = _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape))
-    log["stopped"] = "dd-lu: direct solve (backward error <= gamma_3n |L||U|, docs/linalg.md)"
-    return x.reshape(b.shape)
+def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
+    """A X = B (A (n, n), B (n, k)) by a DD factorization: the batched kernel for n <=
+    SMALL_ORDER, else factor.py's blocked LU (or Cholesky for assume_a="pos", whose
+    LinAlgError names the leading minor that is not positive definite)."""
+    if a.shape[0] <= SMALL_ORDER:
+        log["method"] = "dd-lu"
+        x = _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape))
+        x = x.reshape(b.shape)
+    elif assume_a == "pos":
+        log["method"] = "dd-cholesky"
+        x = cho_solve(cho_factor(a, lower=True, check_finite=False), b, check_finite=False)
+    else:
+        log["method"] = "dd-lu"
+        x = lu_solve(lu_factor(a, check_finite=False), b, check_finite=False)
+    log["stopped"] = f"{log['method']}: direct solve (backward error bound: docs/linalg.md)"
+    return x
 
 
 def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) -> DDArray:
     """A X = B for one matrix (A (n, n), B (n, k)) by `method` (the chain for "auto")."""
     n = a.shape[0]
     if method == "dd-lu" or (method == "auto" and n <= SMALL_ORDER):
-        return _dd_direct(a, b, log)
+        return _dd_direct(a, b, assume_a, log)
     factors = Float64Factors(a.hi, assume_a, a.device)
     if not factors.singular:
         run = _Refinement(a, b, factors, log)
@@ -374,7 +385,7 @@ def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) ->
         log["switched"].append(f"refine: the float64 {kind}")
     if method == "refine":
         log["switched"].append("refine: falling back to the DD LU (method='refine' ran out)")
-    return _dd_direct(a, b, log)
+    return _dd_direct(a, b, assume_a, log)
 
 
 def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) -> DDArray:
@@ -396,8 +407,8 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
         stagnate; "dd-lu": the DD LU only; "auto": the DD LU for n <= 32 and for stacks (the
         batched kernel), else "refine".
     info : dict, optional
-        Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu", "dd-lu
-        (batched)"), "iterations", "backward_errors" (one per iteration: max over columns of
+        Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu",
+        "dd-cholesky", "dd-lu (batched)"), "iterations", "backward_errors" (one per iteration: max over columns of
         ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), before each correction),
         "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
         time (method="refine"), "systems" holds one such dict per system.
@@ -414,7 +425,9 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
     ValueError
         a not square, b's shape not matching, inf/nan entries, bad assume_a or method.
     LinAlgError
-        a singular: an exact zero pivot of the DD LU (its index, and the system's in a stack).
+        a singular: an exact zero pivot of the DD LU ("U[j, j] is exactly zero", .index = j,
+        .batch_index the system of a stack); assume_a="pos" and a not positive definite (in
+        float64 and in DD): the leading minor (.index).
 
     Notes
     -----
@@ -486,7 +499,9 @@ def inv(a, *, check_finite=True) -> DDArray:
 
 
 def _lu_diagonal_product(a: DDArray, check_finite: bool):
-    """(det, mantissa, exponent) over the stack of a (..., n, n) from the batched DD LU."""
+    """(det, mantissa, exponent) over the stack of a (..., n, n) from a DD LU with partial
+    pivoting: the batched kernel for stacks and n <= SMALL_ORDER, else factor.lu_factor (an
+    exact zero pivot there means det = 0)."""
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
     if check_finite:
@@ -494,9 +509,19 @@ def _lu_diagonal_product(a: DDArray, check_finite: bool):
     stack, n = a.shape[:-2], a.shape[-1]
     batch = math.prod(stack)
     opts = get_options()
-    f = batched.lu_factor(a.reshape(batch, n, n), opts)
-    hi, lo = batched.factor_views(f)
-    det, mantissa, exponent = batched.diagonal_product(hi, lo, f.piv, opts, a.device)
+    xp = a.xp
+    if stack or n <= SMALL_ORDER:
+        f = batched.lu_factor(a.reshape(batch, n, n), opts)
+        hi, lo = batched.factor_views(f)
+        piv = f.piv
+    else:
+        try:
+            lu, piv = lu_factor(a, check_finite=False)
+        except LinAlgError:
+            zero = DDArray(xp.zeros(()), xp.zeros(()), normalize=False)
+            return zero, zero, xp.zeros((), dtype=np.int64)
+        hi, lo, piv = lu.hi[None], lu.lo[None], piv.astype(np.int64)[None]
+    det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, opts, a.device)
     return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
 
 

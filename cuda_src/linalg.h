@@ -1,0 +1,200 @@
+// linalg.h: the small kernels of the DD factorizations (the "linalg" family, ddblas/linalg/):
+// the base cases that the recursive LU, Cholesky and triangular solves of ddblas.linalg bottom out
+// in, written once for both backends with kernels.h's macros; the bulk of every factorization is
+// rgemm. Matrices are strided views (row step rs, column step cs, in items); pivots and info
+// words are int64 in device memory, so no kernel needs a host round trip.
+#pragma once
+#include "kernels.h"
+
+namespace ddblas {
+namespace linalg {
+
+// A strided DD matrix view: element (i, j) at i * rs + j * cs.
+struct MatrixView {
+    double *hi, *lo;
+    index_t rs, cs;
+    DD_HD dd get(index_t i, index_t j) const {
+        dd r = {hi[i * rs + j * cs], lo[i * rs + j * cs]};
+        return r;
+    }
+    DD_HD void set(index_t i, index_t j, dd v) const {
+        hi[i * rs + j * cs] = canonical(v.hi);
+        lo[i * rs + j * cs] = canonical(v.lo);
+    }
+};
+
+// Rows of a column that one pivot-search item scans (the first pass of the pivot search).
+constexpr index_t PIVOT_CHUNK = 256;
+
+// first_max_abs: the first index in [first, end) of the largest |a(i, col)| (exact DD compare,
+// LAPACK idamax's tie rule); `first` itself when all are NaN. Precondition: first < end.
+DD_HD index_t first_max_abs(const MatrixView &a, index_t col, index_t first, index_t end) {
+    index_t best = first;
+    dd best_abs = abs(a.get(first, col));
+    for (index_t i = first + 1; i < end; ++i) {
+        dd x = abs(a.get(i, col));
+        if (greater(x, best_abs)) {
+            best = i;
+            best_abs = x;
+        }
+    }
+    return best;
+}
+
+// swap_rows: exchanges a(i, col) and a(p, col); exact.
+DD_HD void swap_rows(const MatrixView &a, index_t col, index_t i, index_t p) {
+    dd x = a.get(i, col), y = a.get(p, col);
+    a.set(i, col, y);
+    a.set(p, col, x);
+}
+
+}  // namespace linalg
+}  // namespace ddblas
+
+#define DDBLAS_LINALG_VIEW(x) ddblas::linalg::MatrixView x = {x##_hi, x##_lo, x##_rs, x##_cs}
+#define DDBLAS_LINALG_MATRIX_PARAM(x) \
+    double *x##_hi, double *x##_lo, ddblas::index_t x##_rs, ddblas::index_t x##_cs
+
+// ---- LU pivot search, pass 1: chunk c of column 0 of `a` (rows [c * PIVOT_CHUNK, ...) of
+// `rows`) writes the row of its first largest |a(i, 0)| to best[c].
+DDBLAS_KERNEL ddblas_linalg_pivot_chunks(ddblas::index_t n, ddblas::index_t rows,
+                                         DDBLAS_LINALG_MATRIX_PARAM(a), ddblas::index_t *best) {
+    DDBLAS_LINALG_VIEW(a);
+    DDBLAS_FOR_EACH(c, n) {
+        const ddblas::index_t first = c * ddblas::linalg::PIVOT_CHUNK;
+        const ddblas::index_t end = first + ddblas::linalg::PIVOT_CHUNK < rows
+                                        ? first + ddblas::linalg::PIVOT_CHUNK : rows;
+        best[c] = ddblas::linalg::first_max_abs(a, 0, first, end);
+    }
+}
+
+// ---- LU pivot search, pass 2 (one item): the first largest of the `chunks` candidates is the
+// pivot row; piv[0] = offset + that row (LAPACK's ipiv, 0-based, relative to the matrix that
+// `offset` counts from). A zero pivot (the whole column below the diagonal is zero) sets
+// *info = min(*info, column): the first zero pivot in column order is what the caller reports.
+DDBLAS_KERNEL ddblas_linalg_pivot_pick(ddblas::index_t n, ddblas::index_t chunks,
+                                       DDBLAS_LINALG_MATRIX_PARAM(a), const ddblas::index_t *best,
+                                       ddblas::index_t offset, ddblas::index_t *piv,
+                                       ddblas::index_t column, ddblas::index_t *info) {
+    DDBLAS_LINALG_VIEW(a);
+    DDBLAS_FOR_EACH(item, n) {
+        ddblas::index_t p = best[0];
+        ddblas::dd p_abs = ddblas::abs(a.get(p, 0));
+        for (ddblas::index_t c = 1; c < chunks; ++c) {
+            ddblas::dd x = ddblas::abs(a.get(best[c], 0));
+            if (ddblas::greater(x, p_abs)) {
+                p = best[c];
+                p_abs = x;
+            }
+        }
+        piv[0] = offset + p;
+        if (p_abs.hi == 0.0 && *info > column) *info = column;
+    }
+}
+
+// ---- laswp: for each of the n columns of `a`, the row interchanges i <-> piv[i] for i in
+// [k1, k2), in increasing order, or decreasing when `reverse` != 0 (LAPACK dlaswp with incx = 1
+// or -1; piv 0-based, rows of `a`). Exact.
+DDBLAS_KERNEL ddblas_linalg_laswp(ddblas::index_t n, DDBLAS_LINALG_MATRIX_PARAM(a),
+                                  const ddblas::index_t *piv, ddblas::index_t k1,
+                                  ddblas::index_t k2, ddblas::index_t reverse) {
+    DDBLAS_LINALG_VIEW(a);
+    DDBLAS_FOR_EACH(col, n) {
+        for (ddblas::index_t step = 0; step < k2 - k1; ++step) {
+            const ddblas::index_t i = reverse ? k2 - 1 - step : k1 + step;
+            const ddblas::index_t p = piv[i];
+            if (p != i) ddblas::linalg::swap_rows(a, col, i, p);
+        }
+    }
+}
+
+// ---- LU column step (one item per row below the pivot): a is the panel from the pivot
+// a(0, 0) on, `width` columns. Row i + 1 gets l = a(i + 1, 0) / a(0, 0) (DD div, 15u^2 + 56u^3
+// relative) and its trailing panel entries a(i + 1, k) - l * a(0, k) (DD mul, then DD sub of the
+// variant), k = 1 .. width - 1: dgetf2's scale and rank-1 update. A zero pivot leaves the rows
+// as they are (the column below it is zero too; pivot_pick recorded it).
+#define DDBLAS_LINALG_LU_COLUMN_KERNEL(OP, V)                                                 \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t width,           \
+                                           DDBLAS_LINALG_MATRIX_PARAM(a)) {                    \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        const ddblas::dd pivot = a.get(0, 0);                                                  \
+        DDBLAS_FOR_EACH(i, n) {                                                                \
+            if (pivot.hi == 0.0) continue;                                                     \
+            const ddblas::index_t row = i + 1;                                                 \
+            const ddblas::dd l = ddblas::div<ddblas::variants::V>(a.get(row, 0), pivot);       \
+            a.set(row, 0, l);                                                                  \
+            for (ddblas::index_t k = 1; k < width; ++k) {                                      \
+                ddblas::dd p = ddblas::mul<ddblas::variants::V>(l, a.get(0, k));               \
+                a.set(row, k, ddblas::sub<ddblas::variants::V>(a.get(row, k), p));             \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_COLUMN_KERNEL, lu_column)
+
+// ---- small triangular solve, in place (one item per right-hand side column of b):
+// op(T) x = b with T the `order` x `order` view `a` (only its `lower` or upper triangle is read;
+// unit != 0: the diagonal is taken as 1 and not read). Row by row in solving order:
+// x_i = (b_i - sum_j t_ij x_j) / t_ii with the sum over the rows solved before, in increasing
+// j, each term a DD mul and a DD sub of the variant, then one DD div (Higham, Alg. 8.1;
+// docs/linalg.md for the bound).
+#define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,           \
+                                           DDBLAS_LINALG_MATRIX_PARAM(a),                      \
+                                           DDBLAS_LINALG_MATRIX_PARAM(b), ddblas::index_t lower, \
+                                           ddblas::index_t unit) {                             \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        DDBLAS_LINALG_VIEW(b);                                                                 \
+        DDBLAS_FOR_EACH(col, n) {                                                              \
+            for (ddblas::index_t step = 0; step < order; ++step) {                             \
+                const ddblas::index_t i = lower ? step : order - 1 - step;                    \
+                const ddblas::index_t j0 = lower ? 0 : i + 1, j1 = lower ? i : order;          \
+                ddblas::dd s = b.get(i, col);                                                  \
+                for (ddblas::index_t j = j0; j < j1; ++j) {                                    \
+                    ddblas::dd p = ddblas::mul<ddblas::variants::V>(a.get(i, j), b.get(j, col)); \
+                    s = ddblas::sub<ddblas::variants::V>(s, p);                                \
+                }                                                                              \
+                if (!unit) s = ddblas::div<ddblas::variants::V>(s, a.get(i, i));               \
+                b.set(i, col, s);                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
+
+// ---- small Cholesky, in place (one item per matrix of a stack, `batch_step` items apart):
+// the lower triangle of each `order` x `order` matrix becomes L with A = L L^T, column by
+// column (Higham, Alg. 10.2, jik form): d = a_jj - sum_k l_jk^2, l_jj = sqrt(d),
+// l_ij = (a_ij - sum_k l_ik l_jk) / l_jj, each sum over k < j in increasing k (DD mul, DD sub,
+// DD sqrt, DD div of the variant). The upper triangle is not touched. The first column whose d
+// is not > 0 (or NaN) stops the matrix: info[b] = min(info[b], offset + j + 1), the order of the
+// leading minor that is not positive definite, counted from `offset`.
+#define DDBLAS_LINALG_POTRF_KERNEL(OP, V)                                                     \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,           \
+                                           double *a_hi, double *a_lo, ddblas::index_t a_bs,   \
+                                           ddblas::index_t a_rs, ddblas::index_t a_cs,         \
+                                           ddblas::index_t *info, ddblas::index_t offset) {    \
+        DDBLAS_FOR_EACH(item, n) {                                                             \
+            ddblas::linalg::MatrixView a = {a_hi + item * a_bs, a_lo + item * a_bs, a_rs, a_cs}; \
+            for (ddblas::index_t j = 0; j < order; ++j) {                                      \
+                ddblas::dd d = a.get(j, j);                                                    \
+                for (ddblas::index_t k = 0; k < j; ++k) {                                      \
+                    ddblas::dd l = a.get(j, k);                                                \
+                    d = ddblas::sub<ddblas::variants::V>(d, ddblas::mul<ddblas::variants::V>(l, l)); \
+                }                                                                              \
+                if (!(d.hi > 0.0)) {                                                           \
+                    if (info[item] > offset + j + 1) info[item] = offset + j + 1;              \
+                    break;                                                                     \
+                }                                                                              \
+                const ddblas::dd diagonal = ddblas::sqrt<ddblas::variants::V>(d);              \
+                a.set(j, j, diagonal);                                                         \
+                for (ddblas::index_t i = j + 1; i < order; ++i) {                              \
+                    ddblas::dd s = a.get(i, j);                                                \
+                    for (ddblas::index_t k = 0; k < j; ++k) {                                  \
+                        ddblas::dd p = ddblas::mul<ddblas::variants::V>(a.get(i, k), a.get(j, k)); \
+                        s = ddblas::sub<ddblas::variants::V>(s, p);                            \
+                    }                                                                          \
+                    a.set(i, j, ddblas::div<ddblas::variants::V>(s, diagonal));                \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)

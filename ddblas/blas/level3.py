@@ -1,0 +1,183 @@
+"""BLAS level-2/3 routines on top of rgemm: rtrsm (triangular solve with many right-hand sides),
+rsyrk (symmetric rank-k update of one triangle) and rgemv (matrix-vector product).
+
+rtrsm is recursive (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 8.3;
+Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in halves,
+one half solved, the other half's right-hand sides updated by one rgemm(alpha=-1, beta=1) on
+views, the other half solved; diagonal blocks of at most TRSM_BLOCK rows are solved by the kernel
+ddblas_linalg_trsm (cuda_src/linalg.h: one work item per right-hand side column, Higham's Alg.
+8.1 in DD). rsyrk splits C the same way: off-diagonal blocks by rgemm in place, diagonal blocks of
+at most SYRK_BLOCK rows by rgemm into a copy of which one triangle is kept. Bounds: docs/linalg.md.
+"""
+from __future__ import annotations
+
+from ..core.array import DDArray, asarray
+from ..core.ops import multiply, on_one_device
+from ..core.options import resolve
+from ..engines import backend as _backend
+from .gemm import rgemm
+
+TRSM_BLOCK = 32   # diagonal blocks of at most this many rows go to the trsm kernel
+SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
+
+
+def _flag(value, name: str, allowed: str) -> str:
+    """A BLAS character argument, upper-cased, checked against `allowed`."""
+    if not isinstance(value, str) or value.upper() not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value.upper()
+
+
+def view_args(x: DDArray) -> tuple:
+    """(hi, lo, row step, column step) of a 2-D DDArray that kernels address in place."""
+    return (x.hi, x.lo, *_backend.output_strides(x.hi, x.lo))
+
+
+def solve_lower_left(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
+    """x := T^-1 x in place for the triangle (lower or upper) of the square view t; x a 2-D view
+    that kernels address in place (view_args). Recursive halves; rgemm for the off-diagonal
+    block, the trsm kernel for blocks of at most TRSM_BLOCK rows."""
+    n = t.shape[0]
+    if n == 0 or x.shape[1] == 0:
+        return
+    if n <= TRSM_BLOCK:
+        t_parts = _backend.kernel_parts(t.hi, t.lo)
+        _backend.backend(x.device).launch("ddblas_linalg_trsm_" + opts.suffix, x.shape[1],
+                                          x.shape[1], n, *t_parts, *view_args(x), int(lower),
+                                          int(unit))
+        return
+    half = n // 2
+    first, second = (slice(None, half), slice(half, None))
+    if not lower:
+        first, second = second, first
+    solve_lower_left(t[first, first], x[first], lower, unit, opts, algorithm)
+    rgemm(t[second, first], x[first], x[second], alpha=-1, beta=1, fma=opts.fma, add=opts.add,
+          algorithm=algorithm)
+    solve_lower_left(t[second, second], x[second], lower, unit, opts, algorithm)
+
+
+def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
+          algorithm="auto") -> DDArray:
+    """Triangular solve with many right-hand sides in DD, BLAS dtrsm semantics: b is overwritten
+    with X, where op(A) X = alpha B (side "L") or X op(A) = alpha B (side "R").
+
+    side: "L" or "R"; uplo: "L" (A lower triangular) or "U"; transa: "N", "T" ("C" = "T");
+    diag: "N" or "U" (unit diagonal, not read). Only A's uplo triangle is read. alpha: a DD
+    scalar (B is scaled first by DD multiplication when alpha != 1). a: square DDArray (float64
+    accepted); b: 2-D DDArray, overwritten and returned (a b that kernels cannot address in place
+    is solved in a copy and written back). fma, add: the arithmetic variant; algorithm: rgemm's,
+    for the off-diagonal blocks ("blocked" forces the classic kernel: then CPU == GPU bit for
+    bit). A zero diagonal entry gives inf/nan, as in BLAS.
+
+    Bound (docs/linalg.md): the computed X satisfies op(A + dA) x_j = alpha b_j for each column
+    with |dA| <= c |A|, c = (L + 1) c_gemm(n) + c_div (L the recursion depth).
+    """
+    side = _flag(side, "side", "LR")
+    lower = _flag(uplo, "uplo", "LU") == "L"
+    trans = _flag(transa, "transa", "NTC") != "N"
+    unit = _flag(diag, "diag", "NU") == "U"
+    if not isinstance(b, DDArray):
+        raise ValueError("rtrsm: b must be a DDArray (it is overwritten with the solution)")
+    a, b = on_one_device(a, b)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"rtrsm: a must be a square matrix, got shape {a.shape}")
+    if b.ndim != 2:
+        raise ValueError(f"rtrsm: b must be 2-D, got shape {b.shape}")
+    needed = b.shape[0] if side == "L" else b.shape[1]
+    if a.shape[0] != needed:
+        raise ValueError(f"rtrsm: a is {a.shape[0]} x {a.shape[1]} but b has {needed} "
+                         f"{'rows' if side == 'L' else 'columns'} (side={side!r})")
+    opts = resolve(fma, add)
+    work = b if _backend.in_place(b.hi, b.lo) else DDArray(
+        _backend.contiguous(b.hi), _backend.contiguous(b.lo), normalize=False)
+    alpha = asarray(alpha, device=b.device)
+    if alpha.ndim != 0:
+        raise ValueError(f"rtrsm: alpha must be a scalar, got shape {alpha.shape}")
+    if not (float(alpha.hi) == 1 and float(alpha.lo) == 0):
+        work[...] = multiply(work, alpha, fma=opts.fma, add=opts.add)
+    t = a.T if trans else a
+    lower_t = lower != trans
+    if side == "R":   # X op(A) = B  <=>  op(A)^T X^T = B^T
+        t, lower_t, target = t.T, not lower_t, work.T
+    else:
+        target = work
+    solve_lower_left(t, target, lower_t, unit, opts, algorithm)
+    if work is not b:
+        b[...] = work
+    return b
+
+
+def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto") -> DDArray:
+    """Symmetric rank-k update of one triangle in DD, BLAS dsyrk semantics:
+    C := alpha A A^T + beta C (trans "N") or alpha A^T A + beta C (trans "T"), where only the
+    uplo ("L" or "U") triangle of the square DDArray c is read and written; c is overwritten and
+    returned. beta = 0 does not read C. fma, add, algorithm: as rgemm's.
+
+    Each element of the triangle is one rgemm element over the whole K, so rgemm's bound holds
+    elementwise: |C - exact| <= c_gemm(K) (|alpha| |A||A^T| + |beta| |C0|) (docs/linalg.md).
+    """
+    lower = _flag(uplo, "uplo", "LU") == "L"
+    transposed = _flag(trans, "trans", "NTC") != "N"
+    if not isinstance(c, DDArray):
+        raise ValueError("rsyrk: c must be a DDArray (it is overwritten)")
+    a, c = on_one_device(a, c)
+    if a.ndim != 2:
+        raise ValueError(f"rsyrk: a must be 2-D, got shape {a.shape}")
+    op_a = a.T if transposed else a
+    if c.ndim != 2 or c.shape != (op_a.shape[0], op_a.shape[0]):
+        raise ValueError(f"rsyrk: c must be {op_a.shape[0]} x {op_a.shape[0]} for a of shape "
+                         f"{a.shape} and trans={trans!r}, got shape {c.shape}")
+    opts = resolve(fma, add)
+    _syrk_blocks(lower, alpha, op_a, beta, c, opts, algorithm)
+    return c
+
+
+def _syrk_blocks(lower: bool, alpha, a: DDArray, beta, c: DDArray, opts, algorithm) -> None:
+    n = c.shape[0]
+    if n == 0:
+        return
+    gemm = dict(alpha=alpha, beta=beta, fma=opts.fma, add=opts.add, algorithm=algorithm)
+    if n <= SYRK_BLOCK:
+        full = c.copy()
+        rgemm(a, a.T, full, **gemm)
+        xp = c.xp
+        keep = xp.tri(n, dtype=bool) if lower else ~xp.tri(n, k=-1, dtype=bool)
+        c.hi[...] = xp.where(keep, full.hi, c.hi)   # no boolean indexing: no GPU sync
+        c.lo[...] = xp.where(keep, full.lo, c.lo)
+        return
+    half = n // 2
+    _syrk_blocks(lower, alpha, a[:half], beta, c[:half, :half], opts, algorithm)
+    if lower:
+        rgemm(a[half:], a[:half].T, c[half:, :half], **gemm)
+    else:
+        rgemm(a[:half], a[half:].T, c[:half, half:], **gemm)
+    _syrk_blocks(lower, alpha, a[half:], beta, c[half:, half:], opts, algorithm)
+
+
+def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
+          algorithm="auto", info=None) -> DDArray:
+    """y := alpha op(A) x + beta y in DD (BLAS dgemv): rgemm with one column, so
+    algorithm="auto" runs the tall-and-skinny kernel ("tsm") once max(M, N) * K >= 2^20 (a
+    memory-bound matvec; info["algorithm"] says what ran) and the classic kernel below.
+
+    a: 2-D; x: 1-D of length op(A)'s columns; y: None (a new vector; beta must be 0) or a 1-D
+    DDArray of length op(A)'s rows, overwritten and returned. trans: "N" or "T" ("C" = "T").
+    Bound: rgemm's with K = len(x), |y - exact| <= c_gemm(K)(|alpha||op(A)||x| + |beta||y0|).
+    """
+    transposed = _flag(trans, "trans", "NTC") != "N"
+    a, x = on_one_device(a, x)
+    if a.ndim != 2:
+        raise ValueError(f"rgemv: a must be 2-D, got shape {a.shape}")
+    if x.ndim != 1:
+        raise ValueError(f"rgemv: x must be 1-D, got shape {x.shape}")
+    rows, cols = a.shape[::-1] if transposed else a.shape
+    if x.shape[0] != cols:
+        raise ValueError(f"rgemv: x has length {x.shape[0]}, op(a) has {cols} columns")
+    if y is not None:
+        if not isinstance(y, DDArray) or y.shape != (rows,):
+            raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got "
+                             f"{getattr(y, 'shape', type(y).__name__)}")
+        y = y.reshape(rows, 1)
+    out = rgemm(a, x.reshape(cols, 1), y, alpha=alpha, beta=beta, transa="T" if transposed
+                else "N", fma=fma, add=add, algorithm=algorithm, info=info)
+    return out.reshape(rows)

@@ -1,0 +1,453 @@
+"""DD factorizations with SciPy's names and semantics: lu_factor / lu_solve / lu, cholesky /
+cho_factor / cho_solve and solve_triangular, on both devices.
+
+LU with partial pivoting is recursive (Toledo 1997; Gustavson 1997): the columns are split in
+halves, the left half factored, its row interchanges applied to the right half (laswp kernel,
+pivots read from device memory), U12 = L11^-1 A12 by the recursive triangular solve, A22 -= L21
+U12 by rgemm(alpha=-1, beta=1) on views, the right half factored, its interchanges applied to
+the left half. Panels of at most PANEL_WIDTH columns are factored column by column by kernels
+that leave everything on the device: the pivot search (two passes, exact DD compare of |a|, the
+first maximum as LAPACK's idamax), the interchange, the DD division by the pivot and the rank-1
+update. A zero pivot is recorded on the device (the first in column order) and checked once at
+the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
+A22 -= L21 L21^T by rsyrk, then L22), bottoming out in the ddblas_linalg_potrf kernel (one work
+item per matrix: a stack of small matrices is one launch). Bounds: docs/linalg.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..blas.gemm import rgemm
+from ..blas.level3 import rsyrk, solve_lower_left, view_args
+from ..core.array import DDArray, asarray
+from ..core.options import resolve
+from ..engines import backend as _backend
+from .errors import LinAlgError
+
+PANEL_WIDTH = 16   # LU panels of at most this many columns are factored column by column
+POTRF_BLOCK = 32   # Cholesky diagonal blocks of at most this order go to the potrf kernel
+PIVOT_CHUNK = 256  # rows per item of the pivot search's first pass (linalg.h: PIVOT_CHUNK)
+
+
+# ---- operands ----
+
+def _matrix(a, name: str, check_finite: bool, *, stack: bool = False) -> DDArray:
+    """a as a DDArray of square matrices (a stack in leading axes when `stack`); ValueError
+    naming `name` for other shapes and, with check_finite, for infs and NaNs."""
+    a = asarray(a)
+    if a.ndim < 2 or (a.ndim > 2 and not stack) or a.shape[-1] != a.shape[-2]:
+        what = "a square matrix or a stack of them" if stack else "a square 2-D matrix"
+        raise ValueError(f"{name} must be {what}, got shape {a.shape}")
+    if check_finite:
+        _check_finite(a, name)
+    return a
+
+
+def _check_finite(a: DDArray, name: str) -> None:
+    xp = a.xp
+    if not bool(xp.isfinite(a.hi).all()):
+        raise ValueError(f"{name} must not contain infs or NaNs")
+
+
+def _working_copy(a: DDArray) -> DDArray:
+    """A new C-contiguous copy of a, which every kernel addresses in place."""
+    parts = []
+    for x in (a.hi, a.lo):
+        y = _backend.contiguous(x)
+        parts.append(y.copy() if y is x else y)
+    return DDArray(*parts, normalize=False)
+
+
+def _rhs(b, a: DDArray, name: str, check_finite: bool) -> tuple:
+    """(x, shape): b (1-D or 2-D, on a's device) as a new 2-D working copy with a.shape[0] rows,
+    and b's shape (the solution's)."""
+    b = asarray(b, device=a.device) if not isinstance(b, DDArray) else b
+    if b.device != a.device:
+        raise ValueError(f"{name} is on the {b.device} and the matrix on the {a.device}: move "
+                         f"one with .to_device(...)")
+    if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"{name} must be 1-D or 2-D with {a.shape[0]} rows, got shape "
+                         f"{b.shape}")
+    if check_finite:
+        _check_finite(b, name)
+    return _working_copy(b.reshape(b.shape[0], 1) if b.ndim == 1 else b), b.shape
+
+
+# ---- LU ----
+
+def _launch(x: DDArray, kernel: str, work: int, *args) -> None:
+    _backend.backend(x.device).launch(kernel, work, *args)
+
+
+def _laswp(a: DDArray, piv, k1: int, k2: int, reverse: bool = False) -> None:
+    """The row interchanges piv[k1:k2] (rows of a) on every column of a, on the device."""
+    if k2 > k1 and a.shape[1]:
+        _launch(a, "ddblas_linalg_laswp", a.shape[1], a.shape[1], *view_args(a), piv, k1, k2,
+                int(reverse))
+
+
+def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
+    """Unblocked LU (dgetf2) of the m x n view a, n <= PANEL_WIDTH: per column the two-pass pivot
+    search, the interchange on the panel's columns and the scale + rank-1 update kernel."""
+    m, n = a.shape
+    for j in range(min(m, n)):
+        rows = m - j
+        chunks = -(-rows // PIVOT_CHUNK)
+        column_view = a[j:, j:]
+        _launch(a, "ddblas_linalg_pivot_chunks", chunks, chunks, rows, *view_args(column_view),
+                scratch)
+        _launch(a, "ddblas_linalg_pivot_pick", 1, 1, chunks, *view_args(column_view), scratch, j,
+                piv[j:], column + j, info)
+        _laswp(a, piv, j, j + 1)
+        _launch(a, "ddblas_linalg_lu_column_" + opts.suffix, rows - 1, rows - 1, n - j,
+                *view_args(column_view))
+
+
+def _getrf(a: DDArray, piv, info, column: int, scratch, opts, algorithm) -> None:
+    """Recursive LU with partial pivoting of the m x n view a in place: piv[i] (0-based rows of
+    a) for i < min(m, n); info[0] = min(info[0], first zero pivot's column + `column`)."""
+    m, n = a.shape
+    k = min(m, n)
+    if k == 0:
+        return
+    if n > m:   # wide: factor the square left part, then U's right part
+        _getrf(a[:, :m], piv, info, column, scratch, opts, algorithm)
+        _laswp(a[:, m:], piv, 0, m)
+        solve_lower_left(a[:, :m], a[:, m:], True, True, opts, algorithm)
+        return
+    if n <= PANEL_WIDTH:
+        _panel(a, piv, info, column, scratch, opts)
+        return
+    half = n // 2
+    _getrf(a[:, :half], piv[:half], info, column, scratch, opts, algorithm)
+    _laswp(a[:, half:], piv, 0, half)
+    solve_lower_left(a[:half, :half], a[:half, half:], True, True, opts, algorithm)
+    rgemm(a[half:, :half], a[:half, half:], a[half:, half:], alpha=-1, beta=1, fma=opts.fma,
+          add=opts.add, algorithm=algorithm)
+    _getrf(a[half:, half:], piv[half:], info, column + half, scratch, opts, algorithm)
+    piv[half:] += half
+    _laswp(a[:, :half], piv, half, k)
+
+
+def _lu_in_place(work: DDArray, opts, algorithm):
+    """(piv as int64 on the device, index of the first zero pivot or None): work := L\\U."""
+    xp = work.xp
+    m, n = work.shape
+    k = min(m, n)
+    piv = xp.zeros(k, dtype=np.int64)
+    info = xp.full(1, k, dtype=np.int64)
+    scratch = xp.zeros(max(1, -(-m // PIVOT_CHUNK)), dtype=np.int64)
+    _getrf(work, piv, info, 0, scratch, opts, algorithm)
+    first_zero = int(info[0])  # the one synchronisation
+    return piv, (first_zero if first_zero < k else None)
+
+
+def _singular(index: int) -> LinAlgError:
+    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix is singular", index)
+
+
+def lu_factor(a, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+              algorithm="auto"):
+    """LU factorization with partial pivoting of a square matrix in DD, as scipy.linalg.lu_factor.
+
+    Parameters
+    ----------
+    a : (N, N) DDArray or array_like (float64 accepted), on either device.
+    overwrite_a : bool
+        Accepted for SciPy compatibility; a is never modified (the factorization works on a copy).
+    check_finite : bool
+        Check that a holds no inf or NaN (ValueError naming ``a``).
+    fma, add : the arithmetic variant (default: ddblas.options).
+    algorithm : rgemm's algorithm for the trailing updates ("auto"; "blocked" forces the classic
+        kernel, with which CPU and GPU agree bit for bit).
+
+    Returns
+    -------
+    lu : (N, N) DDArray
+        U in the upper triangle, the unit lower triangle's L below it (diagonal implied).
+    piv : (N,) int32 array on a's device
+        LAPACK-style pivots, 0-based: row i was interchanged with row piv[i].
+
+    Raises
+    ------
+    LinAlgError
+        A pivot is exactly zero ("U[j, j] is exactly zero: the matrix is singular"; .index = j,
+        the first in column order). SciPy warns instead; a DD solver cannot use the factors.
+    ValueError
+        a not square, or not finite with check_finite.
+
+    Notes
+    -----
+    Recursive LU (module docstring). Backward error (docs/linalg.md): L U = P (A + dA) with
+    |dA| <= c_LU(n) |L||U|, c_LU(n) = (L + 1) c_gemm(n) + c_div.
+    """
+    del overwrite_a
+    a = _matrix(a, "a", check_finite)
+    work = _working_copy(a)
+    piv, first_zero = _lu_in_place(work, resolve(fma, add), algorithm)
+    if first_zero is not None:
+        raise _singular(first_zero)
+    return work, piv.astype(np.int32)
+
+
+def _pivots(piv, name: str, n: int, device: str):
+    """piv as int64 on `device`, checked to be n row indices in range (ValueError naming it)."""
+    xp = _backend.backend(device).xp
+    piv = _backend.move(np.asarray(piv) if not _backend.is_gpu_array(piv) else piv, device)
+    if piv.ndim != 1 or piv.shape[0] != n or piv.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a 1-D integer array of length {n}, got "
+                         f"{piv.dtype} of shape {piv.shape}")
+    piv = piv.astype(np.int64)
+    if n and not bool(((piv >= 0) & (piv < n)).all()):
+        raise ValueError(f"{name} holds row indices outside [0, {n})")
+    return xp.ascontiguousarray(piv)
+
+
+def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, fma=None,
+             add=None, algorithm="auto") -> DDArray:
+    """Solve A x = b (trans 0), A^T x = b (trans 1 or 2) from lu_factor's (lu, piv), as
+    scipy.linalg.lu_solve.
+
+    Parameters
+    ----------
+    lu_and_piv : (lu, piv) from lu_factor.
+    b : (N,) or (N, K) DDArray or array_like, on lu's device; not modified.
+    trans : 0, 1 or 2 (2, conjugate transpose, is 1 for real DD).
+    overwrite_b : accepted for SciPy compatibility; b is never modified.
+    check_finite, fma, add, algorithm : as lu_factor.
+
+    Returns
+    -------
+    x : DDArray shaped like b.
+
+    Notes
+    -----
+    The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md).
+    """
+    del overwrite_b
+    lu, piv = lu_and_piv
+    lu = _matrix(lu, "lu", check_finite)
+    if trans not in (0, 1, 2):
+        raise ValueError(f"trans must be 0, 1 or 2, got {trans!r}")
+    n = lu.shape[0]
+    piv = _pivots(piv, "piv", n, lu.device)
+    x, shape = _rhs(b, lu, "b", check_finite)
+    opts = resolve(fma, add)
+    if trans == 0:
+        _laswp(x, piv, 0, n)
+        solve_lower_left(lu, x, True, True, opts, algorithm)
+        solve_lower_left(lu, x, False, False, opts, algorithm)
+    else:
+        solve_lower_left(lu.T, x, True, False, opts, algorithm)
+        solve_lower_left(lu.T, x, False, True, opts, algorithm)
+        _laswp(x, piv, 0, n, reverse=True)
+    return x.reshape(shape)
+
+
+def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+       algorithm="auto"):
+    """P, L, U with A = P L U, as scipy.linalg.lu (any M x N matrix).
+
+    Parameters
+    ----------
+    a : (M, N) DDArray or array_like.
+    permute_l : bool
+        Return (P L, U) instead of (P, L, U).
+    overwrite_a, check_finite, fma, add, algorithm : as lu_factor.
+
+    Returns
+    -------
+    p : (M, M) DDArray (a permutation matrix, exact) unless permute_l.
+    l : (M, K) DDArray, unit lower triangular (K = min(M, N)); P L when permute_l.
+    u : (K, N) DDArray, upper triangular.
+
+    A singular matrix is factored without an error, as SciPy does (U has a zero on its diagonal).
+    """
+    del overwrite_a
+    a = asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if check_finite:
+        _check_finite(a, "a")
+    work = _working_copy(a)
+    m, n = work.shape
+    k = min(m, n)
+    piv, _ = _lu_in_place(work, resolve(fma, add), algorithm)
+    xp = work.xp
+    lower_mask = xp.tri(m, k, k=-1, dtype=bool)
+    l_hi = xp.where(lower_mask, work.hi[:, :k], xp.eye(m, k))
+    l_lo = xp.where(lower_mask, work.lo[:, :k], 0.0)
+    upper_mask = ~xp.tri(k, n, k=-1, dtype=bool)
+    u = DDArray(xp.where(upper_mask, work.hi[:k], 0.0), xp.where(upper_mask, work.lo[:k], 0.0),
+                normalize=False)
+    perm = np.arange(m)   # rows of A in the order of L U: (P^T A)[i] = A[perm[i]]
+    for i, p in enumerate(_backend.move(piv, "cpu").tolist()):
+        perm[i], perm[p] = perm[p], perm[i]
+    rows = _backend.move(np.argsort(perm), work.device)   # (P L)[perm[i]] = L[i]
+    if permute_l:
+        return DDArray(l_hi[rows], l_lo[rows], normalize=False), u
+    p_hi = xp.zeros((m, m))
+    p_hi[_backend.move(perm, work.device), xp.arange(m)] = 1.0
+    return DDArray(p_hi, xp.zeros((m, m)), normalize=False), \
+        DDArray(l_hi, l_lo, normalize=False), u
+
+
+# ---- Cholesky ----
+
+def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
+    """Recursive Cholesky of the n x n view a in place (lower triangle; the upper is not read
+    below the diagonal blocks); info[0] = min(info[0], failing minor's order + offset)."""
+    n = a.shape[0]
+    if n <= POTRF_BLOCK:
+        if n:
+            hi, lo, rs, cs = view_args(a)
+            _launch(a, "ddblas_linalg_potrf_" + opts.suffix, 1, 1, n, hi, lo, 0, rs, cs, info,
+                    offset)
+        return
+    half = n // 2
+    _potrf(a[:half, :half], info, offset, opts, algorithm)
+    l21_t = a[half:, :half].T     # L21 = A21 L11^-T  <=>  L11 L21^T = A21^T
+    solve_lower_left(a[:half, :half], l21_t, True, False, opts, algorithm)
+    rsyrk("L", "N", -1, a[half:, :half], 1, a[half:, half:], fma=opts.fma, add=opts.add,
+          algorithm=algorithm)
+    _potrf(a[half:, half:], info, offset + half, opts, algorithm)
+
+
+def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
+    """The working copy (stack flattened to 3-D) with L in each lower triangle (from a's lower
+    triangle, or its upper one transposed when not lower); a LinAlgError for the first matrix
+    of the stack, in order, that is not positive definite."""
+    n = a.shape[-1]
+    source = a if lower else a.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2)
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    work = _working_copy(source).reshape(batch, n, n)
+    xp = work.xp
+    info = xp.full(batch, n + 1, dtype=np.int64)
+    if n <= POTRF_BLOCK:
+        if batch and n:
+            _launch(work, "ddblas_linalg_potrf_" + opts.suffix, batch, batch, n, work.hi,
+                    work.lo, n * n, n, 1, info, 0)
+    else:
+        for i in range(batch):
+            _potrf(work[i], info[i:i + 1], 0, opts, algorithm)
+    failed = np.flatnonzero(_backend.move(info, "cpu") <= n)  # the one synchronisation
+    if failed.size:
+        item = int(failed[0])
+        order = int(_backend.move(info, "cpu")[item])
+        where = f" (matrix {item} of the stack)" if a.ndim > 2 else ""
+        raise LinAlgError(f"the leading minor of order {order} is not positive definite{where}",
+                          order, item if a.ndim > 2 else None)
+    return work
+
+
+def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+             algorithm="auto") -> DDArray:
+    """Cholesky factor of a symmetric positive definite matrix (or a stack of them) in DD, as
+    scipy.linalg.cholesky: U with A = U^T U (lower=False, SciPy's default; the issue's
+    ``cholesky(a, lower=True)`` gives L with A = L L^T).
+
+    Parameters
+    ----------
+    a : (..., N, N) DDArray or array_like; only the `lower` (or upper) triangle is read.
+    lower : bool
+        Return L (lower triangular) rather than U = L^T.
+    overwrite_a : accepted for SciPy compatibility; a is never modified.
+    check_finite, fma, add, algorithm : as lu_factor.
+
+    Returns
+    -------
+    c : (..., N, N) DDArray, the factor with zeros in the other triangle.
+
+    Raises
+    ------
+    LinAlgError
+        "the leading minor of order k is not positive definite" (.index = k, .batch_index the
+        first failing matrix of a stack).
+    ValueError
+        Not square, or not finite with check_finite.
+
+    Notes
+    -----
+    Recursive Cholesky (module docstring); backward error L L^T = A + dA with
+    |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= POTRF_BLOCK are one launch.
+    """
+    del overwrite_a
+    a = _matrix(a, "a", check_finite, stack=True)
+    work = _cholesky_lower(a, lower, resolve(fma, add), algorithm)
+    xp = work.xp
+    keep = xp.tri(a.shape[-1], dtype=bool)
+    factor = DDArray(xp.where(keep, work.hi, 0.0), xp.where(keep, work.lo, 0.0), normalize=False)
+    factor = factor.reshape(a.shape)
+    return factor if lower else _working_copy(
+        factor.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2))
+
+
+def cho_factor(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+               algorithm="auto"):
+    """(c, lower) for cho_solve, as scipy.linalg.cho_factor: c's `lower` (or upper) triangle
+    holds the Cholesky factor; its other triangle holds a's entries there (SciPy: arbitrary).
+    Parameters, errors and bound as cholesky (2-D a only)."""
+    del overwrite_a
+    a = _matrix(a, "a", check_finite)
+    work = _cholesky_lower(a, lower, resolve(fma, add), algorithm)[0]
+    return (work if lower else work.T), lower
+
+
+def cho_solve(c_and_lower, b, *, overwrite_b=False, check_finite=True, fma=None, add=None,
+              algorithm="auto") -> DDArray:
+    """Solve A x = b from cho_factor's (c, lower), as scipy.linalg.cho_solve: two recursive
+    triangular solves, L y = b and L^T x = y (or U^T, U). b: (N,) or (N, K), not modified."""
+    del overwrite_b
+    c, lower = c_and_lower
+    c = _matrix(c, "c", check_finite)
+    x, shape = _rhs(b, c, "b", check_finite)
+    opts = resolve(fma, add)
+    factor = c if lower else c.T   # the lower triangular L with A = L L^T
+    solve_lower_left(factor, x, True, False, opts, algorithm)
+    solve_lower_left(factor.T, x, False, False, opts, algorithm)
+    return x.reshape(shape)
+
+
+# ---- triangular systems ----
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, *, overwrite_b=False,
+                     check_finite=True, fma=None, add=None, algorithm="auto") -> DDArray:
+    """Solve op(A) x = b for a triangular A in DD, as scipy.linalg.solve_triangular.
+
+    Parameters
+    ----------
+    a : (N, N) DDArray or array_like; only its `lower` (or upper) triangle is read.
+    b : (N,) or (N, K); not modified.
+    trans : 0 or "N" (A x = b), 1 or "T", 2 or "C" (A^T x = b).
+    lower, unit_diagonal : which triangle; whether the diagonal is taken as ones (not read).
+    overwrite_b : accepted for SciPy compatibility; b is never modified.
+    check_finite, fma, add, algorithm : as lu_factor.
+
+    Raises
+    ------
+    LinAlgError
+        A diagonal entry is exactly zero ("a[j, j] is exactly zero: the triangular matrix is
+        singular"; .index = j, the first).
+
+    Notes
+    -----
+    Recursive blocked substitution (ddblas.rtrsm); backward error op(A + dA) x = b,
+    |dA| <= c_trsm(n) |A| (docs/linalg.md).
+    """
+    del overwrite_b
+    a = _matrix(a, "a", check_finite)
+    if trans not in (0, 1, 2, "N", "T", "C"):
+        raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    x, shape = _rhs(b, a, "b", check_finite)
+    if not unit_diagonal and a.shape[0]:
+        xp = a.xp
+        zeros = xp.flatnonzero(xp.diagonal(a.hi) == 0)
+        if zeros.size:
+            index = int(zeros[0])
+            raise LinAlgError(f"a[{index}, {index}] is exactly zero: the triangular matrix is "
+                              f"singular", index)
+    transposed = trans not in (0, "N")
+    t = a.T if transposed else a
+    solve_lower_left(t, x, lower != transposed, bool(unit_diagonal), resolve(fma, add),
+                     algorithm)
+    return x.reshape(shape)

@@ -1,0 +1,462 @@
+"""ddblas.linalg's factorizations and the BLAS level-2/3 pieces (rtrsm, rsyrk, rgemv): backward
+errors measured exactly (rational arithmetic, accuracy.gemm_error) against the documented bounds
+(accuracy.bound("lu" | "cholesky" | "trsm", variant, n), docs/linalg.md), SciPy's semantics,
+errors naming the index or argument, views and stacks, and CPU == GPU bit for bit."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas import accuracy, linalg
+from ddvalues import exact_values, random_matrix, same_bits
+
+VARIANT_NAMES = {(True, "accurate"): "fma/accurate", (True, "sloppy"): "fma/sloppy",
+                 (False, "accurate"): "nofma/accurate", (False, "sloppy"): "nofma/sloppy"}
+
+
+def variant_name(variant: dict) -> str:
+    return VARIANT_NAMES[variant["fma"], variant["add"]]
+
+
+def host(x: ddblas.DDArray):
+    """(hi, lo) NumPy copies of a DDArray."""
+    x = x.to_device("cpu")
+    return np.array(x.hi), np.array(x.lo)
+
+
+def dd(hi, lo, device) -> ddblas.DDArray:
+    return ddblas.DDArray(np.asarray(hi, dtype=float), np.asarray(lo, dtype=float),
+                          normalize=False).to_device(device)
+
+
+def triangle(x: ddblas.DDArray, lower: bool, unit: bool = False) -> ddblas.DDArray:
+    """The lower (upper) triangle of x with zeros elsewhere (ones on the diagonal if unit), on
+    the CPU: the matrix a factorization or solve is defined by."""
+    hi, lo = host(x)
+    keep = np.tri(*hi.shape, dtype=bool) if lower else ~np.tri(*hi.shape, k=-1, dtype=bool)
+    hi, lo = np.where(keep, hi, 0.0), np.where(keep, lo, 0.0)
+    if unit:
+        np.fill_diagonal(hi, 1.0)
+        np.fill_diagonal(lo, 0.0)
+    return dd(hi, lo, "cpu")
+
+
+def permuted_rows(a: ddblas.DDArray, piv) -> ddblas.DDArray:
+    """P^T A: the interchanges i <-> piv[i] applied to a's rows in order (exact, on the CPU)."""
+    hi, lo = host(a)
+    for i, p in enumerate(np.asarray(piv.get() if hasattr(piv, "get") else piv).tolist()):
+        hi[[i, p]], lo[[i, p]] = hi[[p, i]], lo[[p, i]]
+    return dd(hi, lo, "cpu")
+
+
+def check_lu(a: ddblas.DDArray, lu: ddblas.DDArray, piv, variant: str) -> None:
+    """|P^T A - L U| <= c_lu(n) |L||U| componentwise, exactly."""
+    m, n = a.shape
+    k = min(m, n)
+    lower = triangle(lu, True, unit=True)[:, :k]
+    upper = triangle(lu, False)[:k]
+    err = accuracy.gemm_error(permuted_rows(a, piv), lower, upper)
+    assert err.within(accuracy.bound("lu", variant, k=max(k, 1))), str(err)
+
+
+def spd_matrix(n: int, seed: int, device: str) -> ddblas.DDArray:
+    """B B^T + n I for a random DD B, exactly symmetric (the lower triangle mirrored)."""
+    b = random_matrix(n, n, seed, "cpu", spread=2)
+    s = ddblas.rgemm(b, b.T) + ddblas.eye(n) * n
+    lower = triangle(s, True)
+    hi, lo = host(lower)
+    strict = np.tri(n, k=-1, dtype=bool)
+    hi[strict.T], lo[strict.T] = hi.T[strict.T], lo.T[strict.T]
+    return dd(hi, lo, device)
+
+
+# ---- LU ----
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16, 17, 40])
+def test_lu_factor_backward_error(device, variant, n):
+    a = random_matrix(n, n, seed=n, device=device, spread=8)
+    lu, piv = linalg.lu_factor(a, **variant)
+    assert lu.shape == (n, n) and lu.device == device and piv.dtype == np.int32
+    check_lu(a, lu, piv, variant_name(variant))
+
+
+@pytest.mark.parametrize("cond", [1e2, 1e15, 1e30])
+def test_lu_ill_conditioned_and_hilbert(device, cond):
+    a = accuracy.ill_conditioned_matrix(12, cond, seed=3, device=device)
+    lu, piv = linalg.lu_factor(a)
+    check_lu(a, lu, piv, "fma/accurate")
+    h = accuracy.hilbert(13, device=device)
+    check_lu(h, *linalg.lu_factor(h), "fma/accurate")
+
+
+def test_lu_pivots_match_scipy(device):
+    import scipy.linalg
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((37, 37))
+    _, piv = linalg.lu_factor(ddblas.asarray(a, device=device))
+    _, expected = scipy.linalg.lu_factor(a)
+    assert np.array_equal(np.asarray(piv.get() if hasattr(piv, "get") else piv), expected)
+
+
+def test_lu_wilkinson_growth(device):
+    """Wilkinson's matrix (1 on the diagonal and the last column, -1 below the diagonal): no
+    interchanges, every operation exact, U's last column 2^i: growth 2^(n-1)."""
+    n = 40
+    a = np.tril(-np.ones((n, n)), -1) + np.eye(n)
+    a[:, -1] = 1
+    lu, piv = linalg.lu_factor(ddblas.asarray(a, device=device))
+    hi, lo = host(lu)
+    assert np.array_equal(np.asarray(piv.get() if hasattr(piv, "get") else piv), np.arange(n))
+    assert np.array_equal(hi[:, -1], 2.0 ** np.arange(n)) and not lo.any()
+    check_lu(ddblas.asarray(a), lu, piv, "fma/accurate")
+
+
+@pytest.mark.parametrize("zero_column", [0, 7, 20, 39])
+def test_lu_singular_names_the_pivot(device, zero_column):
+    a = random_matrix(40, 40, seed=1, device="cpu")
+    hi, lo = host(a)
+    hi[:, zero_column] = lo[:, zero_column] = 0
+    with pytest.raises(linalg.LinAlgError, match=rf"U\[{zero_column}, {zero_column}\] is "
+                       "exactly zero") as info:
+        linalg.lu_factor(dd(hi, lo, device))
+    assert info.value.index == zero_column
+    assert isinstance(info.value, np.linalg.LinAlgError)
+
+
+def test_lu_rank_deficient_names_the_first_zero_pivot(device):
+    """Columns 0 and 1 equal, (2, 1, 1, ...): the multipliers are 1/2 exactly and column 1 is
+    exactly zero below the first pivot, so U[1, 1] = 0 (later columns are random)."""
+    a = random_matrix(30, 30, seed=2, device="cpu")
+    hi, lo = host(a)
+    hi[:, 0] = hi[:, 1] = np.r_[2.0, np.ones(29)]
+    lo[:, :2] = 0
+    with pytest.raises(linalg.LinAlgError, match=r"U\[1, 1\]"):
+        linalg.lu_factor(dd(hi, lo, device))
+    p, l, u = linalg.lu(dd(hi, lo, device))     # SciPy's lu factors it without an error
+    assert float(u[1, 1].hi) == 0
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (5, 3), (3, 5), (40, 17), (17, 40)])
+def test_lu_reconstructs(device, shape):
+    m, n = shape
+    a = random_matrix(m, n, seed=m + n, device=device) if m and n else ddblas.zeros(shape, device)
+    p, l, u = linalg.lu(a)
+    k = min(m, n)
+    assert p.shape == (m, m) and l.shape == (m, k) and u.shape == (k, n)
+    if not a.size:
+        return
+    ph, _ = host(p)
+    assert set(np.unique(ph)) <= {0.0, 1.0} and (ph.sum(0) == 1).all() and (ph.sum(1) == 1).all()
+    pa = dd(ph.T @ host(a)[0], ph.T @ host(a)[1], "cpu")          # P^T A, exact (a permutation)
+    err = accuracy.gemm_error(pa, l, u)
+    assert err.within(accuracy.bound("lu", "fma/accurate", k=k)), str(err)
+    pl, u2 = linalg.lu(a, permute_l=True)
+    assert same_bits(u2, u)
+    assert same_bits(pl, dd(ph @ host(l)[0], ph @ host(l)[1], "cpu"))
+
+
+@settings(max_examples=15)
+@given(m=st.integers(1, 40), n=st.integers(1, 40), seed=st.integers(0, 2 ** 16))
+def test_lu_shapes_hypothesis(m, n, seed):
+    a = random_matrix(m, n, seed, "cpu", spread=30)
+    work = a.copy()
+    p, l, u = linalg.lu(a)
+    assert same_bits(a, work)       # the input is not modified
+    ph, _ = host(p)
+    err = accuracy.gemm_error(dd(ph.T @ host(a)[0], ph.T @ host(a)[1], "cpu"), l, u)
+    assert err.within(accuracy.bound("lu", "fma/accurate", k=min(m, n))), str(err)
+
+
+def test_lu_views_equal_contiguous(device):
+    big = random_matrix(60, 70, seed=5, device=device)
+    view = big[1::2, 3:65:2]                                     # 30 x 31: odd strides
+    square = view[:, :30]
+    lu_view, piv_view = linalg.lu_factor(square)
+    lu_copy, piv_copy = linalg.lu_factor(square.copy())
+    assert same_bits(lu_view, lu_copy)
+    lu_t, piv_t = linalg.lu_factor(square.T)
+    check_lu(square.T.copy(), lu_t, piv_t, "fma/accurate")
+
+
+def exact_matrix(x) -> np.ndarray:
+    """The exact values of a 2-D DDArray or float64 array as a Fraction object array."""
+    x = ddblas.asarray(x).to_device("cpu")
+    return np.array(exact_values(x) + [None], dtype=object)[:-1].reshape(x.shape)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("rhs_shape", [(24,), (24, 3)])
+def test_lu_solve_residual(device, trans, rhs_shape):
+    """Higham Thm 9.4's form: (A + dA) x = b with |dA| <= (c_lu + 2 c_trsm)(n) P|L||U|, so
+    |b - A x| <= c P|L||U||x| (A^T: |U|^T|L|^T P^T |x|), checked exactly; float64 b accepted
+    and not modified."""
+    n = 24
+    a = random_matrix(n, n, seed=11, device=device, spread=4)
+    b = np.random.default_rng(trans).standard_normal(rhs_shape)
+    b_copy = b.copy()
+    lu, piv = linalg.lu_factor(a)
+    x = linalg.lu_solve((lu, piv), b if device == "cpu" else ddblas.asarray(b, device=device),
+                        trans=trans)
+    assert x.shape == rhs_shape and np.array_equal(b, b_copy)
+    perm = np.arange(n)
+    for i, p in enumerate(np.asarray(piv.get() if hasattr(piv, "get") else piv).tolist()):
+        perm[i], perm[p] = perm[p], perm[i]
+    l_abs, u_abs = (abs(exact_matrix(t)) for t in (triangle(lu, True, unit=True),
+                                                     triangle(lu, False)))
+    xs = exact_matrix(x.reshape(n, -1))
+    a_exact, b_exact = exact_matrix(a), exact_matrix(b.reshape(n, -1))
+    if trans:
+        residual = b_exact - a_exact.T.dot(xs)
+        scale = u_abs.T.dot(l_abs.T.dot(abs(xs)[perm]))
+    else:
+        residual = b_exact - a_exact.dot(xs)
+        scale = np.empty_like(xs)
+        scale[perm] = l_abs.dot(u_abs.dot(abs(xs)))
+    c = accuracy.bound_constant("lu", None, n) + 2 * accuracy.bound_constant("trsm", None, n)
+    assert all(abs(r) <= c * s for r, s in zip(residual.ravel(), scale.ravel()))
+
+
+# ---- triangular solves ----
+
+@pytest.mark.parametrize("side", ["L", "R"])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("transa", ["N", "T"])
+@pytest.mark.parametrize("diag", ["N", "U"])
+def test_rtrsm_backward_error(device, side, uplo, transa, diag):
+    """op(A) X = alpha B (or X op(A) = alpha B), n = 40 (recursion over the 32-row kernel
+    blocks): |alpha B - op(T) X| <= c_trsm(n) |op(T)||X| with T the triangle read."""
+    n, k = 40, 3
+    a = random_matrix(n, n, seed=3, device=device, spread=3) + ddblas.eye(n, device=device) * 4
+    shape = (n, k) if side == "L" else (k, n)
+    b = random_matrix(*shape, seed=4, device=device)
+    b0 = b.copy()
+    out = ddblas.rtrsm(side, uplo, transa, diag, "0.5", a, b)
+    assert out is b
+    t = triangle(a, uplo == "L", unit=diag == "U")
+    op_t = t.T if transa == "T" else t
+    scaled = b0.to_device("cpu") * ddblas.array("0.5")
+    err = accuracy.gemm_error(scaled, op_t, b) if side == "L" else \
+        accuracy.gemm_error(scaled, b, op_t)
+    assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+
+
+def test_rtrsm_strided_b_and_variants(device, variant):
+    n = 37
+    a = random_matrix(n, n, seed=8, device=device, spread=2) + ddblas.eye(n, device=device) * 8
+    big = random_matrix(n, 9, seed=9, device=device)
+    b = big[:, ::3]                              # a strided view, solved in place
+    b0 = b.copy()
+    ddblas.rtrsm("L", "L", "N", "N", 1, a, b, **variant)
+    assert same_bits(big[:, 1::3], random_matrix(n, 9, seed=9, device=device)[:, 1::3])
+    err = accuracy.gemm_error(b0, triangle(a, True), b)
+    assert err.within(accuracy.bound("trsm", variant_name(variant), k=n)), str(err)
+
+
+def test_solve_triangular(device):
+    import scipy.linalg
+    n = 45
+    rng = np.random.default_rng(1)
+    a = np.triu(rng.standard_normal((n, n))) + 6 * np.eye(n)
+    b = rng.standard_normal(n)
+    x = linalg.solve_triangular(ddblas.asarray(a, device=device), b, trans="T")
+    assert x.shape == (n,)
+    expected = scipy.linalg.solve_triangular(a, b, trans="T")
+    assert np.allclose(x.to_float64(), expected, rtol=1e-12, atol=0)
+    err = accuracy.gemm_error(b.reshape(n, 1), ddblas.asarray(a).T, x.reshape(n, 1))
+    assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+    a[9, 9] = 0
+    with pytest.raises(linalg.LinAlgError, match=r"a\[9, 9\] is exactly zero") as info:
+        linalg.solve_triangular(ddblas.asarray(a, device=device), b)
+    assert info.value.index == 9
+    x = linalg.solve_triangular(ddblas.asarray(a, device=device), b, unit_diagonal=True)
+    assert np.all(np.isfinite(x.to_float64()))
+
+
+# ---- Cholesky ----
+
+@pytest.mark.parametrize("n", [1, 2, 16, 33, 40])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_backward_error(device, variant, n, lower):
+    a = spd_matrix(n, seed=n, device=device)
+    c = linalg.cholesky(a, lower=lower, **variant)
+    assert c.shape == (n, n) and c.device == device
+    l_factor = c if lower else c.T
+    assert same_bits(l_factor, triangle(l_factor, True))       # zeros above the diagonal
+    err = accuracy.gemm_error(a, l_factor, l_factor.T)
+    assert err.within(accuracy.bound("cholesky", variant_name(variant), k=n)), str(err)
+
+
+def test_cholesky_hilbert_and_ill_conditioned(device):
+    for a in (accuracy.hilbert(20, device=device),):
+        l_factor = linalg.cholesky(a, lower=True)
+        err = accuracy.gemm_error(a, l_factor, l_factor.T)
+        assert err.within(accuracy.bound("cholesky", "fma/accurate", k=20)), str(err)
+
+
+def test_cholesky_reads_one_triangle(device):
+    a = spd_matrix(36, seed=1, device="cpu")
+    hi, lo = host(a)
+    hi_l, hi_u = hi.copy(), hi.copy()
+    hi_l[np.triu_indices(36, 1)] = np.nan                      # never read with lower=True
+    hi_u[np.tril_indices(36, -1)] = np.nan
+    lo_l, lo_u = lo.copy(), lo.copy()
+    lo_l[np.triu_indices(36, 1)] = np.nan
+    lo_u[np.tril_indices(36, -1)] = np.nan
+    reference = linalg.cholesky(dd(hi, lo, device), lower=True)
+    got_l = linalg.cholesky(dd(hi_l, lo_l, device), lower=True, check_finite=False)
+    got_u = linalg.cholesky(dd(hi_u, lo_u, device), lower=False, check_finite=False)
+    assert same_bits(got_l, reference) and same_bits(got_u.T, reference)
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_cholesky_stack(device, n):
+    stack = [spd_matrix(n, seed=s, device="cpu") for s in range(6)]
+    hi = np.stack([host(x)[0] for x in stack]).reshape(2, 3, n, n)
+    lo = np.stack([host(x)[1] for x in stack]).reshape(2, 3, n, n)
+    c = linalg.cholesky(dd(hi, lo, device), lower=True)
+    assert c.shape == (2, 3, n, n)
+    for i, single in enumerate(stack):
+        assert same_bits(c[i // 3, i % 3], linalg.cholesky(single.to_device(device), lower=True))
+    hi[1, 0, 2, 2] = -1.0
+    lo[1, 0, 2, 2] = 0.0
+    with pytest.raises(linalg.LinAlgError, match="order 3 .*matrix 3 of the stack") as info:
+        linalg.cholesky(dd(hi, lo, device))
+    assert info.value.index == 3 and info.value.batch_index == 3
+
+
+@pytest.mark.parametrize("n, failing", [(10, 1), (40, 1), (40, 17), (40, 40)])
+def test_cholesky_not_positive_definite(device, n, failing):
+    a = spd_matrix(n, seed=2, device="cpu")
+    hi, lo = host(a)
+    hi[failing - 1, failing - 1] = -1e6
+    lo[failing - 1, failing - 1] = 0
+    with pytest.raises(linalg.LinAlgError, match=f"leading minor of order {failing} is not "
+                       "positive definite") as info:
+        linalg.cholesky(dd(hi, lo, device))
+    assert info.value.index == failing
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cho_factor_cho_solve(device, lower):
+    n = 38
+    a = spd_matrix(n, seed=4, device=device)
+    b = random_matrix(n, 2, seed=5, device=device)
+    c, low = linalg.cho_factor(a, lower=lower)
+    assert low is lower
+    x = linalg.cho_solve((c, low), b)
+    err = accuracy.gemm_error(b, a, x)
+    # residual relative to |A||x|; for SPD A, |L||L^T| <= (n + 1) max diag ... use a loose factor
+    assert err.within(n * (accuracy.bound("cholesky", None, k=n)
+                           + 2 * accuracy.bound("trsm", None, k=n))), str(err)
+
+
+def test_empty_and_one_element(device):
+    lu, piv = linalg.lu_factor(ddblas.zeros((0, 0), device))
+    assert lu.shape == (0, 0) and piv.shape == (0,)
+    assert linalg.cholesky(ddblas.zeros((0, 0), device)).shape == (0, 0)
+    assert linalg.cholesky(ddblas.zeros((3, 0, 0), device)).shape == (3, 0, 0)
+    c = linalg.cholesky(ddblas.array([[4.0]], device=device))
+    assert float(c[0, 0].hi) == 2.0
+    x = linalg.solve_triangular(ddblas.array([[3.0]], device=device), [6.0])
+    assert float(x[0].hi) == 2.0
+
+
+# ---- errors ----
+
+def test_argument_errors(device):
+    a = ddblas.ones((3, 4), device)
+    with pytest.raises(ValueError, match="a must be a square"):
+        linalg.lu_factor(a)
+    with pytest.raises(ValueError, match="a must be a square"):
+        linalg.cholesky(a)
+    bad = ddblas.eye(3, device=device)
+    bad[1, 1] = np.nan
+    for f in (linalg.lu_factor, linalg.cholesky, linalg.lu):
+        with pytest.raises(ValueError, match="a must not contain infs or NaNs"):
+            f(bad)
+    lu_piv = linalg.lu_factor(ddblas.eye(3, device=device))
+    with pytest.raises(ValueError, match="b must be 1-D or 2-D with 3 rows"):
+        linalg.lu_solve(lu_piv, ddblas.ones((4,), device))
+    with pytest.raises(ValueError, match="piv must be a 1-D integer array of length 3"):
+        linalg.lu_solve((lu_piv[0], np.zeros(2, dtype=np.int32)), ddblas.ones((3,), device))
+    with pytest.raises(ValueError, match=r"piv holds row indices outside \[0, 3\)"):
+        linalg.lu_solve((lu_piv[0], np.array([0, 5, 2])), ddblas.ones((3,), device))
+    with pytest.raises(ValueError, match="trans must be"):
+        linalg.lu_solve(lu_piv, ddblas.ones((3,), device), trans=3)
+    with pytest.raises(ValueError, match="side must be one of L, R"):
+        ddblas.rtrsm("X", "L", "N", "N", 1, ddblas.eye(3, device=device), ddblas.ones((3, 2), device))
+    with pytest.raises(ValueError, match="rtrsm: a is 3 x 3 but b has 2 columns"):
+        ddblas.rtrsm("R", "L", "N", "N", 1, ddblas.eye(3, device=device), ddblas.ones((3, 2), device))
+    with pytest.raises(ValueError, match="rsyrk: c must be 3 x 3"):
+        ddblas.rsyrk("L", "N", 1, ddblas.ones((3, 2), device), 0, ddblas.zeros((2, 2), device))
+    with pytest.raises(ValueError, match="rgemv: x has length 2"):
+        ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((2,), device))
+
+
+# ---- rsyrk, rgemv ----
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("trans", ["N", "T"])
+def test_rsyrk_one_triangle_equals_rgemm(device, uplo, trans):
+    n, k = 70, 9
+    a = random_matrix(n, k, seed=1, device=device) if trans == "N" else \
+        random_matrix(k, n, seed=1, device=device)
+    c0 = random_matrix(n, n, seed=2, device=device)
+    c = c0.copy()
+    ddblas.rsyrk(uplo, trans, "-1", a, 1, c, algorithm="blocked")
+    op_a = a if trans == "N" else a.T
+    full = ddblas.rgemm(op_a, op_a.T, c0.copy(), alpha=-1, beta=1, algorithm="blocked")
+    keep = np.tri(n, dtype=bool) if uplo == "L" else ~np.tri(n, k=-1, dtype=bool)
+    got, want, old = host(c), host(full), host(c0)
+    for g, w, o in zip(got, want, old):
+        assert np.array_equal(g[keep], w[keep]) and np.array_equal(g[~keep], o[~keep])
+
+
+def test_rgemv(device):
+    a = random_matrix(50, 30, seed=1, device=device)
+    x = random_matrix(30, 1, seed=2, device=device).reshape(30)
+    y0 = random_matrix(50, 1, seed=3, device=device).reshape(50)
+    y = y0.copy()
+    out = ddblas.rgemv(a, x, y, alpha=2, beta="0.5")
+    assert out.shape == (50,)
+    err = accuracy.gemm_error(out.reshape(50, 1), a, x.reshape(30, 1), alpha=2, beta="0.5",
+                              c0=y0.reshape(50, 1))
+    assert err.within(accuracy.bound("gemm", None, k=30)), str(err)
+    xt = random_matrix(50, 1, seed=4, device=device).reshape(50)
+    assert same_bits(ddblas.rgemv(a, xt, trans="T"),
+                     ddblas.rgemm(a.T, xt.reshape(50, 1)).reshape(30))
+
+
+def test_rgemv_large_runs_tsm():
+    """A matvec with max(M, N) * K >= 2^20 goes to the tall-and-skinny kernel."""
+    info = {}
+    a = ddblas.random((1024, 1024), seed=1)
+    ddblas.rgemv(a, ddblas.random((1024,), seed=2), info=info)
+    assert info["algorithm"] == "tsm"
+
+
+# ---- CPU == GPU ----
+
+@pytest.mark.gpu
+def test_gpu_equals_cpu_bitwise(device, variant):
+    if device != "gpu":
+        pytest.skip("compares the GPU with the CPU")
+    a = random_matrix(150, 150, seed=1, device="cpu")
+    lu_c, piv_c = linalg.lu_factor(a, algorithm="blocked", **variant)
+    lu_g, piv_g = linalg.lu_factor(a.to_device("gpu"), algorithm="blocked", **variant)
+    assert same_bits(lu_c, lu_g) and np.array_equal(piv_c, piv_g.get())
+    s = spd_matrix(150, seed=2, device="cpu")
+    assert same_bits(linalg.cholesky(s, algorithm="blocked", **variant),
+                     linalg.cholesky(s.to_device("gpu"), algorithm="blocked", **variant))
+    b = random_matrix(150, 5, seed=3, device="cpu")
+    x_c = linalg.lu_solve((lu_c, piv_c), b, algorithm="blocked", **variant)
+    x_g = linalg.lu_solve((lu_g, piv_g), b.to_device("gpu"), algorithm="blocked", **variant)
+    assert same_bits(x_c, x_g)
+    stack = ddblas.asarray(np.stack([np.eye(9) * 9 + np.ones((9, 9))] * 50))
+    assert same_bits(linalg.cholesky(stack, **variant),
+                     linalg.cholesky(stack.to_device("gpu"), **variant))
