@@ -40,17 +40,8 @@ def exact_matrix(x: ddblas.DDArray):
 
 
 def backward_error(a, x, b) -> Fraction:
-    """Exact normwise max_j ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf)."""
-    A = exact_matrix(a)
-    X = exact_matrix(x.reshape(x.shape[0], -1))
-    B = exact_matrix(b.reshape(b.shape[0], -1))
-    norm_a = max(sum(abs(v) for v in row) for row in A)
-    worst = Fraction(0)
-    for j in range(len(X[0])):
-        r = max(abs(B[i][j] - sum(A[i][k] * X[k][j] for k in range(len(X)))) for i in range(len(A)))
-        den = norm_a * max(abs(X[k][j]) for k in range(len(X))) + max(abs(B[i][j]) for i in range(len(B)))
-        worst = max(worst, r / den)
-    return worst
+    """Exact normwise backward error (accuracy.solve_backward_error) as a multiple of u^2."""
+    return accuracy.solve_backward_error(a, x, b) * U2
 
 
 def forward_error(a, x, b) -> float:
@@ -355,3 +346,13 @@ def test_two_norm_does_not_overflow_or_underflow(device):
     for scale in (2.0 ** 1000, 2.0 ** -1060):
         x = ddblas.array([3.0 * scale, 4.0 * scale], device=device)
         assert float(linalg.norm(x).hi) == 5.0 * scale
+
+
+def test_solve_backward_error_is_exact():
+    a, x = np.array([[2.0]]), np.array([1.0])
+    b = np.array([2.0 + 2.0 ** -50])
+    expected = Fraction(2 ** -50) / (2 + Fraction(2.0 + 2.0 ** -50))
+    assert accuracy.solve_backward_error(a, x, b) == float(expected / U2)
+    assert accuracy.solve_backward_error(a, np.array([1.0 + 2.0 ** -49]), b) == 0.0
+    with pytest.raises(ValueError, match="shapes do not match"):
+        accuracy.solve_backward_error(a, np.ones(2), b)
