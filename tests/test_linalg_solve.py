@@ -353,6 +353,6 @@ def test_solve_backward_error_is_exact():
     b = np.array([2.0 + 2.0 ** -50])
     expected = Fraction(2 ** -50) / (2 + Fraction(2.0 + 2.0 ** -50))
     assert accuracy.solve_backward_error(a, x, b) == float(expected / U2)
-    assert accuracy.solve_backward_error(a, np.array([1.0 + 2.0 ** -49]), b) == 0.0
+    assert accuracy.solve_backward_error(a, np.array([1.0 + 2.0 ** -51]), b) == 0.0
     with pytest.raises(ValueError, match="shapes do not match"):
         accuracy.solve_backward_error(a, np.ones(2), b)
