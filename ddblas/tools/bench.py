@@ -581,7 +581,8 @@ def _solve_rows(plan: Plan, device: str) -> list[dict]:
             rows.append(dict(device=device, n=n, kappa=kappa, seconds=seconds,
                              float64_lu_seconds=t64, method=info["method"],
                              iterations=info["iterations"],
-                             backward_error_u2=info["backward_errors"][-1] / 2.0 ** -106,
+                             backward_error_u2=(info["backward_errors"] or [np.nan])[-1]
+                             / 2.0 ** -106,
                              forward_error=float(err.hi),
                              forward_over_kappa_u2=float(err.hi) / (kappa * 2.0 ** -106)))
     return rows
