@@ -162,14 +162,15 @@ def test_lu_reconstructs(device, shape):
 
 @settings(max_examples=15)
 @given(m=st.integers(1, 40), n=st.integers(1, 40), seed=st.integers(0, 2 ** 16))
-def test_lu_shapes_hypothesis(m, n, seed):
-    a = random_matrix(m, n, seed, "cpu", spread=30)
+def test_lu_shapes_hypothesis(device, m, n, seed):
+    a = random_matrix(m, n, seed, device, spread=30)
     work = a.copy()
     p, l, u = linalg.lu(a)
     assert same_bits(a, work)       # the input is not modified
     ph, _ = host(p)
     err = accuracy.gemm_error(dd(ph.T @ host(a)[0], ph.T @ host(a)[1], "cpu"), l, u)
     assert err.within(accuracy.bound("lu", "fma/accurate", k=min(m, n))), str(err)
+    assert l.device == u.device == device
 
 
 def test_lu_views_equal_contiguous(device):
