@@ -25,7 +25,6 @@ from .errors import LinAlgError
 from .factor import cho_factor, cho_solve, lu_factor, lu_solve
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
-U_FP64 = 2.0 ** -53
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
 LU_IR_MAX_ITERATIONS = 20   # float64-LU refinement steps before GMRES-IR takes over
 GMRES_IR_MAX_ITERATIONS = 10
@@ -408,8 +407,9 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
         batched kernel), else "refine".
     info : dict, optional
         Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu",
-        "dd-cholesky", "dd-lu (batched)"), "iterations", "backward_errors" (one per iteration: max over columns of
-        ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), before each correction),
+        "dd-cholesky", "dd-lu (batched)"), "iterations", "backward_errors" (one per
+        iteration: max over columns of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf),
+        before each correction),
         "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
         time (method="refine"), "systems" holds one such dict per system.
     check_finite : bool
