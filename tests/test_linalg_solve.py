@@ -17,6 +17,7 @@ import ddblas
 from ddblas import accuracy, linalg
 from ddblas.core.options import Options
 from ddblas.linalg import batched
+from ddblas.linalg.solve import COND_EXACT_ORDER
 from ddvalues import (DIV, MUL, add_abs_constant, exact_values, random_matrix, random_stack,
                       same_bits)
 
@@ -361,3 +362,15 @@ def test_solve_backward_error_is_exact():
     assert accuracy.solve_backward_error(a, np.array([1.0 + 2.0 ** -51]), b) == 0.0
     with pytest.raises(ValueError, match="shapes do not match"):
         accuracy.solve_backward_error(a, np.ones(2), b)
+
+
+@pytest.mark.parametrize("p", [1, np.inf])
+def test_cond_estimator_beyond_the_exact_order(device, p):
+    n = COND_EXACT_ORDER + 10
+    a = random_matrix(n, n, seed=21, device=device, spread=4)
+    estimate = float(linalg.cond(a, p).hi)
+    exact = float((linalg.norm(a, p) * linalg.norm(linalg.inv(a), p)).hi)  # cond's exact path
+    assert exact / 3 <= estimate <= exact * (1 + 1e-12)  # a lower bound, within a factor 3
+    a[:, 3] = ddblas.zeros(n, device=device)
+    assert float(linalg.cond(a, p).hi) == np.inf
+
