@@ -22,7 +22,7 @@ from ..core.options import get_options
 from ..engines.backend import broadcast_shape
 from . import batched
 from .errors import LinAlgError
-from .factor import cho_factor, cho_solve, lu_factor, lu_solve
+from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -400,8 +400,9 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
         Right-hand side: a vector (1-D; broadcast over a stack) or matrices; stack dimensions
         broadcast with a's. Not modified.
     assume_a : {"gen", "sym", "pos"}
-        "pos": a is symmetric positive definite (float64 Cholesky in the refinement); "gen" and
-        "sym" use LU with partial pivoting.
+        "pos": a is symmetric positive definite (float64 Cholesky in the refinement, the DD
+        Cholesky as the direct method for n > 32; a stack is checked by the DD Cholesky, then
+        solved by the batched LU); "gen" and "sym" use LU with partial pivoting.
     method : {"auto", "refine", "dd-lu"}
         "refine": float64 factors, DD residuals (LU-IR), then GMRES-IR, then the DD LU if both
         stagnate; "dd-lu": the DD LU only; "auto": the DD LU for n <= 32 and for stacks (the
@@ -477,6 +478,8 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
             x = DDArray(xp.stack([v.hi for v in xs]), xp.stack([v.lo for v in xs]),
                         normalize=False).reshape(out_shape)
         else:
+            if assume_a == "pos":  # SciPy's contract: not positive definite is an error
+                cholesky(a3, lower=True, check_finite=False)
             log["method"] = "dd-lu (batched)"
             x = _dd_lu_solve_stack(a3, b3).reshape(out_shape)
             log["stopped"] = "dd-lu (batched): direct solve"
