@@ -187,11 +187,15 @@ class Float64Factors:
         self.singular = False
         if device == "gpu":
             import cupy
+            import cupyx
             import cupyx.scipy.linalg as gpu_linalg
             self._linalg = gpu_linalg
             if self.cholesky:
-                self.factors = cupy.linalg.cholesky(a64)
-                self.singular = not bool(cupy.isfinite(self.factors).all())
+                try:  # cuSOLVER's potrf info raises only under errstate(linalg="raise")
+                    with cupyx.errstate(linalg="raise"):
+                        self.factors = cupy.linalg.cholesky(a64)
+                except np.linalg.LinAlgError:
+                    self.singular = True
             else:
                 self.factors = gpu_linalg.lu_factor(a64, check_finite=False)
                 self.singular = bool((cupy.diagonal(self.factors[0]) == 0).any())
