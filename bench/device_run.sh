@@ -18,6 +18,12 @@
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
 #                                    memcheck of the linalg kernels, bench/linalg_factor.py
+#   bash bench/device_run.sh solve   tests/test_linalg_solve.py on the GPU, compute-sanitizer
+#                                    memcheck of the linalg_batched kernels (views, broadcast,
+#                                    1x1, singular), then the linalg bench at the issue's sizes
+#                                    (n = 16384 solves, kappa 1e8 and 1e12; 10^4 batched 9x9,
+#                                    19x19, 64x64) into $OUT/solve-bench (needs scipy: carry a
+#                                    wheel in .whl/ if the machine lacks it)
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -61,6 +67,33 @@ linalg.cholesky(accuracy.random_dd((300, 9, 9), seed=5, device='gpu') * 0 + ddbl
 " > "$OUT/memcheck_linalg.log" 2>&1
 echo "memcheck linalg exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_linalg.log" | tail -1
 timeout 200 python3 bench/linalg_factor.py 2>&1 | tee "$OUT/linalg_factor.log"
+fi
+if has solve; then
+echo "== solve tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 120 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings tests/test_linalg_solve.py > "$OUT/solve_tests.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/solve_tests.log" | tail -25
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas, numpy as np; from ddblas import linalg
+for n, batch in ((1, 3), (9, 70), (19, 33), (64, 5)):
+    a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
+    b = ddblas.random((batch, n, 2), seed=1, device='gpu')
+    linalg.solve(a, b); linalg.solve(a, b[0, :, 0]); linalg.det(a); linalg.slogdet(a)
+    linalg.solve(a[0].T, b[0]); linalg.inv(a[:2])
+s = ddblas.zeros((4, 3, 3), device='gpu') + ddblas.eye(3, device='gpu'); s[1, 2] = ddblas.zeros(3, device='gpu')
+try: linalg.solve(s, ddblas.ones(3, device='gpu'))
+except linalg.LinAlgError as e: print('singular ok:', e)
+" > "$OUT/memcheck_solve.log" 2>&1
+echo "memcheck solve exit $?"; grep -E "ERROR SUMMARY|singular ok" "$OUT/memcheck_solve.log" | tail -2
+timeout 300 python3 -W ignore -c "
+from ddblas.tools import bench
+plan = bench.Plan(solve_gpu_sizes=(16384,), solve_cpu_sizes=(), solve_kappas=(1e8, 1e12),
+                  factor_gpu_sizes=(8192,), factor_cpu_sizes=(), batched_solve_orders=(9, 19, 64),
+                  batched_solve_gpu_batch=10000, batched_solve_cpu_batch=100, flint_n=100,
+                  mpmath_n=40, kappa_sweep=(1e2, 1e6, 1e10, 1e14, 1e18, 1e22, 1e26, 1e30),
+                  kappa_sweep_n=16, repeat=3)
+bench.run(('linalg',), plan, out_dir='$OUT/solve-bench', command='device_run.sh solve')
+" 2>&1 | tee "$OUT/solve_bench.log"
 fi
 if has sanitize; then
 echo "== sanitizers"

@@ -8,3 +8,6 @@
 #define DDBLAS_FOR_EACH(i, n)                                                                  \
     _Pragma("omp parallel for schedule(static) if (n >= ddblas::PARALLEL_MIN_ITEMS)") for (    \
         ddblas::index_t i = 0; i < n; ++i)
+// Heavy items (a whole small system each): OpenMP over any count.
+#define DDBLAS_FOR_EACH_SYSTEM(i, count) \
+    _Pragma("omp parallel for schedule(static)") for (ddblas::index_t i = 0; i < count; ++i)

@@ -5,3 +5,7 @@
 #define DDBLAS_FOR_EACH(i, n)                                                       \
     for (ddblas::index_t i = blockIdx.x * (ddblas::index_t)blockDim.x + threadIdx.x; i < n; \
          i += (ddblas::index_t)blockDim.x * gridDim.x)
+// Heavy items (a whole small system each): the same grid-stride loop.
+#define DDBLAS_FOR_EACH_SYSTEM(i, count)                                                   \
+    for (ddblas::index_t i = blockIdx.x * (ddblas::index_t)blockDim.x + threadIdx.x; i < count; \
+         i += (ddblas::index_t)blockDim.x * gridDim.x)

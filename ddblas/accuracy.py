@@ -210,6 +210,29 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     return ErrorReport(values.reshape(c.shape), "componentwise")
 
 
+def solve_backward_error(a, x, b) -> float:
+    """The normwise backward error of a computed solution x of A x = b, exactly: max over the
+    columns j of ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf + ||b_j||_inf) (Rigal and Gaches;
+    Higham, Accuracy and Stability, Thm. 7.1), in units of u^2 = 2^-106. a: (n, n); x, b: (n,)
+    or (n, k); DDArrays or float64 arrays (other libraries' results too), all finite."""
+    a, x, b = asarray(a).to_device("cpu"), asarray(x).to_device("cpu"), asarray(b).to_device("cpu")
+    x2, b2 = (v.reshape(v.shape[0], -1) if v.ndim else v for v in (x, b))
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or x2.shape != b2.shape or \
+            x2.shape[0] != a.shape[0]:
+        raise ValueError(f"shapes do not match: a {a.shape}, x {x.shape}, b {b.shape}")
+    if a.size == 0 or x2.size == 0:
+        return 0.0
+    (ma, ea), (mx, ex), (mb, eb) = (_integer_matrix(v) for v in (a, x2, b2))
+    residual = mb * Fraction(2) ** eb - ma.dot(mx) * Fraction(2) ** (ea + ex)
+    norm_a = max(np.abs(ma).sum(axis=1)) * Fraction(2) ** ea
+    worst = 0.0
+    for j in range(x2.shape[1]):
+        den = norm_a * max(np.abs(mx[:, j])) * Fraction(2) ** ex + \
+            max(np.abs(mb[:, j])) * Fraction(2) ** eb
+        worst = max(worst, ratio_u2(max(abs(r) for r in residual[:, j]), den))
+    return worst
+
+
 # ---- inputs ----
 
 def random_dd(shape, *, exponents=(-30, 30), seed=None, device=None) -> DDArray:

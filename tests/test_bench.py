@@ -155,3 +155,27 @@ def test_transfer_row_arithmetic():
     assert row["staging_seconds"] == 9.0 and (row["chunk"], row["chunks"]) == (7, 3)
     assert row["registered"] is True
     assert "of model" in benchreport.text_table("transfers", [row])
+
+
+@pytest.mark.slow
+def test_linalg_suite(tmp_path):
+    results, stdout = _bench_cli(tmp_path, "linalg", "--quick")
+    tables = results["tables"]
+    plan = bench.Plan.quick()
+    solves = [r for r in tables["linalg-solve"] if r["device"] == "cpu"]
+    assert [(r["n"], r["kappa"]) for r in solves] == [(200, k) for k in plan.solve_kappas]
+    assert all(r["backward_error_u2"] <= r["n"] and r["forward_over_kappa_u2"] <= 10 * r["n"]
+               for r in solves)
+    assert {r["routine"] for r in tables["linalg-factor"]} == {"getrf", "potrf"}
+    batched = [r for r in tables["linalg-batched"] if r["device"] == "cpu"]
+    assert [r["order"] for r in batched] == list(plan.batched_solve_orders)
+    assert all(r["dd_gflops"] == pytest.approx(
+        r["batch"] * (2 * r["order"] ** 3 / 3 + 2 * r["order"] ** 2) / r["seconds"] / 1e9)
+        for r in batched)
+    kappa = {(r["kappa"], r["solver"]): r["forward_error"] for r in tables["linalg-kappa"]}
+    for k in plan.kappa_sweep:
+        assert kappa[k, "ddblas dd-lu"] <= 10 * plan.kappa_sweep_n * k * 2.0 ** -106
+    assert kappa[1e20, "float64 solve (LAPACK)"] > 1e-3 > kappa[1e20, "ddblas refine"]
+    assert (tmp_path / "bench-linalg-forward-error.png").exists() or \
+        any(p.name.endswith("linalg-forward-error.png") for p in tmp_path.iterdir())
+    assert "MPLAPACK" in stdout

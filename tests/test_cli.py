@@ -18,6 +18,8 @@ def test_demo_on_cpu_reports_time_and_error():
     result = _run("demo", "--n", "24", "--device", "cpu")
     assert result.returncode == 0, result.stderr
     assert "on the cpu" in result.stdout and "ms" in result.stdout and "u^2" in result.stdout
+    solve_line = next(line for line in result.stdout.splitlines() if "backward error" in line)
+    assert float(solve_line.split()[1]) <= 200  # max(n, 16) u^2, n = 200: the documented target
 
 
 def test_bad_arguments():

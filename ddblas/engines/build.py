@@ -37,6 +37,7 @@ KERNEL_FAMILIES = (
     ("ddblas_ozaki", "ozaki"),
     ("ddblas_census_", "bench"),
     ("ddblas_madd_ceiling", "bench"),
+    ("ddblas_linalg_batched_", "linalg_batched"),  # before "ddblas_linalg_"
     ("ddblas_linalg_", "linalg"),
     ("ddblas_reduce_", "reduce"),
 )

@@ -1,4 +1,4 @@
-"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,all} [--quick]`: where
+"""`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,linalg,all} [--quick]`: where
 ddblas stands.
 
 - rgemm: GPU kernels (every variant, b = 2 and 4, the ladder's tiled and naive rungs, NN and TN)
@@ -25,6 +25,13 @@ ddblas stands.
   with the same algorithm, and the bytes moved between workers (the workers' outgoing-transfer
   counters); a progress bar through distributed's diagnostics while C is computed (C stays on
   the workers: nothing is copied back).
+- linalg: ddblas.linalg (issue 16): solve at large n with prescribed kappa (time, iterations,
+  backward and forward error, against float64 LU alone: cuSOLVER / LAPACK); DD GFLOP/s of
+  lu_factor (getrf, 2n^3/3) and cholesky (potrf, n^3/3) against float64; the batched small-system
+  solve (10^4 systems of 9x9, 19x19, 64x64 on the GPU) against the in-register DD madd ceiling;
+  python-flint arb_mat.solve (prec 106) and mpmath lu_solve (dps 32) on the same systems; the
+  forward error against kappa (1e2 .. 1e30) of float64 solve, ddblas refine and the DD LU; and
+  MPLAPACK's published dd figures, quoted.
 - batched: rgemm_batched on the issue's CFD shapes (m x k x n) and batches, its speed-up over a
   Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
   rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
@@ -43,6 +50,7 @@ import time
 
 import numpy as np
 
+import ddblas
 from ddblas import (DDArray, Options, accuracy, add, cpu_threads, divide, get_cpu_threads,
                     gpu_available, introspect, multiply, random, rgemm, rgemm_batched)
 
@@ -50,7 +58,7 @@ from . import baselines, fmastudy
 from .timing import gflops, time_gpu, time_gpu_graph, time_on, time_wall
 
 BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
-SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm")
+SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm", "linalg")
 OPTIONAL_SUITES = ("dask",)  # need an extra; left out of "all"
 RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
@@ -90,6 +98,19 @@ class Plan:
     dask_cpu: tuple = (1024, 512, 2)               # N, chunk, worker processes
     dask_gpu: tuple = (16384, 8192)                # N, chunk (one worker per GPU)
     dask_algorithm: str = "blocked"
+    # linalg: solve sizes and kappas, factorization sizes, batched (order, batch), baselines
+    solve_gpu_sizes: tuple = (4096, 16384)
+    solve_cpu_sizes: tuple = (1000,)
+    solve_kappas: tuple = (1e8, 1e12)
+    factor_gpu_sizes: tuple = (4096, 8192, 16384)
+    factor_cpu_sizes: tuple = (256, 512, 1024)
+    batched_solve_orders: tuple = (9, 19, 64)
+    batched_solve_gpu_batch: int = 10000
+    batched_solve_cpu_batch: int = 1000
+    flint_n: int = 1000
+    mpmath_n: int = 200
+    kappa_sweep: tuple = (1e2, 1e6, 1e10, 1e14, 1e18, 1e22, 1e26, 1e30)
+    kappa_sweep_n: int = 24
     repeat: int = 3
 
     @classmethod
@@ -101,7 +122,11 @@ class Plan:
                    batched_cpu_batches=(1000,), transfer_sizes=(1024,),
                    transfer_batches=(10000,), tsm_gpu_sizes=(4096,), tsm_cpu_n=512,
                    tsm_columns=(1, 4, 16), dask_cpu=(512, 256, 2), dask_gpu=(8192, 4096),
-                   repeat=3)
+                   solve_gpu_sizes=(2048,), solve_cpu_sizes=(200,),
+                   factor_gpu_sizes=(1024,), factor_cpu_sizes=(128,),
+                   batched_solve_orders=(9, 19), batched_solve_gpu_batch=1000,
+                   batched_solve_cpu_batch=100, flint_n=60, mpmath_n=30,
+                   kappa_sweep=(1e4, 1e12, 1e20, 1e28), kappa_sweep_n=10, repeat=3)
 
 
 # ---- reference figures ----
@@ -572,6 +597,190 @@ def suite_dask(plan: Plan, progress) -> dict:
                 rows.append(_dask_case(client, device, n, chunk, split_k, algorithm, single,
                                        plan.repeat))
     return dict(tables={"dask": rows}, summary={}, notes=notes)
+# ---- linalg (issue 16) ----
+# MPLAPACK's dd (double-double) figures as quoted in issue 16, from M. Nakata, "MPLAPACK version
+# 2.0.1 user manual", arXiv:2109.13406 (2022): not measured here.
+MPLAPACK_DD = (
+    "MPLAPACK 2.0.1 dd (published, arXiv:2109.13406, as quoted in issue 16): Rgetrf 7.7 DD "
+    "GFLOP/s on an A100 at n = 3496 and 5.2 on a V100 (CUDA: Rgemm offloaded, the panel on the "
+    "CPU); Rpotrf 0.86 on a V100; CPU OpenMP on 32 cores: Rgetrf 2.2, Rpotrf 1.0.")
+
+
+def conditioned_float64(n: int, kappa: float, xp, seed: int = 0):
+    """A float64 n x n matrix Q1 diag(s) Q2 (Q's from the QR of Gaussian matrices, s geometric
+    from 1 to 1/kappa) on the device of `xp`: 2-norm condition close to kappa (the rounding
+    moves it by about kappa u); the bench's large inputs (accuracy.ill_conditioned_matrix is
+    exact but meant for n of a few dozen)."""
+    rng = xp.random.default_rng(seed) if hasattr(xp.random, "default_rng") else xp.random
+    q1, _ = xp.linalg.qr(rng.standard_normal((n, n)))
+    q2, _ = xp.linalg.qr(rng.standard_normal((n, n)))
+    s = kappa ** (-xp.arange(n) / max(n - 1, 1))
+    return (q1 * s) @ q2.T
+
+
+def _float64_solver(device: str):
+    """(factor, solve) of float64 LU: cuSOLVER through CuPy, LAPACK through SciPy."""
+    if device == "gpu":
+        import cupyx.scipy.linalg as la
+    else:
+        import scipy.linalg as la
+    return (lambda a: la.lu_factor(a, check_finite=False),
+            lambda f, b: la.lu_solve(f, b, check_finite=False))
+
+
+def _sync(device: str):
+    if device == "gpu":
+        import cupy
+        cupy.cuda.runtime.deviceSynchronize()
+
+
+def _solve_rows(plan: Plan, device: str) -> list[dict]:
+    """Large solves: ddblas.linalg.solve against float64 LU alone, with the errors."""
+    import time
+    rows = []
+    sizes = plan.solve_gpu_sizes if device == "gpu" else plan.solve_cpu_sizes
+    factor, solve64 = _float64_solver(device)
+    for n in sizes:
+        for kappa in plan.solve_kappas:
+            xp = ddblas.zeros(1, device=device).xp
+            a64 = conditioned_float64(n, kappa, xp)
+            a = DDArray(a64, xp.zeros_like(a64))
+            x_true = random((n, 1), seed=3, device=device)
+            b = rgemm(a, x_true)   # b's own rounding (<= gamma_n |A||x|) is in the forward error
+            t64 = time_on(device, lambda: solve64(factor(a64), b.hi), plan.repeat)
+            info = {}
+            ddblas.linalg.solve(a, b)  # warm-up (compiles)
+            _sync(device)
+            t0 = time.perf_counter()
+            x = ddblas.linalg.solve(a, b, info=info)
+            _sync(device)
+            seconds = time.perf_counter() - t0
+            err = ddblas.linalg.norm(x - x_true, np.inf) / ddblas.linalg.norm(x_true, np.inf)
+            rows.append(dict(device=device, n=n, kappa=kappa, seconds=seconds,
+                             float64_lu_seconds=t64, method=info["method"],
+                             iterations=info["iterations"],
+                             backward_error_u2=(info["backward_errors"] or [np.nan])[-1]
+                             / 2.0 ** -106,
+                             forward_error=float(err.hi),
+                             forward_over_kappa_u2=float(err.hi) / (kappa * 2.0 ** -106)))
+    return rows
+
+
+def _factor_rows(plan: Plan, device: str) -> list[dict]:
+    """DD GFLOP/s of lu_factor (2n^3/3) and cholesky (n^3/3) against float64 (same n)."""
+    rows = []
+    sizes = plan.factor_gpu_sizes if device == "gpu" else plan.factor_cpu_sizes
+    factor64, _ = _float64_solver(device)
+    for n in sizes:
+        a = random((n, n), seed=4, device=device)
+        spd = rgemm(a, a, transb="T") + ddblas.eye(n, device=device) * n
+        xp = a.xp
+        for name, flops, dd_call, call64 in (
+                ("getrf", 2 * n ** 3 / 3, lambda: ddblas.linalg.lu_factor(a),
+                 lambda: factor64(a.hi)),
+                ("potrf", n ** 3 / 3, lambda: ddblas.linalg.cholesky(spd, lower=True),
+                 lambda: xp.linalg.cholesky(spd.hi))):
+            t = time_on(device, dd_call, plan.repeat)
+            t64 = time_on(device, call64, plan.repeat)
+            rows.append(dict(device=device, routine=name, n=n, seconds=t,
+                             dd_gflops=flops / t / 1e9, float64_seconds=t64,
+                             float64_gflops=flops / t64 / 1e9, slowdown=t / t64))
+    return rows
+
+
+def _batched_rows(plan: Plan, device: str, ceiling: float) -> list[dict]:
+    """The batched solve (one LU + one solve launch) on stacks of small systems."""
+    rows = []
+    batch = plan.batched_solve_gpu_batch if device == "gpu" else plan.batched_solve_cpu_batch
+    for n in plan.batched_solve_orders:
+        a = random((batch, n, n), seed=5, device=device) + ddblas.eye(n, device=device)
+        b = random((batch, n, 1), seed=6, device=device)
+        t = time_on(device, lambda: ddblas.linalg.solve(a, b), plan.repeat)
+        flops = batch * (2 * n ** 3 / 3 + 2 * n ** 2)
+        rows.append(dict(device=device, order=n, batch=batch, seconds=t,
+                         dd_gflops=flops / t / 1e9, ceiling_fraction=flops / t / 1e9 / ceiling,
+                         systems_per_second=batch / t))
+    return rows
+
+
+def _library_rows(plan: Plan) -> list[dict]:
+    """CPU: ddblas.linalg.solve against python-flint arb_mat.solve (prec 106) and mpmath
+    lu_solve (dps 32) on one float64-valued system each (exact inputs for all)."""
+    import time
+    rows = []
+    for library, n in (("python-flint arb_mat.solve (prec 106)", plan.flint_n),
+                       ("mpmath lu_solve (dps 32)", plan.mpmath_n)):
+        a64 = np.asarray(conditioned_float64(n, 1e6, np))
+        b64 = np.random.default_rng(7).standard_normal(n)
+        a, b = ddblas.asarray(a64), ddblas.asarray(b64)
+        t_dd = time_wall(lambda: ddblas.linalg.solve(a, b), plan.repeat)
+        x = ddblas.linalg.solve(a, b)
+        eta = accuracy.solve_backward_error(a, x, b)
+        try:
+            if library.startswith("python-flint"):
+                import flint
+                flint.ctx.prec = 106
+                am = flint.arb_mat([[flint.arb(float(v)) for v in row] for row in a64])
+                bm = flint.arb_mat([[flint.arb(float(v))] for v in b64])
+                t0 = time.perf_counter()
+                am.solve(bm)
+                t_lib = time.perf_counter() - t0
+            else:
+                import mpmath
+                with mpmath.workdps(32):
+                    am = mpmath.matrix(a64.tolist())
+                    bm = mpmath.matrix(b64.tolist())
+                    t0 = time.perf_counter()
+                    mpmath.lu_solve(am, bm)
+                    t_lib = time.perf_counter() - t0
+        except ImportError as exc:
+            rows.append(dict(library=library, n=n, note=f"not installed: {exc}"))
+            continue
+        rows.append(dict(library=library, n=n, library_seconds=t_lib, ddblas_seconds=t_dd,
+                         speedup=t_lib / t_dd, ddblas_backward_error_u2=eta))
+    return rows
+
+
+def _kappa_rows(plan: Plan) -> list[dict]:
+    """Forward error against kappa (CPU, exact references from mpmath at 320 bits)."""
+    import mpmath
+    import scipy.linalg
+    rows = []
+    n = plan.kappa_sweep_n
+    for kappa in plan.kappa_sweep:
+        a = accuracy.ill_conditioned_matrix(n, kappa, seed=8)
+        b = accuracy.random_dd((n,), exponents=(0, 0), seed=9)
+        with mpmath.workprec(320):
+            exact = mpmath.lu_solve(a.to_mpmath(), b.to_mpmath())
+            scale = max(abs(v) for v in exact)
+
+            def fwd(values):
+                return float(max(abs(mpmath.mpf(values[i]) - exact[i]) for i in range(n)) / scale)
+
+            info = {}
+            solutions = (
+                ("float64 solve (LAPACK)", [float(v) for v in scipy.linalg.solve(a.hi, b.hi)], ""),
+                ("ddblas refine", ddblas.linalg.solve(a, b, method="refine", info=info).to_mpmath(),
+                 info["method"]),
+                ("ddblas dd-lu", ddblas.linalg.solve(a, b, method="dd-lu").to_mpmath(), ""))
+            rows += [dict(kappa=kappa, solver=label, forward_error=fwd(values), ran=ran)
+                     for label, values, ran in solutions]
+    return rows
+
+
+def suite_linalg(plan: Plan, progress) -> dict:
+    devices = ["cpu"] + (["gpu"] if gpu_available() else [])
+    tables = {"linalg-solve": [], "linalg-factor": [], "linalg-batched": []}
+    ceiling = {"cpu": introspect.cpu_madd_ceiling(DEFAULT.fma, DEFAULT.add)}
+    if "gpu" in devices:
+        ceiling["gpu"] = gpu_madd_ceiling(DEFAULT)
+    for device in progress(devices, "linalg"):
+        tables["linalg-solve"] += _solve_rows(plan, device)
+        tables["linalg-factor"] += _factor_rows(plan, device)
+        tables["linalg-batched"] += _batched_rows(plan, device, ceiling[device])
+    tables["linalg-libraries"] = _library_rows(plan)
+    tables["linalg-kappa"] = _kappa_rows(plan)
+    return dict(tables=tables, summary={}, notes=[MPLAPACK_DD])
 
 
 def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
@@ -585,7 +794,7 @@ def run(suites=SUITES, plan: Plan | None = None, out_dir: str = "bench-results",
     for suite in suites:
         part = {"rgemm": suite_rgemm, "baselines": suite_baselines, "fma": suite_fma,
                 "batched": suite_batched, "transfers": suite_transfers,
-                "tsm": suite_tsm, "dask": suite_dask}[suite](plan, progress)
+                "tsm": suite_tsm, "linalg": suite_linalg, "dask": suite_dask}[suite](plan, progress)
         results["tables"].update(part["tables"])
         results["summary"].update(part["summary"])
         results["notes"] += part.get("notes", [])

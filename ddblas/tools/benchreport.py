@@ -92,6 +92,33 @@ TABLES = {
         ("overlapped_gflops", "overlapped", ".1f"), ("model_fraction", "of model", "%"),
         ("speedup", "vs sync", ".2fx"), ("chunk", "chunk", "d"), ("chunks", "chunks", "d"),
         ("staging_seconds", "staging s", ".4g"), ("seconds", "s", ".4g")]),
+    "linalg-solve": ("ddblas.linalg.solve, A (n x n, float64-valued, 2-norm condition kappa) and "
+                     "b = rgemm(A, x_true) in DD: wall time of the call against the float64 LU "
+                     "and solve alone; the backward error is the solver's own DD-computed "
+                     "measure, the forward error against x_true (b's rounding included)", [
+        ("device", "device", "s"), ("n", "n", "d"), ("kappa", "κ", ".0e"),
+        ("seconds", "solve s", ".4g"), ("float64_lu_seconds", "float64 LU s", ".4g"),
+        ("method", "ran", "s"), ("iterations", "steps", "d"),
+        ("backward_error_u2", "backward u²", ".3g"), ("forward_error", "forward", ".3g"),
+        ("forward_over_kappa_u2", "forward / κu²", ".3g")]),
+    "linalg-factor": ("DD factorizations: GFLOP/s (getrf 2n³/3, potrf n³/3) against float64 "
+                      "(cuSOLVER / LAPACK) on the same n", [
+        ("device", "device", "s"), ("routine", "routine", "s"), ("n", "n", "d"),
+        ("dd_gflops", "DD GFLOP/s", ".3g"), ("seconds", "s", ".4g"),
+        ("float64_gflops", "float64 GFLOP/s", ".4g"), ("slowdown", "DD / float64 time", ".1f")]),
+    "linalg-batched": ("Batched solve of small systems (one DD LU launch + one solve launch; "
+                       "flops 2n³/3 + 2n² a system) against the in-register DD madd ceiling", [
+        ("device", "device", "s"), ("order", "n", "d"), ("batch", "systems", "d"),
+        ("seconds", "s", ".4g"), ("dd_gflops", "DD GFLOP/s", ".3g"),
+        ("ceiling_fraction", "of ceiling", "%"), ("systems_per_second", "systems/s", ".3g")]),
+    "linalg-libraries": ("CPU: ddblas.linalg.solve against other libraries on one system "
+                         "(kappa 1e6, float64-valued: exact inputs for all)", [
+        ("library", "library", "s"), ("n", "n", "d"), ("library_seconds", "library s", ".4g"),
+        ("ddblas_seconds", "ddblas s", ".4g"), ("speedup", "ddblas speed-up", ".3gx"),
+        ("ddblas_backward_error_u2", "ddblas backward u² (exact)", ".3g"), ("note", "note", "s")]),
+    "linalg-kappa": ("Forward error against kappa (mpmath at 320 bits as the reference)", [
+        ("kappa", "κ₂", ".0e"), ("solver", "solver", "s"), ("forward_error", "forward error", ".3g"),
+        ("ran", "ran", "s")]),
 }
 
 
@@ -220,6 +247,20 @@ def _plot_fma(rows, path):
     save_figure(fig, ax, path, "", "DD GFLOP/s", "FMA vs non-FMA, accurate vs sloppy add")
 
 
+def _plot_forward_error(rows, path):
+    fig, ax = figure((7, 5))
+    for solver in dict.fromkeys(r["solver"] for r in rows):
+        mine = sorted((r for r in rows if r["solver"] == solver), key=lambda r: r["kappa"])
+        ax.loglog([r["kappa"] for r in mine], [max(r["forward_error"], 1e-40) for r in mine],
+                  "o-", markersize=4, label=solver)
+    kappas = sorted({r["kappa"] for r in rows})
+    ax.loglog(kappas, [k * 2.0 ** -106 for k in kappas], "k:", label="κ u² (u² = 2⁻¹⁰⁶)")
+    ax.loglog(kappas, [min(1.0, k * 2.0 ** -53) for k in kappas], "k--", linewidth=0.8,
+              label="κ u (float64)")
+    save_figure(fig, ax, path, "κ₂(A)", "forward error ‖x̂ − x‖∞ / ‖x‖∞",
+                "Ax = b: forward error against the condition number")
+
+
 def plots(results, prefix: str) -> list[str]:
     """The PNGs this run's tables allow; returns their paths."""
     import matplotlib
@@ -231,6 +272,9 @@ def plots(results, prefix: str) -> list[str]:
     if tables.get("fma-throughput"):
         made.append(prefix + "fma.png")
         _plot_fma(tables["fma-throughput"], made[-1])
+    if tables.get("linalg-kappa"):
+        made.append(prefix + "linalg-forward-error.png")
+        _plot_forward_error(tables["linalg-kappa"], made[-1])
     return made
 
 

@@ -1,5 +1,5 @@
 """Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
-`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,dask,all} [--quick] ...`,
+`python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,linalg,dask,all} [--quick] ...`,
 `python -m ddblas accuracy [--quick] [--out-dir DIR]` and `python -m ddblas check-kernels`."""
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
                                               "(host operands: synchronous vs overlapped, GPU "
                                               "only), tsm (tall-and-skinny), all")
     bench.add_argument("what", choices=("rgemm", "baselines", "fma", "batched", "transfers",
-                                        "tsm", "dask", "all"))
+                                        "tsm", "linalg", "dask", "all"))
     bench.add_argument("--quick", action="store_true",
                        help="small sizes: under two minutes on 2 CPU cores")
     bench.add_argument("--sizes", type=int, nargs="+", help="GPU rgemm sizes")

@@ -1,11 +1,12 @@
-"""`python -m ddblas demo`: a DD matrix product (rgemm) on the GPU (if present) or the CPU,
-checked exactly (ddblas.accuracy)."""
+"""`python -m ddblas demo`: a DD matrix product (rgemm) and a DD linear solve
+(ddblas.linalg.solve) on the GPU (if present) or the CPU, both checked exactly (ddblas.accuracy)."""
 from __future__ import annotations
 
 import time
 
+import ddblas
 from ddblas import introspect, random, rgemm
-from ddblas.accuracy import gemm_error
+from ddblas.accuracy import gemm_error, solve_backward_error
 
 
 def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 16) -> float:
@@ -35,4 +36,26 @@ def run(n: int = 512, device: str | None = None, seed: int = 0, samples: int = 1
     print(f"  error  {worst:.3g} u^2 * (|A||B|)_ij at worst over {samples}x{samples} entries "
           "checked exactly (ddblas.accuracy.gemm_error)")
     print(f"  C[0,0] = {c_host[0, 0]}")
+    solve(device=device, seed=seed)
     return worst
+
+
+def solve(n: int = 200, device: str | None = None, seed: int = 0) -> float:
+    """Solve one random n x n DD system with ddblas.linalg.solve, print the time, what ran and
+    the normwise backward error from the exact residual; return that error in units of u^2."""
+    device = device or introspect.default_device()
+    a = random((n, n), seed=seed + 2, device=device) * 2 - 1
+    b = random((n,), seed=seed + 3, device=device)
+    ddblas.linalg.solve(a, b)  # untimed: compiles / loads the kernels and the float64 solver
+    start = time.perf_counter()
+    info = {}
+    x = ddblas.linalg.solve(a, b, info=info)
+    x.to_device("cpu")  # waits for the device
+    seconds = time.perf_counter() - start
+    eta = solve_backward_error(a, x, b)  # exact rational residual b - A x
+    print(f"ddblas demo: x = ddblas.linalg.solve(A, b), A {n}x{n} DD on the {device}")
+    print(f"  time   {seconds * 1e3:.2f} ms ({info['method']}, {info['iterations']} refinement "
+          f"steps)")
+    print(f"  error  {eta:.3g} u^2: normwise backward error ||b - A x|| / (||A|| ||x|| + ||b||) "
+          f"from the exact residual (ddblas.accuracy.solve_backward_error)")
+    return eta

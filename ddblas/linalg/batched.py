@@ -1,0 +1,103 @@
+"""Stacks of small dense systems in one launch each (cuda_src/linalg_batched.h, one thread per
+system): LU with partial pivoting, the solve with its factors, and det from the factors.
+
+The factors stay in a batch buffer laid out for the device (GPU: systems interleaved, so a
+warp's threads read consecutive doubles; CPU: each system contiguous); BatchLU carries it with
+the pivots. Only strides and integer bookkeeping happen here: the arithmetic is the kernels'.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.array import DDArray
+from ..core.options import Options
+from ..engines import backend as _backend
+
+GPU_THREADS = 64   # threads a block: 10^4 systems fill 157 blocks, more SMs than 256 would
+
+
+@dataclass(frozen=True)
+class BatchLU:
+    """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
+    p * sys_step + (i * order + j) * elem_step), piv (batch, order) int64 (LAPACK's ipiv, 0-based),
+    zero_pivot (batch,) int64 (-1, or the first zero pivot's index)."""
+    hi: object
+    lo: object
+    sys_step: int
+    elem_step: int
+    order: int
+    batch: int
+    piv: object
+    zero_pivot: object
+    device: str
+
+
+def _launch(device: str, kernel: str, batch: int, *args) -> None:
+    be = _backend.backend(device)
+    if device == "cpu":
+        be.launch(kernel, batch, batch, *args)
+    else:
+        be.launch_grid(kernel, (-(-batch // GPU_THREADS),), (GPU_THREADS,), batch, *args)
+
+
+def lu_factor(a: DDArray, opts: Options) -> BatchLU:
+    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides)."""
+    batch, n, _ = a.shape
+    xp = a.xp
+    hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
+    sys_step, elem_step = (1, batch) if a.device == "gpu" else (n * n, 1)
+    lu_hi = xp.empty(batch * n * n, dtype=np.float64)
+    lu_lo = xp.empty(batch * n * n, dtype=np.float64)
+    piv = xp.empty((batch, n), dtype=np.int64)
+    zero_pivot = xp.empty(batch, dtype=np.int64)
+    if batch and n:
+        _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, batch, n, hi, lo,
+                a_bs, a_rs, a_cs, lu_hi, lu_lo, sys_step, elem_step, piv, zero_pivot)
+    else:
+        zero_pivot[...] = -1
+    return BatchLU(lu_hi, lu_lo, sys_step, elem_step, n, batch, piv, zero_pivot, a.device)
+
+
+def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
+    """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f;
+    no system may have a zero pivot."""
+    batch, n, nrhs = b.shape
+    xp = b.xp
+    x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
+    x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
+    if batch and n and nrhs:
+        hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
+        _launch(f.device, "ddblas_linalg_batched_lu_solve_" + opts.suffix, batch, n, nrhs,
+                f.hi, f.lo, f.sys_step, f.elem_step, f.piv, hi, lo, b_bs, b_rs, b_cs, x_hi, x_lo)
+    return DDArray(x_hi, x_lo, normalize=False)
+
+
+def diagonal_product(d_hi, d_lo, piv, opts: Options, device: str):
+    """(det, mantissa, exponent) of factored systems: U's diagonal read from the (batch, n, n)
+    float64 pair d_hi, d_lo (any strides; only the diagonal is read) and the pivots piv
+    (batch, n) int64: det = sign(P) prod u_kk as a (batch,) DDArray (inf/0 on overflow/underflow,
+    as float64), and the same value as mantissa 2^exponent (|mantissa| in [0.5, 1), 0 for a
+    singular system) that never overflows."""
+    batch, n = piv.shape
+    be = _backend.backend(device)
+    xp = be.xp
+    out = [xp.empty(batch, dtype=np.float64) for _ in range(4)]
+    exponent = xp.zeros(batch, dtype=np.int64)
+    if batch:
+        hi, lo, d_bs, d_rs, d_cs = _backend.kernel_parts(d_hi, d_lo)
+        piv = _backend.contiguous(piv)
+        _launch(device, "ddblas_linalg_batched_det_" + opts.suffix, batch, n, hi, lo, d_bs,
+                d_rs, d_cs, piv, n, *out, exponent)
+    return (DDArray(out[0], out[1], normalize=False), DDArray(out[2], out[3], normalize=False),
+            exponent)
+
+
+def factor_views(f: BatchLU):
+    """(hi, lo): the factors (L below the diagonal, U on and above) as (batch, n, n) strided
+    views of the batch buffer (what diagonal_product reads)."""
+    view = _backend.backend(f.device).xp.lib.stride_tricks.as_strided
+    shape = (f.batch, f.order, f.order)
+    strides = tuple(8 * s for s in (f.sys_step, f.order * f.elem_step, f.elem_step))
+    return view(f.hi, shape, strides), view(f.lo, shape, strides)

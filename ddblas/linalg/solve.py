@@ -1,0 +1,628 @@
+"""ddblas.linalg's solvers: solve, inv, det, slogdet, norm, cond (docs/linalg.md: "Solvers",
+"Iterative refinement", "GMRES-IR", "Batched systems").
+
+solve(method="auto") runs the chain of Carson & Higham: float64 LU (or Cholesky) with DD
+residuals (LU-IR), then GMRES-IR preconditioned by the same float64 factors, then a DD LU; small
+systems and stacks of them go straight to the batched DD LU (ddblas/linalg/batched.py). All DD
+arithmetic is the kernels' (rgemm for residuals and products, core.ops for norms, the batched
+kernels); float64 arithmetic (the float64 factors, GMRES's Krylov basis) runs in NumPy/SciPy or
+CuPy/cuSOLVER.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..blas.gemm import rgemm
+from ..core import ops
+from ..core.array import DDArray
+from ..core.options import get_options
+from ..engines.backend import broadcast_shape
+from . import batched
+from .errors import LinAlgError
+from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
+
+U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
+SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
+LU_IR_MAX_ITERATIONS = 20   # float64-LU refinement steps before GMRES-IR takes over
+GMRES_IR_MAX_ITERATIONS = 10
+GMRES_MAX_INNER = 50        # Krylov dimension of one GMRES solve (no restart)
+GMRES_TOLERANCE = 1e-10     # relative residual of the preconditioned correction equation
+STAGNATION_RATIO = 0.5      # ||d_i|| > 0.5 ||d_{i-1}||: refinement no longer converges usefully
+LIMITING_CORRECTION = 2.0 ** -60  # ||d|| / ||x|| below it: stagnation at limiting accuracy
+ASSUME_A = ("gen", "sym", "pos")
+METHODS = ("auto", "refine", "dd-lu")
+COND_EXACT_ORDER = 200      # cond: the inverse up to this order, the 1/inf estimator beyond
+
+
+# ---- argument checks ----
+def _square_stack(a: DDArray, name: str) -> None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name} must be a square matrix or a stack of square matrices "
+                         f"(..., n, n), got shape {a.shape}")
+
+
+def _check_finite(x: DDArray, name: str) -> None:
+    if x.size and not bool(x.xp.isfinite(x.hi).all()):
+        raise ValueError(f"{name} must not contain inf or nan (check_finite=True)")
+
+
+def _choice(value, allowed, name):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def _broadcast(x: DDArray, shape: tuple) -> DDArray:
+    xp = x.xp
+    return DDArray(xp.broadcast_to(x.hi, shape), xp.broadcast_to(x.lo, shape), normalize=False)
+
+
+def _zero_pivot_error(index: int, system=None) -> LinAlgError:
+    where = "" if system is None else f" a[{system}]"
+    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix{where} is singular",
+                       index, system)
+
+
+# ---- norms ----
+def _extreme_abs(x: DDArray, axes: tuple, largest: bool) -> DDArray:
+    """max (or min) of |x| over `axes` (kept as size-1 axes), exact: the DD order is the
+    lexicographic order of (hi, lo) for normalized pairs, so this is a selection."""
+    ax = ops.absolute(x)
+    xp = ax.xp
+    pick = xp.max if largest else xp.min
+    hi = pick(ax.hi, axis=axes, keepdims=True)
+    fill = -math.inf if largest else math.inf
+    lo = pick(xp.where(ax.hi == hi, ax.lo, fill), axis=axes, keepdims=True)
+    lo = xp.where(xp.isfinite(hi), lo, 0.0)
+    return DDArray(hi, lo, normalize=False)
+
+
+def _two_norm(x: DDArray, axes: tuple) -> DDArray:
+    """sqrt(sum x^2) over `axes` (kept), scaled by a power of two near max |x| so that squares
+    neither overflow nor underflow (the scalings are exact)."""
+    xp = x.xp
+    largest = _extreme_abs(x, axes, True).hi
+    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0).astype(np.int32)
+    e_half, e_rest = e // 2, e - e // 2
+    down1, down2, up1, up2 = (xp.ldexp(1.0, k) for k in (-e_half, -e_rest, e_half, e_rest))
+    y = ops.multiply(ops.multiply(x, down1), down2)
+    s = ops.sqrt(ops.sum(ops.multiply(y, y), axis=axes, keepdims=True))
+    return ops.multiply(ops.multiply(s, up1), up2)
+
+
+def _vector_norm(x: DDArray, ord, axes: tuple) -> DDArray:
+    if ord is None or ord == 2:
+        return _two_norm(x, axes)
+    if ord == 1:
+        return ops.sum(ops.absolute(x), axis=axes, keepdims=True)
+    if ord in (math.inf, -math.inf):
+        return _extreme_abs(x, axes, ord > 0)
+    raise ValueError(f"ord must be None, 1, 2, inf or -inf for a vector norm, got {ord!r}")
+
+
+def _matrix_norm(x: DDArray, ord, axes: tuple) -> DDArray:
+    rows, cols = axes
+    if ord is None or ord == "fro":
+        return _two_norm(x, axes)
+    if ord in (1, -1, math.inf, -math.inf):
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = ops.sum(ops.absolute(x), axis=summed, keepdims=True)
+        return _extreme_abs(sums, (across,), ord > 0)
+    raise ValueError(f"ord must be None, 'fro', 1, -1, inf or -inf for a matrix norm (the "
+                     f"2-norm needs singular values, not in ddblas), got {ord!r}")
+
+
+def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
+    """Vector or matrix norm in DD, with numpy.linalg.norm's arguments.
+
+    Parameters
+    ----------
+    x : DDArray or array_like
+        Input; with axis=None it must be 1-D or 2-D unless ord is None (then the 2-norm of
+        x.ravel()).
+    ord : {None, 1, -1, 2, inf, -inf, 'fro'}, optional
+        Vectors: None/2 (Euclidean), 1, inf (max |x_i|), -inf (min |x_i|). Matrices: None/'fro'
+        (Frobenius), 1 / -1 (max / min column sum of |a_ij|), inf / -inf (max / min row sum).
+        The matrix 2-norm (and -2, 'nuc') needs singular values: a ValueError names ord.
+    axis : None, int or 2-tuple of ints, optional
+        The vector axis or the (row, column) matrix axes, as in NumPy.
+    keepdims : bool, optional
+        Keep the reduced axes as size 1.
+
+    Returns
+    -------
+    DDArray
+        The norms. Bounds: inf/-inf exact; 1-norms those of ddblas.sum on |x| ((n - 1)
+        3.0000001 u^2 relative); 2/Frobenius: relative error <= (c_mul + 3.0000001 (n - 1) +
+        c_mul) u^2 / 2 + 6 u^2 to first order (sum of squares, then sqrt), the power-of-two
+        scalings being exact.
+    """
+    (x,) = ops.on_one_device(x)
+    if axis is None:
+        if ord is None:
+            result = _two_norm(x.reshape(-1), (0,))
+            return result.reshape((1,) * x.ndim) if keepdims else result.reshape(())
+        if x.ndim not in (1, 2):
+            raise ValueError(f"x must be 1-D or 2-D for a norm of order {ord!r} with "
+                             f"axis=None, got {x.ndim}-D")
+        axis = tuple(range(x.ndim))
+    axes = _axes(axis, x.ndim)
+    if len(axes) == 1:
+        if ord == "fro":
+            raise ValueError("ord='fro' is a matrix norm: give two axes (or a 2-D x)")
+        result = _vector_norm(x, ord, axes)
+    elif len(axes) == 2:
+        result = _matrix_norm(x, ord, axes)
+    else:
+        raise ValueError(f"axis must be an int or a 2-tuple of ints, got {axis!r}")
+    if not keepdims:
+        result = result.reshape(tuple(s for d, s in enumerate(result.shape) if d not in axes))
+    return result
+
+
+def _axes(axis, ndim: int) -> tuple:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for ax in axes:
+        if not isinstance(ax, (int, np.integer)) or not -ndim <= ax < ndim:
+            raise ValueError(f"axis {axis!r} is out of bounds (or not an int) for a "
+                             f"{ndim}-D array")
+        out.append(int(ax) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axis {axis!r} repeats an axis")
+    return tuple(out)
+
+
+# ---- float64 factors (LAPACK through SciPy on the CPU, cuSOLVER through CuPy on the GPU) ----
+class Float64Factors:
+    """The float64 LU (partial pivoting) or Cholesky factors of fl(A) = A.hi, and solves with
+    them. `singular` tells a float64 factorization that broke down (an exact zero pivot, or
+    fl(A) not positive definite for Cholesky): refinement cannot start from it."""
+
+    def __init__(self, a64, assume_a: str, device: str):
+        self.device = device
+        self.cholesky = assume_a == "pos"
+        self.singular = False
+        if device == "gpu":
+            import cupy
+            import cupyx
+            import cupyx.scipy.linalg as gpu_linalg
+            self._linalg = gpu_linalg
+            if self.cholesky:
+                try:  # cuSOLVER's potrf info raises only under errstate(linalg="raise")
+                    with cupyx.errstate(linalg="raise"):
+                        self.factors = cupy.linalg.cholesky(a64)
+                except np.linalg.LinAlgError:
+                    self.singular = True
+            else:
+                self.factors = gpu_linalg.lu_factor(a64, check_finite=False)
+                self.singular = bool((cupy.diagonal(self.factors[0]) == 0).any())
+            return
+        import scipy.linalg
+        self._linalg = scipy.linalg
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            if self.cholesky:
+                try:
+                    self.factors = scipy.linalg.cho_factor(a64, lower=True, check_finite=False)
+                except np.linalg.LinAlgError:
+                    self.singular = True
+            else:
+                self.factors = scipy.linalg.lu_factor(a64, check_finite=False)
+                self.singular = bool((np.diagonal(self.factors[0]) == 0).any())
+
+    def solve(self, rhs):
+        """A64^-1 rhs in float64 (rhs: (n,) or (n, k) float64 on the device)."""
+        la = self._linalg
+        if not self.cholesky:
+            return la.lu_solve(self.factors, rhs, check_finite=False)
+        if self.device == "cpu":
+            return la.cho_solve(self.factors, rhs, check_finite=False)
+        y = la.solve_triangular(self.factors, rhs, lower=True, check_finite=False)
+        return la.solve_triangular(self.factors, y, lower=True, trans="T", check_finite=False)
+
+
+# ---- refinement ----
+class _Refinement:
+    """State of one refined solve A X = B (A (n, n), B (n, k) DDArrays): the current DD
+    solution, the log that goes into the caller's info."""
+
+    def __init__(self, a: DDArray, b: DDArray, factors: Float64Factors, log: dict):
+        self.a, self.b, self.factors, self.log = a, b, factors, log
+        n = a.shape[0]
+        self.tolerance = max(n, 16) * U2
+        self.norm_a = float(norm(a, math.inf).hi)
+        self.norm_b = norm(b, math.inf, axis=0).hi
+        x64 = factors.solve(b.hi)
+        self.x = DDArray(x64, a.xp.zeros_like(x64), normalize=False)
+
+    def residual(self) -> DDArray:
+        """B - A X in DD (rgemm: alpha = -1, beta = 1 on a copy of B)."""
+        return rgemm(self.a, self.x, self.b.copy(), alpha=-1, beta=1)
+
+    def backward_error(self, r: DDArray) -> float:
+        """max over columns of ||r||_inf / (||A||_inf ||x||_inf + ||b||_inf), the DD norms
+        rounded to float64 for the ratio (a measure: 2^-52 relative is plenty)."""
+        xp = self.a.xp
+        num = norm(r, math.inf, axis=0).hi
+        den = self.norm_a * norm(self.x, math.inf, axis=0).hi + self.norm_b
+        ratio = xp.where(den > 0, num / xp.where(den > 0, den, 1.0), xp.where(num > 0, xp.inf, 0.0))
+        return float(ratio.max()) if ratio.size else 0.0
+
+    def record(self, eta: float) -> None:
+        self.log["iterations"] += 1
+        self.log["backward_errors"].append(eta)
+
+    def update(self, d64) -> float:
+        """X += d (DD + float64 in DD); returns ||d||_inf / ||x||_inf (float64 measure)."""
+        xp = self.a.xp
+        x_size = float(xp.abs(self.x.hi).max()) if self.x.size else 0.0
+        d_size = float(xp.abs(d64).max()) if d64.size else 0.0
+        self.x = ops.add(self.x, DDArray(d64, xp.zeros_like(d64), normalize=False))
+        return d_size / x_size if x_size > 0 else (0.0 if d_size == 0 else math.inf)
+
+    def iterate(self, correction, max_iterations: int, method: str) -> bool:
+        """Refine with d = correction(r) until the backward error meets the tolerance (True),
+        or stagnation / the iteration limit (False; the reason is logged)."""
+        previous = math.inf
+        self.log["method"] = method
+        for _ in range(max_iterations):
+            r = self.residual()
+            eta = self.backward_error(r)
+            self.record(eta)
+            if eta <= self.tolerance:
+                self.log["stopped"] = (f"{method}: backward error {eta:.3g} <= max(n, 16) u^2 "
+                                       f"= {self.tolerance:.3g}")
+                return True
+            if not math.isfinite(eta):
+                break
+            step = self.update(correction(r.hi))
+            if step <= U2:
+                self.log["stopped"] = (f"{method}: correction {step:.3g} |x| below u^2 |x|: "
+                                       f"limiting accuracy")
+                return True
+            if step > STAGNATION_RATIO * previous:
+                if step <= LIMITING_CORRECTION:
+                    self.log["stopped"] = (f"{method}: stagnation at limiting accuracy "
+                                           f"(correction {step:.3g} |x|)")
+                    return True
+                self.log["switched"].append(f"{method}: corrections stagnate ({step:.3g} |x| "
+                                            f"after {previous:.3g} |x|): kappa u_fp64 too large")
+                return False
+            previous = step
+        else:
+            self.log["switched"].append(f"{method}: {max_iterations} iterations without "
+                                        f"reaching the backward error target")
+            return False
+        self.log["switched"].append(f"{method}: non-finite backward error")
+        return False
+
+    def gmres_correction(self, r64):
+        """d ~ A^-1 r: GMRES (float64, modified Gram-Schmidt, no restart, at most
+        GMRES_MAX_INNER steps, relative tolerance GMRES_TOLERANCE) on M^-1 A d = M^-1 r with
+        M = the float64 factors, the products A v in DD (rgemm, rounded to float64):
+        Carson & Higham's GMRES-IR with the preconditioned product in extra precision."""
+        xp = self.a.xp
+        return xp.stack([self._gmres_column(r64[:, j]) for j in range(r64.shape[1])], axis=1)
+
+    def _preconditioned_product(self, v):
+        xp = self.a.xp
+        av = rgemm(self.a, DDArray(v.reshape(-1, 1), xp.zeros((v.size, 1)), normalize=False))
+        return self.factors.solve(av.hi[:, 0])
+
+    def _gmres_column(self, r):
+        xp = self.a.xp
+        z = self.factors.solve(r)
+        beta = float(xp.linalg.norm(z))
+        if beta == 0.0 or not math.isfinite(beta):
+            return xp.zeros_like(r)
+        n = r.size
+        steps = min(n, GMRES_MAX_INNER)
+        basis = [z / beta]
+        h = np.zeros((steps + 1, steps))
+        y = np.zeros(0)
+        for j in range(steps):
+            w = self._preconditioned_product(basis[j])
+            for i in range(j + 1):  # modified Gram-Schmidt
+                h[i, j] = float(xp.dot(basis[i], w))
+                w = w - h[i, j] * basis[i]
+            h[j + 1, j] = float(xp.linalg.norm(w))
+            e1 = np.zeros(j + 2)
+            e1[0] = beta
+            y, *_ = np.linalg.lstsq(h[:j + 2, :j + 1], e1, rcond=None)
+            residual = float(np.linalg.norm(h[:j + 2, :j + 1] @ y - e1))
+            if residual <= GMRES_TOLERANCE * beta or h[j + 1, j] == 0.0:
+                break
+            basis.append(w / h[j + 1, j])
+        return sum(float(y[i]) * basis[i] for i in range(len(y)))
+
+
+# ---- DD factorizations ----
+def _dd_lu_solve_stack(a: DDArray, b: DDArray) -> DDArray:
+    """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, k) stacks by the batched DD LU;
+    LinAlgError naming the first singular system and its zero pivot."""
+    opts = get_options()
+    f = batched.lu_factor(a, opts)
+    zero = f.zero_pivot.get() if a.device == "gpu" else f.zero_pivot
+    singular = np.flatnonzero(zero >= 0)
+    if singular.size:
+        p = int(singular[0])
+        raise _zero_pivot_error(int(zero[p]), p if a.shape[0] > 1 else None)
+    return batched.lu_solve(f, b, opts)
+
+
+def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
+    """A X = B (A (n, n), B (n, k)) by a DD factorization: the batched kernel for n <=
+    SMALL_ORDER, else factor.py's blocked LU (or Cholesky for assume_a="pos", whose
+    LinAlgError names the leading minor that is not positive definite)."""
+    if a.shape[0] <= SMALL_ORDER:
+        log["method"] = "dd-lu"
+        x = _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape))
+        x = x.reshape(b.shape)
+    elif assume_a == "pos":
+        log["method"] = "dd-cholesky"
+        x = cho_solve(cho_factor(a, lower=True, check_finite=False), b, check_finite=False)
+    else:
+        log["method"] = "dd-lu"
+        x = lu_solve(lu_factor(a, check_finite=False), b, check_finite=False)
+    log["stopped"] = f"{log['method']}: direct solve (backward error bound: docs/linalg.md)"
+    return x
+
+
+def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) -> DDArray:
+    """A X = B for one matrix (A (n, n), B (n, k)) by `method` (the chain for "auto")."""
+    n = a.shape[0]
+    if method == "dd-lu" or (method == "auto" and n <= SMALL_ORDER):
+        return _dd_direct(a, b, assume_a, log)
+    factors = Float64Factors(a.hi, assume_a, a.device)
+    if not factors.singular:
+        run = _Refinement(a, b, factors, log)
+        if run.iterate(factors.solve, LU_IR_MAX_ITERATIONS, "refine"):
+            return run.x
+        if run.iterate(run.gmres_correction, GMRES_IR_MAX_ITERATIONS, "gmres-ir"):
+            return run.x
+    else:
+        kind = "Cholesky: fl(A) not positive definite" if factors.cholesky else \
+            "LU: an exact zero pivot"
+        log["switched"].append(f"refine: the float64 {kind}")
+    if method == "refine":
+        log["switched"].append("refine: falling back to the DD LU (method='refine' ran out)")
+    return _dd_direct(a, b, assume_a, log)
+
+
+def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) -> DDArray:
+    """Solve A x = b in double-double, with scipy.linalg.solve's arguments.
+
+    Parameters
+    ----------
+    a : DDArray or array_like, shape (..., n, n)
+        A square matrix, or a stack of them in the leading dimensions (numpy.linalg.solve).
+        float64 input is taken exactly. Not modified.
+    b : DDArray or array_like, shape (n,) or (..., n, k)
+        Right-hand side: a vector (1-D; broadcast over a stack) or matrices; stack dimensions
+        broadcast with a's. Not modified.
+    assume_a : {"gen", "sym", "pos"}
+        "pos": a is symmetric positive definite (float64 Cholesky in the refinement, the DD
+        Cholesky as the direct method for n > 32; a stack is checked by the DD Cholesky, then
+        solved by the batched LU); "gen" and "sym" use LU with partial pivoting.
+    method : {"auto", "refine", "dd-lu"}
+        "refine": float64 factors, DD residuals (LU-IR), then GMRES-IR, then the DD LU if both
+        stagnate; "dd-lu": the DD LU only; "auto": the DD LU for n <= 32 and for stacks (the
+        batched kernel), else "refine".
+    info : dict, optional
+        Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu",
+        "dd-cholesky", "dd-lu (batched)"), "iterations", "backward_errors" (one per
+        iteration: max over columns of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf),
+        before each correction),
+        "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
+        time (method="refine"), "systems" holds one such dict per system.
+    check_finite : bool
+        Check a and b for inf/nan (ValueError naming the argument).
+
+    Returns
+    -------
+    DDArray
+        x, shape broadcast(a.shape[:-2], b's stack) + (n,) or (n, k).
+
+    Raises
+    ------
+    ValueError
+        a not square, b's shape not matching, inf/nan entries, bad assume_a or method.
+    LinAlgError
+        a singular: an exact zero pivot of the DD LU ("U[j, j] is exactly zero", .index = j,
+        .batch_index the system of a stack); assume_a="pos" and a not positive definite (in
+        float64 and in DD): the leading minor (.index).
+
+    Notes
+    -----
+    Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106) and a
+    forward error ~ cond(A, x) u^2; the DD LU's backward error is bounded by gamma_3n |L| |U|
+    (Higham Thm. 9.4 with DD arithmetic). docs/linalg.md states the conditions and bounds.
+    """
+    _choice(assume_a, ASSUME_A, "assume_a")
+    _choice(method, METHODS, "method")
+    if info is not None and not isinstance(info, dict):
+        raise ValueError(f"info must be a dict or None, got {type(info).__name__}")
+    a, b = ops.on_one_device(a, b)
+    _square_stack(a, "a")
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    bm = b.reshape(n, 1) if vector and b.shape == (n,) else b
+    if b.ndim == 0 or bm.ndim < 2 or bm.shape[-2] != n:
+        raise ValueError(f"b must have shape ({n},) or (..., {n}, k) to match a of shape "
+                         f"{a.shape}, got {b.shape}")
+    if check_finite:
+        _check_finite(a, "a")
+        _check_finite(b, "b")
+    stack = broadcast_shape(a.shape[:-2], bm.shape[:-2])
+    k = bm.shape[-1]
+    log = {"method": None, "iterations": 0, "backward_errors": [], "stopped": None,
+           "switched": []}
+    out_shape = stack + ((n,) if vector else (n, k))
+    if n == 0 or k == 0 or math.prod(stack) == 0:
+        xp = a.xp
+        log["stopped"] = "empty system"
+        x = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
+    elif not stack:
+        x = _solve_one(a, bm, assume_a, method, log).reshape(out_shape)
+    else:
+        batch = math.prod(stack)
+        a3 = _broadcast(a, stack + (n, n)).reshape(batch, n, n)
+        b3 = _broadcast(bm, stack + (n, k)).reshape(batch, n, k)
+        if method == "refine":
+            log["method"], log["systems"] = "refine (one system at a time)", []
+            xs = []
+            for p in range(batch):
+                log["systems"].append({"method": None, "iterations": 0, "backward_errors": [],
+                                       "stopped": None, "switched": []})
+                xs.append(_solve_one(a3[p], b3[p], assume_a, method, log["systems"][-1]))
+            xp = a.xp
+            x = DDArray(xp.stack([v.hi for v in xs]), xp.stack([v.lo for v in xs]),
+                        normalize=False).reshape(out_shape)
+        else:
+            if assume_a == "pos":  # SciPy's contract: not positive definite is an error
+                cholesky(a3, lower=True, check_finite=False)
+            log["method"] = "dd-lu (batched)"
+            x = _dd_lu_solve_stack(a3, b3).reshape(out_shape)
+            log["stopped"] = "dd-lu (batched): direct solve"
+    if info is not None:
+        info.clear()
+        info.update(log)
+    return x
+
+
+def inv(a, *, check_finite=True) -> DDArray:
+    """The inverse of a square matrix (or of each matrix of a stack (..., n, n)) in DD:
+    solve(a, I) (so method "auto": the refinement chain, or the batched DD LU for small and
+    stacked matrices). LinAlgError for a singular matrix, ValueError for a non-square or
+    non-finite a. Each column x_j of the result has solve()'s backward error."""
+    (a,) = ops.on_one_device(a)
+    _square_stack(a, "a")
+    n = a.shape[-1]
+    xp = a.xp
+    eye = DDArray(xp.eye(n), xp.zeros((n, n)), normalize=False)
+    return solve(a, eye, check_finite=check_finite)
+
+
+def _lu_diagonal_product(a: DDArray, check_finite: bool):
+    """(det, mantissa, exponent) over the stack of a (..., n, n) from a DD LU with partial
+    pivoting: the batched kernel for stacks and n <= SMALL_ORDER, else factor.lu_factor (an
+    exact zero pivot there means det = 0)."""
+    (a,) = ops.on_one_device(a)
+    _square_stack(a, "a")
+    if check_finite:
+        _check_finite(a, "a")
+    stack, n = a.shape[:-2], a.shape[-1]
+    batch = math.prod(stack)
+    opts = get_options()
+    xp = a.xp
+    if stack or n <= SMALL_ORDER:
+        f = batched.lu_factor(a.reshape(batch, n, n), opts)
+        hi, lo = batched.factor_views(f)
+        piv = f.piv
+    else:
+        try:
+            lu, piv = lu_factor(a, check_finite=False)
+        except LinAlgError:
+            zero = DDArray(xp.zeros(()), xp.zeros(()), normalize=False)
+            return zero, zero, xp.zeros((), dtype=np.int64)
+        hi, lo, piv = lu.hi[None], lu.lo[None], piv.astype(np.int64)[None]
+    det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, opts, a.device)
+    return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
+
+
+def det(a, *, check_finite=True) -> DDArray:
+    """Determinant of a square matrix or of each matrix of a stack (..., n, n), in DD: the
+    product of U's diagonal of the DD LU with partial pivoting, times the permutation's sign
+    (0 for an exactly singular matrix; inf/0 where it overflows/underflows, as float64 does).
+    Error: the LU's backward error (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the
+    product. ValueError for a non-square or non-finite a."""
+    return _lu_diagonal_product(a, check_finite)[0]
+
+
+def slogdet(a, *, check_finite=True):
+    """(sign, logabsdet) of a square matrix or a stack, as numpy.linalg.slogdet: det =
+    sign * exp(logabsdet), never overflowing. sign: float64 (1, -1, or 0 for a singular
+    matrix, then logabsdet = -inf); logabsdet: float64 (log |m| + e log 2 from the exact DD
+    product m 2^e of the LU's diagonal: |error| <= 2^-52 + the relative error of det)."""
+    _, mantissa, exponent = _lu_diagonal_product(a, check_finite)
+    xp = mantissa.xp
+    m = mantissa.hi
+    sign = xp.sign(m)
+    with np.errstate(divide="ignore"):
+        logabsdet = xp.where(m == 0, -xp.inf,
+                             xp.log(xp.abs(xp.where(m == 0, 1.0, m))) + exponent * math.log(2.0))
+    return sign, logabsdet
+
+
+def _inverse_norm_estimate(a: DDArray, p) -> float:
+    """||A^-1||_p for p = 1 or inf, estimated: Hager's method as refined by Higham
+    (Accuracy and Stability, Alg. 15.4; LAPACK dlacon) on the DD LU factors (lu_factor;
+    A^-1 v and A^-T v by lu_solve), at most 5 iterations, then Higham's extra vector
+    b_i = (-1)^i (1 + i / (n - 1)). A lower bound, in practice within a factor 3; the iterates'
+    sign vectors and sums are float64 bookkeeping on the DD solves' leading parts.
+    LinAlgError for an exactly singular A."""
+    n = a.shape[0]
+    xp = a.xp
+    factors = lu_factor(a, check_finite=False)
+    forward, adjoint = (0, 1) if p == 1 else (1, 0)   # ||A^-1||_inf = ||A^-T||_1
+
+    def apply(v, trans):
+        return lu_solve(factors, DDArray(v, xp.zeros_like(v), normalize=False), trans=trans,
+                        check_finite=False).hi
+
+    x = xp.full(n, 1.0 / n)
+    estimate = 0.0
+    for step in range(5):
+        y = apply(x, forward)
+        new = float(xp.abs(y).sum())
+        if step and new <= estimate:
+            break
+        estimate = new
+        z = apply(xp.where(y >= 0, 1.0, -1.0), adjoint)
+        j = int(xp.argmax(xp.abs(z)))
+        if step and float(xp.abs(z)[j]) <= float(z @ x):
+            break
+        x = xp.zeros(n)
+        x[j] = 1.0
+    alternating = (-1.0) ** xp.arange(n) * (1 + xp.arange(n) / max(n - 1, 1))
+    return max(estimate, 2 * float(xp.abs(apply(alternating, forward)).sum()) / (3 * n))
+
+
+def cond(a, p=None) -> DDArray:
+    """Condition number ||A||_p ||A^-1||_p of a square matrix (or a stack) in DD.
+
+    Parameters
+    ----------
+    a : DDArray or array_like, shape (..., n, n)
+    p : {None, 1, -1, inf, -inf, 'fro'}
+        None is the inf-norm here (NumPy's default, the 2-norm, needs singular values, which
+        ddblas does not compute: p=2 raises a ValueError naming p).
+
+    Returns
+    -------
+    DDArray
+        For n <= COND_EXACT_ORDER (and every p but 1 and inf) the inverse is computed (inv,
+        solve's accuracy): the result is exact to about cond * u^2 relative, at O(n^3) DD cost
+        per matrix. For a single matrix with n > COND_EXACT_ORDER and p = 1 or inf, ||A^-1||_p
+        is estimated (Hager / Higham, Alg. 15.4, on the DD LU: a lower bound, usually within a
+        factor 3). inf for an exactly singular matrix.
+    """
+    p = math.inf if p is None else p
+    if p not in (1, -1, math.inf, -math.inf, "fro"):
+        raise ValueError(f"p must be None, 1, -1, inf, -inf or 'fro' (the 2-norm condition "
+                         f"needs singular values, not in ddblas), got {p!r}")
+    (a,) = ops.on_one_device(a)
+    _square_stack(a, "a")
+    norm_a = norm(a, p, axis=(-2, -1))
+    xp = a.xp
+    try:
+        if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
+            return ops.multiply(norm_a, _inverse_norm_estimate(a, p))
+        a_inv = inv(a)
+    except LinAlgError:
+        shape = a.shape[:-2]
+        return DDArray(xp.full(shape, xp.inf), xp.zeros(shape), normalize=False)
+    return ops.multiply(norm_a, norm(a_inv, p, axis=(-2, -1)))
