@@ -450,12 +450,16 @@ def eye(n, m=None, k=0, device=None) -> DDArray:
 
 def random(shape, seed=None, device=None) -> DDArray:
     """Uniform random DD values in [0, 1) with all 106 bits random: each value is k * 2^-106 for
-    a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU."""
+    a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU.
+
+    The two 53-bit halves of k are drawn together element by element (row-major order), so the
+    values do not depend on the shape: random((5,), seed=s)[:3] == random((3,), seed=s).
+    """
     device = check_device(device or "cpu")
     shape = _shape_argument(shape)
     rng = np.random.default_rng(seed)
-    top = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
-    bottom = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    halves = rng.integers(0, 2 ** 53, size=shape + (2,), dtype=np.int64)
+    top, bottom = halves[..., 0], halves[..., 1]
     a = move(np.ldexp(top.astype(np.float64), -53), device)
     b = move(np.ldexp(bottom.astype(np.float64), -106), device)
     hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)

@@ -407,13 +407,13 @@ print(accuracy.error(ddblas.sqrt(abs(x)), ref))
 inputs of a chosen condition number (`dot_condition`, `matrix_condition` measure it exactly);
 `accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals."""
 
-def run(quick: bool = False, out_dir: str = "docs", command: str = "python -m ddblas accuracy") -> int:
+def run(quick: bool = False, out_dir: str = "ddblas-accuracy", command: str = "python -m ddblas accuracy") -> int:
     try:
         import matplotlib
         from tqdm import tqdm
     except ImportError as exc:
         raise SystemExit(f"python -m ddblas accuracy needs matplotlib and tqdm ({exc}): "
-                         "pip install 'ddblas[accuracy]'") from None
+                         "pip install 'ddblas[accuracy]' (in a source checkout: pip install '.[accuracy]')") from None
     matplotlib.use("Agg")
     devices = ["cpu", "gpu"] if gpu_available() else ["cpu"]
     sizes = dict(zip(("elementwise", "gemm_m", "dot_n", "spread_ks"),
