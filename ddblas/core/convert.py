@@ -367,7 +367,9 @@ def format_dd(hi: float, lo: float, spec: str) -> str:
             tail = _general_spec(value, precision, kind, bool(match["alternate"]))
         else:
             tail = f"{precision}{kind}"
-        body = format(value, f"{match['sign']}{match['z']}{match['grouping']}.{tail}")
+        grouping = match["grouping"] and ","  # Decimal knows ',' only: '_' replaces it below
+        body = format(value, f"{match['sign']}{match['z']}{grouping}.{tail}")
+        body = body.replace(",", match["grouping"])
     if tail[-1] in "eE":  # Decimal writes e-5; floats e-05
         mantissa, mark, exponent = body.rpartition(tail[-1])
         body = f"{mantissa}{mark}{int(exponent):+03d}"
