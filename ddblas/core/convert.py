@@ -239,14 +239,53 @@ def dd_to_fraction(hi: float, lo: float) -> Fraction:
     return Fraction(hi) + Fraction(lo)
 
 
+DISPLAY_DIGITS = 32  # digits that show a DD's value: 106 bits are 31.9 decimal digits
+
+
+def _exact_mpf_class():
+    """ExactMpf: an mpmath mpf (a subclass: isinstance(v, mpmath.mpf) holds, and arithmetic on it
+    gives plain mpf at mpmath's precision) whose repr and str show at least DISPLAY_DIGITS
+    digits, so a DD value prints whole whatever mpmath.mp.dps is (15 by default)."""
+    import mpmath
+
+    class ExactMpf(mpmath.mpf):
+        __slots__ = ()
+
+        def __repr__(self):
+            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
+                return super().__repr__()
+
+        def __str__(self):
+            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
+                return super().__str__()
+
+        def __reduce__(self):
+            return _exact_mpf, (self._mpf_,)
+
+    return ExactMpf
+
+
+_EXACT_MPF = []  # the class, made at first use (mpmath is imported only when needed)
+
+
+def _exact_mpf(raw):
+    """An ExactMpf holding mpmath's raw (sign, mantissa, exponent, bits) tuple as it is."""
+    if not _EXACT_MPF:
+        _EXACT_MPF.append(_exact_mpf_class())
+    value = _EXACT_MPF[0].__new__(_EXACT_MPF[0])
+    value._mpf_ = raw
+    return value
+
+
 def dd_to_mpf(hi: float, lo: float):
-    """The exact value hi + lo as an mpmath mpf (inf/nan as mpmath's)."""
+    """The exact value hi + lo as an mpmath mpf (inf/nan as mpmath's) that displays with at least
+    DISPLAY_DIGITS digits (see _exact_mpf_class)."""
     import mpmath
     if math.isnan(lo):
-        return mpmath.mpf("nan")
+        return _exact_mpf(mpmath.mpf("nan")._mpf_)
     if not math.isfinite(hi):
-        return mpmath.mpf(hi)
-    return mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)
+        return _exact_mpf(mpmath.mpf(hi)._mpf_)
+    return _exact_mpf(mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)._mpf_)
 
 
 def _special_string(hi: float, lo: float) -> str | None:
