@@ -382,7 +382,7 @@ def _general_spec(value: decimal.Decimal, precision: int, kind: str, alternate: 
 def format_dd(hi: float, lo: float, spec: str) -> str:
     """format(hi + lo, spec) as Python formats a float, from the exact value: the types e, E, f,
     F, g, G, n, % (default precision 6), no type with a precision (like g), correctly rounded
-    (ties to even); no type and no precision: the shortest round-trip string (repr's), aligned
+    (ties to even; '%' scales the exact value, where a float rounds x * 100 first); no type and no precision: the shortest round-trip string (repr's), aligned
     as a string. Zeros, nan and +-inf are formatted as the float of that value."""
     match = _FORMAT_SPEC.fullmatch(spec)
     if match is None:

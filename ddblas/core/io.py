@@ -39,7 +39,7 @@ def save(path, x) -> None:
                         "ddblas.asarray first)")
     hi, lo = move(x.hi, "cpu"), move(x.lo, "cpu")
     np.savez(path, format=np.array(FORMAT_TAG), shape=np.array(x.shape, dtype=np.int64),
-             hi=np.ascontiguousarray(hi), lo=np.ascontiguousarray(lo))
+             hi=hi, lo=lo)
 
 
 def load(path, device: str = "cpu") -> DDArray:
@@ -137,7 +137,8 @@ def to_quad(x) -> np.ndarray:
     quaddtype = _optional("numpy_quaddtype", "numpy-quaddtype")
     x = asarray(x)
     quad = _quad_dtype(quaddtype)
-    return move(x.hi, "cpu").astype(quad) + move(x.lo, "cpu").astype(quad)
+    hi, lo = move(x.hi, "cpu"), move(x.lo, "cpu")
+    return np.where(lo == 0, hi.astype(quad), hi.astype(quad) + lo.astype(quad))  # keeps -0.0
 
 
 def from_quad(a, device=None) -> DDArray:
