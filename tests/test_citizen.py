@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ddblas
-from ddvalues import dd_value, exact_values, same_bits, to_ddarray
+from ddvalues import dd_value, exact_values, gemm_constant, same_bits, to_ddarray
 
 # Adversarial pairs: -0, subnormals, the largest DD, NaN, infinities, wide gaps hi/lo.
 SPECIAL_PAIRS = [(0.0, 0.0), (-0.0, 0.0), (5e-324, 0.0), (1e-300, -5e-324),
@@ -317,3 +317,37 @@ def test_random_values_are_106_bit_fractions(device):
         assert 0 <= value < 1 and (value * 2 ** 106).denominator == 1
     assert same_bits(x, ddblas.random((300,), seed=7, device="cpu"))
     assert not same_bits(x, ddblas.random((300,), seed=8, device=device))
+
+
+# ---- item 7: np.dot on N-d arrays ----
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 3)), ((2, 4), (4,)),
+                                    ((2, 3, 4), (5, 4, 2)), ((2, 1, 3), (3,)), ((3,), (2, 3, 1)),
+                                    ((0, 3), (3, 2)), ((2, 0), (0, 3)), ((1, 1), (1, 1))])
+def test_np_dot_nd_within_the_gemm_bound(device, variant, shapes):
+    x = ddblas.random(shapes[0], seed=11, device=device) * 4 - 2
+    y = ddblas.random(shapes[1], seed=12, device=device) - 0.5
+    with ddblas.options(**variant):
+        result = np.dot(x, y)
+    expected = np.dot(np.zeros(shapes[0]), np.zeros(shapes[1])).shape
+    assert isinstance(result, ddblas.DDArray) and result.shape == expected
+    xs = np.array(exact_values(x), dtype=object).reshape(shapes[0])
+    ys = np.array(exact_values(y), dtype=object).reshape(shapes[1])
+    exact = np.dot(xs, ys) if xs.size and ys.size else np.zeros(expected, dtype=object)
+    scale = np.dot(abs(xs), abs(ys)) if xs.size and ys.size else exact
+    k = shapes[0][-1]
+    limit = gemm_constant(variant["fma"], variant["add"], max(k, 1))
+    for got, e, s in zip(exact_values(result), np.ravel(exact), np.ravel(scale)):
+        assert abs(got - e) <= limit * s
+    if len(shapes[0]) == 2 and len(shapes[1]) == 2:
+        with ddblas.options(**variant):
+            assert same_bits(result, x @ y)
+
+
+def test_np_dot_errors(device):
+    a = ddblas.zeros((5, 4), device=device)
+    with pytest.raises(ValueError, match="not aligned"):
+        np.dot(a, a)
+    with pytest.raises(ValueError, match="not aligned"):
+        ddblas.dot(ddblas.zeros(3, device=device), ddblas.zeros(4, device=device))
+    with pytest.raises(TypeError, match="out="):
+        np.dot(a, a.T, out=ddblas.zeros((5, 5), device=device))

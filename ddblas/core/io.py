@@ -138,7 +138,8 @@ def to_quad(x) -> np.ndarray:
     x = asarray(x)
     quad = _quad_dtype(quaddtype)
     hi, lo = move(x.hi, "cpu"), move(x.lo, "cpu")
-    return np.where(lo == 0, hi.astype(quad), hi.astype(quad) + lo.astype(quad))  # keeps -0.0
+    with np.errstate(invalid="ignore"):  # NaN pairs stay NaN
+        return np.where(lo == 0, hi.astype(quad), hi.astype(quad) + lo.astype(quad))  # keeps -0.0
 
 
 def from_quad(a, device=None) -> DDArray:
@@ -161,6 +162,7 @@ def from_quad(a, device=None) -> DDArray:
     a = a.astype(_quad_dtype(quaddtype))
     hi = a.astype(np.float64)
     finite = np.isfinite(hi)
-    lo = np.where(finite, (a - np.where(finite, hi, 0.0).astype(a.dtype)).astype(np.float64),
-                  0.0)
+    with np.errstate(invalid="ignore"):  # NaN - 0 in the lanes that np.where drops
+        lo = np.where(finite, (a - np.where(finite, hi, 0.0).astype(a.dtype)).astype(np.float64),
+                      0.0)
     return DDArray(hi, lo).to_device(device or "cpu")
