@@ -6,6 +6,7 @@ from __future__ import annotations
 import decimal
 import math
 import pickle
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -168,6 +169,8 @@ def test_xprec_round_trip(device):
     assert back.shape == (3, 1) and same_bits(back.hi.ravel(), pairs[:, 0].copy())
     with pytest.raises(TypeError, match="xprec.ddouble"):
         ddblas.from_xprec(np.zeros(3))
+    with pytest.raises(TypeError, match="from_xprec"):
+        ddblas.array(third)
 
 
 def _quad_fraction(q) -> Fraction:
@@ -211,6 +214,8 @@ def test_quad_specials(device):
     assert np.isnan(h[7]) and h[8] == math.inf and h[9] == -math.inf and np.signbit(h[1])
     with pytest.raises(TypeError, match="QuadPrecDType"):
         ddblas.from_quad(np.zeros(2))
+    with pytest.raises(TypeError, match="from_quad"):
+        ddblas.asarray(ddblas.to_quad(x))
 
 
 # ---- item 6: formatting ----
@@ -351,3 +356,14 @@ def test_np_dot_errors(device):
         ddblas.dot(ddblas.zeros(3, device=device), ddblas.zeros(4, device=device))
     with pytest.raises(TypeError, match="out="):
         np.dot(a, a.T, out=ddblas.zeros((5, 5), device=device))
+
+
+@pytest.mark.parametrize("function, package", [("from_xprec", "pip install xprec"),
+                                               ("to_xprec", "pip install xprec"),
+                                               ("from_quad", "pip install numpy-quaddtype"),
+                                               ("to_quad", "pip install numpy-quaddtype")])
+def test_missing_optional_package_names_it(monkeypatch, function, package):
+    monkeypatch.setitem(sys.modules, "xprec", None)
+    monkeypatch.setitem(sys.modules, "numpy_quaddtype", None)
+    with pytest.raises(ImportError, match=package):
+        getattr(ddblas, function)(ddblas.zeros(2) if function.startswith("to") else np.zeros(2))

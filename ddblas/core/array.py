@@ -472,7 +472,8 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
         # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
         values = x.ravel() if kind == "f" else x.ravel().tolist()
         return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
-    raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD")
+    raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD (xprec ddouble arrays: "
+                    "ddblas.from_xprec; numpy-quaddtype arrays: ddblas.from_quad)")
 
 
 def _pairs_to_arrays(pairs, shape):

@@ -430,7 +430,8 @@ def run(quick: bool = False, out_dir: str = "ddblas-accuracy", command: str = "p
         from tqdm import tqdm
     except ImportError as exc:
         raise SystemExit(f"python -m ddblas accuracy needs matplotlib and tqdm ({exc}): "
-                         "pip install 'ddblas[accuracy]' (in a source checkout: pip install '.[accuracy]')") from None
+                         "pip install 'ddblas[accuracy]', or pip install '.[accuracy]' in a "
+                         "source checkout") from None
     matplotlib.use("Agg")
     devices = ["cpu", "gpu"] if gpu_available() else ["cpu"]
     sizes = dict(zip(("elementwise", "gemm_m", "dot_n", "spread_ks"),

@@ -14,7 +14,7 @@ def _bench(parser, args, argv) -> int:
         import tqdm  # noqa: F401
     except ImportError as exc:
         parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
-                     "pip install 'ddblas[bench]' (in a source checkout: pip install '.[bench]')")
+                     "pip install 'ddblas[bench]', or pip install '.[bench]' in a source checkout")
     from . import bench as _bench
     plan = _bench.Plan.quick() if args.quick else _bench.Plan()
     for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
