@@ -2,7 +2,9 @@
 algorithms: structural changes must leave it unchanged (bit for bit the same results).
 
 python bench/gemm_hash.py [cpu|gpu]   prints one line per algorithm and the overall hash.
-Uses public names only, so it runs at any commit since rgemm_batched and ozaki-int8 exist.
+Uses public names only, so it runs at any commit since rgemm_batched and ozaki-int8 exist. Its
+operands come from its own generator (uniform_dd), fixed here so that changes to ddblas.random
+leave the hash alone.
 """
 import hashlib
 import sys
@@ -17,10 +19,22 @@ VARIANTS = [(True, "accurate"), (True, "sloppy"), (False, "accurate"), (False, "
 ALGORITHMS = ["naive", "blocked", "tsm", "ozaki-fp64", "ozaki-int8", "auto"]
 
 
+def uniform_dd(shape, seed, device):
+    """Uniform DD values k * 2^-106 in [0, 1): hi + lo = top * 2^-53 + bottom * 2^-106 for two
+    blocks of 53-bit integers drawn one after the other (ddblas.random's draws before 0.2)."""
+    rng = np.random.default_rng(seed)
+    top = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    bottom = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    # DDArray normalises the exact sum with two_sum: the pair fast_two_sum would give.
+    x = ddblas.DDArray(np.ldexp(top.astype(np.float64), -53),
+                       np.ldexp(bottom.astype(np.float64), -106))
+    return x.to_device(device)
+
+
 def operands(m, n, k, ta, tb, seed, device):
-    a = ddblas.random((k, m) if ta == "T" else (m, k), seed=seed, device=device)
-    b = ddblas.random((n, k) if tb == "T" else (k, n), seed=seed + 1, device=device)
-    scale = ddblas.random((1,), seed=seed + 2, device=device)
+    a = uniform_dd((k, m) if ta == "T" else (m, k), seed, device)
+    b = uniform_dd((n, k) if tb == "T" else (k, n), seed + 1, device)
+    scale = uniform_dd((1,), seed + 2, device)
     return a * 3 - 1, b * scale - 0.5
 
 
@@ -40,7 +54,7 @@ def main(device):
                 for fma, add in VARIANTS:
                     seed += 3
                     a, b = operands(m, n, k, ta, tb, seed, device)
-                    c0 = ddblas.random((m, n), seed=seed + 5, device=device)
+                    c0 = uniform_dd((m, n), seed + 5, device)
                     c = ddblas.rgemm(a, b, c0.copy(), alpha="0.3", beta="-1.25", transa=ta,
                                      transb=tb, fma=fma, add=add, algorithm=algorithm)
                     digest(h, c)
@@ -48,8 +62,8 @@ def main(device):
         total.update(h.digest())
     h = hashlib.sha256()
     for fma, add in VARIANTS:
-        a = ddblas.random((50, 7, 9), seed=1, device=device)
-        b = ddblas.random((9, 5), seed=2, device=device)
+        a = uniform_dd((50, 7, 9), 1, device)
+        b = uniform_dd((9, 5), 2, device)
         digest(h, ddblas.rgemm_batched(a, b, fma=fma, add=add))
     print(f"{'batched':12s} {h.hexdigest()[:16]}")
     total.update(h.digest())

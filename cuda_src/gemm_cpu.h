@@ -178,34 +178,15 @@ void gemm_cpu(index_t M, index_t N, index_t K, const double *a_hi, const double 
     }
 }
 
-// ceiling_step: acc[i][j] = madd<V>(acc[i][j], prev[i + 1 (mod TM)][j], b[j]) for a TM x TN tile
-// on registers, prev the tile before the step (as madd_ceiling in gemm_gpu.h: the multiplicand
-// changes every step, so the compiler cannot hoist the product); vectorised and unrolled like
-// micro_step.
-template <class V, int TM, int TN>
-inline void ceiling_step(double (&acc_hi)[TM][TN], double (&acc_lo)[TM][TN], const double *b_hi,
-                         const double *b_lo) {
-    double prev_hi[TM][TN], prev_lo[TM][TN];
-    for (int i = 0; i < TM; ++i)
-        for (int j = 0; j < TN; ++j) {
-            prev_hi[i][j] = acc_hi[i][j];
-            prev_lo[i][j] = acc_lo[i][j];
-        }
-#pragma GCC unroll 16
-    for (int i = 0; i < TM; ++i) {
-        const int next = (i + 1) % TM;
-        DDBLAS_SIMD
-        for (int j = 0; j < TN; ++j) {
-            const dd r = madd<V>(dd{acc_hi[i][j], acc_lo[i][j]},
-                                 dd{prev_hi[next][j], prev_lo[next][j]}, dd{b_hi[j], b_lo[j]});
-            acc_hi[i][j] = r.hi;
-            acc_lo[i][j] = r.lo;
-        }
-    }
-}
+// CEILING_DRIFT: madd_ceiling_cpu scales its a and b by this every step, so that each step's
+// products are new (nothing to hoist) yet, as in the GEMM, independent of the accumulators;
+// over 2^40 steps the operands shrink by less than a factor e.
+constexpr double CEILING_DRIFT = 1.0 - 0x1p-40;
 
-// madd_ceiling_cpu: the CPU's DD multiply-add rate on register-resident data: every thread runs
-// `iters` ceiling_steps of one TM x TN tile (the GEMM micro-tile's madds without its loads).
+// madd_ceiling_cpu: the CPU's DD multiply-add rate with the GEMM's own micro-kernel on data that
+// stays in registers and L1: every thread runs `iters` micro_steps of one TM x TN tile, the k-th
+// with a_k = a_0 DRIFT^k, b_k = b_0 DRIFT^k (the GEMM's panel loads aside, the same work and
+// dependences: TM x TN accumulator chains fed by products that do not depend on them).
 // Returns the number of madds done; *sink gets a sum of the results (keeps them live).
 template <class V, int TM, int TN>
 index_t madd_ceiling_cpu(index_t iters, double *sink) {
@@ -213,17 +194,24 @@ index_t madd_ceiling_cpu(index_t iters, double *sink) {
     double total = 0.0;
 #pragma omp parallel reduction(+ : madds, total)
     {
-        double b_hi[TN], b_lo[TN], acc_hi[TM][TN], acc_lo[TM][TN];
-        for (int j = 0; j < TN; ++j) {  // acc grows by at most (1 + 2^-27)^iters
+        double a_hi[TM], a_lo[TM], b_hi[TN], b_lo[TN], acc_hi[TM][TN], acc_lo[TM][TN];
+        for (int i = 0; i < TM; ++i) {  // acc grows by at most 2^-25 a step
+            a_hi[i] = 1.0 + i * 0x1p-10;
+            a_lo[i] = 0x1p-60;
+            for (int j = 0; j < TN; ++j) {
+                acc_hi[i][j] = 1.0;
+                acc_lo[i][j] = 0x1p-60;
+            }
+        }
+        for (int j = 0; j < TN; ++j) {
             b_hi[j] = (j + 1) * 0x1p-30;
             b_lo[j] = -0x1p-90;
         }
-        for (int i = 0; i < TM; ++i)
-            for (int j = 0; j < TN; ++j) {
-                acc_hi[i][j] = 1.0 + i * 0x1p-10;
-                acc_lo[i][j] = 0x1p-60;
-            }
-        for (index_t it = 0; it < iters; ++it) ceiling_step<V, TM, TN>(acc_hi, acc_lo, b_hi, b_lo);
+        for (index_t it = 0; it < iters; ++it) {
+            for (int i = 0; i < TM; ++i) a_hi[i] *= CEILING_DRIFT;
+            for (int j = 0; j < TN; ++j) b_hi[j] *= CEILING_DRIFT;
+            micro_step<V, TM, TN>(acc_hi, acc_lo, a_hi, a_lo, b_hi, b_lo);
+        }
         for (int i = 0; i < TM; ++i)
             for (int j = 0; j < TN; ++j) total += acc_hi[i][j] + acc_lo[i][j];
         madds += iters * TM * TN;

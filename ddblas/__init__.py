@@ -4,7 +4,9 @@ All arithmetic lives once in cuda_src/ (C++/CUDA headers), compiled by NVRTC for
 the system C++ compiler for the CPU, so both give bitwise identical results.
 """
 from . import eft
-from .core.array import (DDArray, array, asarray, eye, from_mpmath, full, ones, random, zeros)  # noqa: A004
+from .core.array import (DDArray, DDType, array, asarray, dd, eye, from_mpmath, full, ones, random,  # noqa: A004
+                         zeros)
+from .core.io import from_quad, from_xprec, load, save, to_quad, to_xprec
 from .engines.backend import gpu_available
 from .engines.cpu import cpu_threads
 from .engines.cpu import get_threads as get_cpu_threads
@@ -15,7 +17,8 @@ from .core.ops import (absolute, add, ceil, copysign, divide, dot, equal, floor,
                        greater, greater_equal, isfinite, isinf, isnan, less, less_equal, maximum,
                        minimum, multiply, negative, not_equal, power, reciprocal, rint, sign, sqrt,
                        square, subtract, sum, trunc)
-from .core.options import Options, get_options, options
+from .core.options import (Options, get_options, get_printoptions, options, printoptions,
+                           set_printoptions)
 from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, mean, min,  # noqa: A004
                               prod, std, var)
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
@@ -44,4 +47,7 @@ __all__ = [
     # simple elementwise functions (core.ops)
     "ceil", "copysign", "floor", "fmax", "fmin", "isfinite", "isinf", "isnan", "maximum",
     "minimum", "power", "reciprocal", "rint", "sign", "square", "trunc",
+    # values, files and digits (core.array, core.io, core.options)
+    "DDType", "dd", "from_quad", "from_xprec", "get_printoptions", "load", "printoptions",
+    "save", "set_printoptions", "to_quad", "to_xprec",
 ]

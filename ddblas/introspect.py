@@ -51,7 +51,8 @@ def cpu_madd_ceiling(fma: bool, add: str, *, threads: int | None = None,
                      vectorize: bool = True) -> float:
     """The CPU's in-register DD multiply-add ceiling in DD GFLOP/s (2 flops per madd) for a
     variant, on `threads` threads (default: the current count), from the vectorised library or
-    the scalar one (wall clock: other load on the machine lowers it)."""
+    the scalar one: the best of several timed runs (wall clock: other load on the machine lowers
+    it)."""
     return _cpu.madd_ceiling(resolve(fma, add).suffix, threads=threads, vectorize=vectorize)
 
 

@@ -55,6 +55,7 @@ def test_fma_suite(tmp_path):
 def test_rgemm_suite(tmp_path):
     results, _ = _bench_cli(tmp_path, "rgemm", "--quick", "--cpu-sizes", "48", "64")
     tables = results["tables"]
+    assert (tmp_path / "bench-rgemm.png").stat().st_size > 1000  # README: bench writes plots
     assert {(r["n"], r["variant"]) for r in tables["rgemm-cpu"]} == {
         (n, bench.variant_name(v)) for n in (48, 64) for v in bench.VARIANTS}
     ladder = tables["cpu-ladder"]

@@ -25,7 +25,8 @@ def test_blocks_found():
 
 
 @pytest.mark.parametrize("number", range(len(python_blocks(README.read_text()))))
-def test_readme_snippet_runs(number, capsys):
+def test_readme_snippet_runs(number, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files the snippets write (ddblas.save) land there
     code = python_blocks(README.read_text())[number]
     if not ddblas.gpu_available():
         code = code.replace('"gpu"', '"cpu"')

@@ -10,6 +10,7 @@ from ..engines import backend as _backend
 from . import convert as _convert
 from ..engines.backend import (addressable, array_module, check_device, device_of_array,
                                is_gpu_array, move)
+from .options import get_printoptions
 
 
 def is_array(x) -> bool:
@@ -57,6 +58,49 @@ def _normalized(hi, lo):
     new_hi = xp.where(nan, np.nan, total)
     new_lo = xp.where(nan, np.nan, xp.where(xp.isinf(total), 0.0, error))
     return xp.where(normalized, hi, new_hi), xp.where(normalized, lo, new_lo)
+
+
+class DDType:
+    """The dtype-like marker of DDArrays, ``ddblas.dd``: name, str and repr "dd", kind "f" (a
+    real floating-point type), itemsize 16 (the bytes of hi and lo). It equals itself and the
+    string "dd", so ``x.dtype == "dd"`` and ``x.astype("dd")`` work; NumPy does not know it
+    (np.dtype(ddblas.dd) raises): the parts' NumPy dtype is ``x.parts_dtype`` (float64)."""
+
+    __slots__ = ()
+    name = str_ = "dd"
+    kind = "f"
+    itemsize = 16
+    parts_dtype = np.dtype(np.float64)
+
+    def __repr__(self) -> str:
+        return "ddblas.dd"
+
+    def __str__(self) -> str:
+        return "dd"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DDType) or (isinstance(other, str) and other == "dd")
+
+    def __hash__(self) -> int:
+        return hash("dd")
+
+
+dd = DDType()
+
+_VALUE_KINDS = ("mpmath", "float")
+
+
+def _check_kind(kind) -> None:
+    if kind not in _VALUE_KINDS:
+        raise ValueError(f"kind must be 'mpmath' (exact mpmath numbers) or 'float' (the nearest "
+                         f"Python floats), got {kind!r}")
+
+
+def _nested(hi: np.ndarray, lo: np.ndarray, element):
+    """element(hi, lo) for each element of the host arrays, as nested lists (a scalar for 0-d)."""
+    if hi.ndim == 0:
+        return element(float(hi), float(lo))
+    return [_nested(h, l, element) for h, l in zip(hi, lo)]
 
 
 # DDArray's operators and reductions are the functions of the modules above this one (core.ops,
@@ -146,6 +190,16 @@ class DDArray:
         return int(self._hi.size)
 
     @property
+    def dtype(self) -> DDType:
+        """ddblas.dd, the marker of DD values (see DDType); the parts' dtype is parts_dtype."""
+        return dd
+
+    @property
+    def parts_dtype(self) -> np.dtype:
+        """The NumPy dtype of hi and lo: float64."""
+        return self._hi.dtype
+
+    @property
     def device(self) -> str:
         """'cpu' (NumPy-backed) or 'gpu' (CuPy-backed)."""
         return device_of_array(self._hi)
@@ -209,19 +263,91 @@ class DDArray:
         return move(self._hi, "cpu"), move(self._lo, "cpu")
 
     def to_mpmath(self):
-        """The exact values: an mpmath mpf (0-d) or mpmath matrix (1-D as a column, 2-D)."""
+        """The exact values as mpmath numbers: an mpf (0-d), a list of mpf (1-D) or an mpmath
+        matrix (2-D). The mpf are exact and their repr/str show at least 32 digits (a subclass
+        of mpmath.mpf; arithmetic on them gives plain mpf at mpmath's working precision); the
+        matrix's entries are plain mpf (mpmath prints it at mpmath.mp.dps)."""
         import mpmath
-        hi, lo = self._host_parts()
-        if self.ndim == 0:
-            return _convert.dd_to_mpf(float(hi), float(lo))
         if self.ndim > 2:
             raise ValueError(f"to_mpmath converts 0-, 1- and 2-D arrays, this one is {self.ndim}-D")
-        hi2, lo2 = (hi.reshape(-1, 1), lo.reshape(-1, 1)) if self.ndim == 1 else (hi, lo)
-        m = mpmath.matrix(hi2.shape[0], hi2.shape[1])
-        for i in range(hi2.shape[0]):
-            for j in range(hi2.shape[1]):
-                m[i, j] = _convert.dd_to_mpf(float(hi2[i, j]), float(lo2[i, j]))
-        return m
+        values = self.tolist()
+        return mpmath.matrix(values) if self.ndim == 2 else values
+
+    def tolist(self, kind: str = "mpmath"):
+        """The values as nested Python lists (a scalar for a 0-d array), like ndarray.tolist().
+
+        kind="mpmath" (default): exact mpmath mpf values whose repr and str show at least 32
+        digits (see to_mpmath); kind="float": Python floats fl(hi + lo), the nearest doubles.
+        """
+        _check_kind(kind)
+        if kind == "float":
+            return move(self.to_float64(), "cpu").tolist()
+        return _nested(*self._host_parts(), _convert.dd_to_mpf)
+
+    def item(self, *args, kind: str = "mpmath"):
+        """One element as a Python number, like ndarray.item(): no argument for a size-1 array
+        (else ValueError), a flat index, or one index per axis (IndexError when out of range).
+        kind="mpmath" (default): the exact value as an mpmath mpf; kind="float": fl(hi + lo)."""
+        _check_kind(kind)
+        hi, lo = self._host_parts()
+        if not args and hi.size != 1:
+            raise ValueError(f"can only convert a DDArray of size 1 to a Python scalar, this one "
+                             f"has shape {self.shape} (pass an index: x.item(i))")
+        pair = hi.item(*args), lo.item(*args)
+        return pair[0] + pair[1] if kind == "float" else _convert.dd_to_mpf(*pair)
+
+    def astype(self, dtype, copy: bool = True):
+        """This array converted to `dtype`:
+
+        - ``ddblas.dd`` or ``"dd"``: a DDArray (a copy, or this array if copy=False);
+        - float64 (``np.float64``, ``float``, ``"float64"``, ``"f8"``...): the NumPy/CuPy array
+          fl(hi + lo) on this array's device, the nearest doubles;
+        - ``object``: a NumPy object array (on the host) of exact mpmath mpf (as tolist()).
+
+        Other dtypes raise a TypeError: convert the float64 array further if rounding twice is
+        what you want.
+        """
+        if isinstance(dtype, DDType) or (isinstance(dtype, str) and dtype == "dd"):
+            return self.copy() if copy else self
+        try:
+            target = np.dtype(dtype)
+        except TypeError:
+            target = None
+        if target == np.float64:
+            return self.to_float64()
+        if target == np.dtype(object):
+            values = np.empty(self.shape, dtype=object)
+            hi, lo = self._host_parts()
+            for index in np.ndindex(self.shape):
+                values[index] = _convert.dd_to_mpf(float(hi[index]), float(lo[index]))
+            return values
+        raise TypeError(f"DDArray.astype: dtype must be ddblas.dd ('dd'), float64 or object, got "
+                        f"{dtype!r}")
+
+    def to_decimal_string(self, digits=None):
+        """The values as decimal strings in scientific notation (nested lists of str for an
+        array, a str for 0-d): digits=None gives the exact value of hi + lo with all its digits
+        (at most 1384: a DD is a binary fraction); an int gives that many significant digits,
+        correctly rounded (ties to even) from the exact value."""
+        if digits is not None and (not isinstance(digits, numbers.Integral)
+                                   or isinstance(digits, bool) or not 1 <= digits <= 1400):
+            raise ValueError(f"digits must be None or an int from 1 to 1400, got {digits!r}")
+        if digits is None:
+            return _nested(*self._host_parts(), _convert.dd_to_exact_string)
+        return _nested(*self._host_parts(),
+                       lambda hi, lo: _convert.dd_to_string(hi, lo, int(digits)))
+
+    def __format__(self, spec: str) -> str:
+        """format(x, spec) for a 0-d DDArray with Python's float format specs (".40e", ".25f",
+        "g"...), computed from the exact value and correctly rounded; "" gives str(x) for any
+        shape, like NumPy."""
+        if not spec:
+            return str(self)
+        if self.ndim != 0:
+            raise TypeError(f"unsupported format string passed to DDArray.__format__ for shape "
+                            f"{self.shape}: only 0-d DDArrays take a format spec (x[i] is 0-d)")
+        hi, lo = self._host_parts()
+        return _convert.format_dd(float(hi), float(lo), spec)
 
     def to_float64(self):
         """fl(hi + lo) as a float64 array of this device (the nearest float64 values)."""
@@ -254,13 +380,18 @@ class DDArray:
 
     def __repr__(self) -> str:
         """Each value as the shortest decimal string that ddblas.array parses back to the same
-        (hi, lo) pair (written like Python's repr of a float; lo's sign of zero is not kept)."""
-        return f"DDArray({self._format(_convert.dd_to_shortest_string)}, device='{self.device}')"
+        (hi, lo) pair (written like Python's repr of a float; lo's sign of zero is not kept);
+        with ddblas.set_printoptions(precision=p), p significant digits instead."""
+        precision = get_printoptions()["precision"]
+        element = (_convert.dd_to_shortest_string if precision is None
+                   else lambda hi, lo: _convert.dd_to_string(hi, lo, precision))
+        return f"DDArray({self._format(element)}, device='{self.device}')"
 
     def __str__(self) -> str:
-        """Each value rounded to 32 significant digits, in scientific notation (not always
-        enough to tell DDs apart: repr is exact)."""
-        return self._format(_convert.dd_to_string)
+        """Each value rounded to 32 significant digits (or the printoptions' precision), in
+        scientific notation (32 is not always enough to tell DDs apart: repr is exact)."""
+        precision = get_printoptions()["precision"] or _convert.DISPLAY_DIGITS
+        return self._format(lambda hi, lo: _convert.dd_to_string(hi, lo, precision))
 
     # ---- arithmetic: the operations of core.ops and blas.gemm (see operation()) ----
     def __add__(self, other): return operation("add")(self, other)
@@ -373,7 +504,8 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
         # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
         values = x.ravel() if kind == "f" else x.ravel().tolist()
         return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
-    raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD")
+    raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD (xprec ddouble arrays: "
+                    "ddblas.from_xprec; numpy-quaddtype arrays: ddblas.from_quad)")
 
 
 def _pairs_to_arrays(pairs, shape):
@@ -482,12 +614,16 @@ def eye(n, m=None, k=0, device=None) -> DDArray:
 
 def random(shape, seed=None, device=None) -> DDArray:
     """Uniform random DD values in [0, 1) with all 106 bits random: each value is k * 2^-106 for
-    a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU."""
+    a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU.
+
+    The two 53-bit halves of k are drawn together element by element (row-major order), so the
+    values do not depend on the shape: random((5,), seed=s)[:3] == random((3,), seed=s).
+    """
     device = check_device(device or "cpu")
     shape = _shape_argument(shape)
     rng = np.random.default_rng(seed)
-    top = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
-    bottom = rng.integers(0, 2 ** 53, size=shape, dtype=np.int64)
+    halves = rng.integers(0, 2 ** 53, size=shape + (2,), dtype=np.int64)
+    top, bottom = halves[..., 0], halves[..., 1]
     a = move(np.ldexp(top.astype(np.float64), -53), device)
     b = move(np.ldexp(bottom.astype(np.float64), -106), device)
     hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)

@@ -239,14 +239,53 @@ def dd_to_fraction(hi: float, lo: float) -> Fraction:
     return Fraction(hi) + Fraction(lo)
 
 
+DISPLAY_DIGITS = 32  # digits that show a DD's value: 106 bits are 31.9 decimal digits
+
+
+def _exact_mpf_class():
+    """ExactMpf: an mpmath mpf (a subclass: isinstance(v, mpmath.mpf) holds, and arithmetic on it
+    gives plain mpf at mpmath's precision) whose repr and str show at least DISPLAY_DIGITS
+    digits, so a DD value prints whole whatever mpmath.mp.dps is (15 by default)."""
+    import mpmath
+
+    class ExactMpf(mpmath.mpf):
+        __slots__ = ()
+
+        def __repr__(self):
+            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
+                return super().__repr__()
+
+        def __str__(self):
+            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
+                return super().__str__()
+
+        def __reduce__(self):
+            return _exact_mpf, (self._mpf_,)
+
+    return ExactMpf
+
+
+_EXACT_MPF = []  # the class, made at first use (mpmath is imported only when needed)
+
+
+def _exact_mpf(raw):
+    """An ExactMpf holding mpmath's raw (sign, mantissa, exponent, bits) tuple as it is."""
+    if not _EXACT_MPF:
+        _EXACT_MPF.append(_exact_mpf_class())
+    value = _EXACT_MPF[0].__new__(_EXACT_MPF[0])
+    value._mpf_ = raw
+    return value
+
+
 def dd_to_mpf(hi: float, lo: float):
-    """The exact value hi + lo as an mpmath mpf (inf/nan as mpmath's)."""
+    """The exact value hi + lo as an mpmath mpf (inf/nan as mpmath's) that displays with at least
+    DISPLAY_DIGITS digits (see _exact_mpf_class)."""
     import mpmath
     if math.isnan(lo):
-        return mpmath.mpf("nan")
+        return _exact_mpf(mpmath.mpf("nan")._mpf_)
     if not math.isfinite(hi):
-        return mpmath.mpf(hi)
-    return mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)
+        return _exact_mpf(mpmath.mpf(hi)._mpf_)
+    return _exact_mpf(mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)._mpf_)
 
 
 def _special_string(hi: float, lo: float) -> str | None:
@@ -258,19 +297,125 @@ def _special_string(hi: float, lo: float) -> str | None:
     return None
 
 
+def _exact_context() -> decimal.Context:
+    """A decimal context holding any hi + lo exactly: its digits lie between 10^308 and 2^-1074,
+    at most 1384 significant digits (<= _SIGNIFICANT_DIGITS); Inexact traps, to be sure."""
+    return decimal.Context(prec=_SIGNIFICANT_DIGITS, rounding=decimal.ROUND_HALF_EVEN,
+                           traps=[decimal.Inexact, decimal.InvalidOperation])
+
+
+def dd_to_decimal(hi: float, lo: float) -> decimal.Decimal:
+    """The exact value hi + lo (finite) as a Decimal; the sign of a zero is hi's."""
+    if lo == 0:
+        return decimal.Decimal(hi)
+    return _exact_context().add(decimal.Decimal(hi), decimal.Decimal(lo))
+
+
+def _scientific(mantissa_and_exponent: str) -> str:
+    """Decimal's 'd.ddde-5' written with a two-digit signed exponent, as floats are: 'd.ddde-05'."""
+    mantissa, exponent = mantissa_and_exponent.lower().split("e")
+    return f"{mantissa}e{int(exponent):+03d}"
+
+
 def dd_to_string(hi: float, lo: float, digits: int = 32) -> str:
-    """hi + lo in scientific notation with `digits` significant digits, correctly rounded."""
+    """hi + lo in scientific notation with `digits` significant digits, correctly rounded
+    (ties to even) from the exact value."""
     special = _special_string(hi, lo)
     if special is not None:
         return special
-    negative = math.copysign(1.0, hi) < 0
-    with decimal.localcontext() as ctx:
-        ctx.prec = 1200  # enough to hold hi + lo exactly (at most 1074 + 17 digits)
-        value = decimal.Decimal(hi) + decimal.Decimal(lo)
-        if value == 0:
-            return ("-" if negative else "") + "0." + "0" * (digits - 1) + "e+00"
-        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-    return f"{mantissa}e{int(exponent):+03d}"
+    if hi == 0:
+        return f"{hi:.{digits - 1}e}"
+    with decimal.localcontext(_exact_context()) as ctx:
+        ctx.traps[decimal.Inexact] = False  # the rounding to `digits`
+        return _scientific(f"{dd_to_decimal(hi, lo):.{digits - 1}e}")
+
+
+def dd_to_exact_string(hi: float, lo: float) -> str:
+    """The exact value hi + lo in scientific notation with all its significant digits (up to
+    1384: hi + lo is a finite binary fraction, so its decimal expansion ends)."""
+    special = _special_string(hi, lo)
+    if special is not None:
+        return special
+    if hi == 0:
+        return f"{hi:.0e}"
+    return _scientific(f"{_exact_context().normalize(dd_to_decimal(hi, lo)):e}")
+
+
+# Python's format mini-language: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
+_FORMAT_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ]?)(?P<z>z?)"
+                          r"(?P<alternate>#?)(?P<zero>0?)(?P<width>\d*)(?P<grouping>[,_]?)"
+                          r"(?:\.(?P<precision>\d+))?(?P<type>[eEfFgGn%]?)")
+
+
+def _pad(body: str, fill: str, align: str, zero: bool, width: int) -> str:
+    """body (a formatted number) padded to `width` as Python pads numbers: right-aligned by
+    default, '=' (and the 0 flag) after the sign."""
+    if zero and not align:
+        fill, align = "0", "="
+    fill, align = fill or " ", align or ">"
+    if len(body) >= width:
+        return body
+    if align == "=":
+        sign = body[:1] if body[:1] in "+- " else ""
+        return sign + fill * (width - len(body)) + body[len(sign):]
+    return format(body, f"{fill}{align}{width}")
+
+
+def _general_spec(value: decimal.Decimal, precision: int, kind: str, alternate: bool) -> str:
+    """The e/f precision and type that Python's float formatting picks for the general types
+    (g, G, n, and no type with a precision) at `precision` significant digits, given the exact
+    value: from the value rounded to that many digits, with its trailing zeros dropped unless
+    '#'. Rounding the exact value to fewer digits than `precision` where the dropped ones are
+    zeros gives the same number, so formatting the exact value with the result is exact."""
+    precision = max(precision, 1)
+    rounded = decimal.Context(prec=precision, rounding=decimal.ROUND_HALF_EVEN).plus(value)
+    exponent = rounded.adjusted()
+    significant = precision if alternate else len(rounded.normalize().as_tuple().digits)
+    fixed_limit = precision - 1 if kind == "" else precision  # no type: 1e16 at '.16'
+    upper = "E" if kind == "G" else "e"
+    if not -4 <= exponent < fixed_limit:
+        return f"{significant - 1}{upper}"
+    decimals = max(significant - 1 - exponent, 1 if kind == "" else 0)
+    return f"{decimals}{'F' if kind == 'G' else 'f'}"
+
+
+def format_dd(hi: float, lo: float, spec: str) -> str:
+    """format(hi + lo, spec) as Python formats a float, from the exact value: the types e, E, f,
+    F, g, G, n, % (default precision 6), no type with a precision (like g), correctly rounded
+    (ties to even; '%' scales the exact value, where a float rounds x * 100 first); no type and no precision: the shortest round-trip string (repr's), aligned
+    as a string. Zeros, nan and +-inf are formatted as the float of that value."""
+    match = _FORMAT_SPEC.fullmatch(spec)
+    if match is None:
+        raise ValueError(f"invalid format spec {spec!r} for a DD value (use the float types "
+                         "e, E, f, F, g, G, n or %, e.g. '.40e')")
+    kind = match["type"]
+    special = _special_string(hi, lo)
+    if special is not None or hi == 0:
+        return format(float(special) if special is not None else hi, spec)
+    pad = (match["fill"], match["align"], bool(match["zero"]), int(match["width"] or 0))
+    if kind == "" and match["precision"] is None:
+        shortest = dd_to_shortest_string(hi, lo)
+        if match["sign"] in "+ " and not shortest.startswith("-"):
+            shortest = match["sign"] + shortest
+        return _pad(shortest, *pad)
+    precision = int(match["precision"]) if match["precision"] is not None else 6
+    with decimal.localcontext(_exact_context()) as ctx:
+        ctx.traps[decimal.Inexact] = False  # the rounding to the requested digits
+        value = dd_to_decimal(hi, lo)
+        if kind in ("", "g", "G", "n"):
+            tail = _general_spec(value, precision, kind, bool(match["alternate"]))
+        else:
+            tail = f"{precision}{kind}"
+        grouping = match["grouping"] and ","  # Decimal knows ',' only: '_' replaces it below
+        body = format(value, f"{match['sign']}{match['z']}{grouping}.{tail}")
+        body = body.replace(",", match["grouping"])
+    if tail[-1] in "eE":  # Decimal writes e-5; floats e-05
+        mantissa, mark, exponent = body.rpartition(tail[-1])
+        body = f"{mantissa}{mark}{int(exponent):+03d}"
+    if match["alternate"] and "." not in body:  # '#': a decimal point always (Decimal has no '#')
+        end = len(body.rstrip("%").split("e")[0].split("E")[0])
+        body = body[:end] + "." + body[end:]
+    return _pad(body, *pad)
 
 
 def _is_even(x: float) -> bool:

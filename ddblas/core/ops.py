@@ -309,15 +309,20 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
 
 
 def dot(x, y, *, fma=None, add=None) -> DDArray:
-    """Inner product of two 1-D arrays of equal length in DD (a scalar operand multiplies).
-    Each product is a DD multiply, the sums DD adds in the fixed order of sum(): error <=
-    (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|)."""
+    """numpy.dot in DD. A scalar operand multiplies. Two 1-D arrays of equal length: the inner
+    product, each product a DD multiply, the sums DD adds in the fixed order of sum(): error
+    <= (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|). Otherwise (N-d, as NumPy):
+    dot(x, y)[i..., j..., k] = sum_m x[i..., m] y[j..., m, k], computed as one matrix product
+    of x as a (-1, m) matrix and y as an (m, -1) one by ddblas.matmul (rgemm, algorithm="auto",
+    with its bound), so dot of 2-D arrays is x @ y bit for bit."""
     x, y = operands(x, y)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y, fma=fma, add=add)
-    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"dot takes two 1-D arrays of equal length (or a scalar), got shapes "
-                         f"{x.shape} and {y.shape}")
+    if x.ndim >= 2 or y.ndim >= 2:
+        return _dot_by_matmul(x, y, fma=fma, add=add)
+    if x.shape != y.shape:
+        raise ValueError(f"dot: shapes {x.shape} and {y.shape} not aligned: "
+                         f"{x.shape[0]} (dim 0) != {y.shape[0]} (dim 0)")
     n = x.shape[0]
     xp = x.xp
     if n == 0:
@@ -333,6 +338,23 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
               part_hi, part_lo)
     s_hi, s_lo = reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix)
     return DDArray(s_hi.reshape(()), s_lo.reshape(()), normalize=False)
+
+
+def _dot_by_matmul(x: DDArray, y: DDArray, fma, add) -> DDArray:
+    """dot of N-d operands (one at least 2-D) as one 2-D product by blas.gemm's matmul, reached
+    through DDArray's operation registry (core must not import blas)."""
+    length = x.shape[-1]
+    y_axis = y.ndim - 2 if y.ndim >= 2 else 0  # the axis of y that is summed over
+    if y.shape[y_axis] != length:
+        raise ValueError(f"dot: shapes {x.shape} and {y.shape} not aligned: {length} (dim "
+                         f"{x.ndim - 1}) != {y.shape[y_axis]} (dim {y_axis})")
+    rest = y.shape[:y_axis] + y.shape[y_axis + 1:]
+    order = (y_axis,) + tuple(d for d in range(y.ndim) if d != y_axis)
+    columns = int(np.prod(rest, dtype=np.int64))
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    product = operation("matmul")(x.reshape(rows, length),
+                                  y.transpose(order).reshape(length, columns), fma=fma, add=add)
+    return product.reshape(x.shape[:-1] + rest)
 
 
 # ---- NumPy protocols ----
@@ -388,10 +410,14 @@ def _copy(a): return a.copy()
 def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
 def _reshape(a, shape): return a.reshape(shape)
 def _np_sum(a, axis=None, keepdims=False): return sum(a, axis=axis, keepdims=keepdims)
+def _np_dot(a, b, out=None):
+    if out is not None:
+        raise TypeError("ddblas: np.dot with out= is not supported for DDArray")
+    return dot(a, b)
 
 
 _FUNCTIONS = {
-    np.sum: _np_sum, np.dot: dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
+    np.sum: _np_sum, np.dot: _np_dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
     np.copy: _copy, np.transpose: _transpose, np.reshape: _reshape,
 }
 

@@ -1,7 +1,8 @@
 """Arithmetic options: which two_prod (FMA or Dekker) and which DD addition (accurate, sloppy).
 
 ``ddblas.options(...)`` sets them for a block of code in the current thread; every operation also
-takes ``fma=`` and ``add=`` keywords that override them for one call.
+takes ``fma=`` and ``add=`` keywords that override them for one call. Also the print options
+(the digits of repr and str), process-wide like NumPy's.
 """
 from __future__ import annotations
 
@@ -65,3 +66,43 @@ def options(fma=None, add=None):
         yield new
     finally:
         _local.options = previous
+
+
+# ---- print options ----
+_PRINT_DEFAULTS = {"precision": None}
+_print_options = dict(_PRINT_DEFAULTS)
+
+
+def _check_precision(precision) -> None:
+    if precision is not None and (not isinstance(precision, int) or isinstance(precision, bool)
+                                  or not 1 <= precision <= 1400):
+        raise ValueError(f"precision must be None or an int from 1 to 1400, got {precision!r}")
+
+
+def set_printoptions(precision=None) -> None:
+    """Set how DDArray repr and str write values. precision=None (default): repr writes the
+    shortest decimal that converts back to the same DD, str 32 significant digits; an int: both
+    write that many significant digits, correctly rounded, in scientific notation."""
+    _check_precision(precision)
+    _print_options["precision"] = precision
+
+
+def get_printoptions() -> dict:
+    """The print options in effect, as a new dict: {"precision": None or int}."""
+    return dict(_print_options)
+
+
+@contextlib.contextmanager
+def printoptions(precision=None):
+    """Context manager: set_printoptions(precision) for the block, the previous options after.
+
+    >>> with ddblas.printoptions(precision=40):
+    ...     print(repr(x))
+    """
+    _check_precision(precision)
+    previous = get_printoptions()
+    set_printoptions(precision)
+    try:
+        yield get_printoptions()
+    finally:
+        set_printoptions(**previous)

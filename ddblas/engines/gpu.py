@@ -29,7 +29,8 @@ def available() -> bool:
 def require() -> None:
     if not available():
         raise RuntimeError("ddblas: no GPU available: device='gpu' needs CuPy (pip install "
-                           "'ddblas[gpu]') and a CUDA device; use device='cpu'")
+                           "'ddblas[gpu]', or pip install '.[gpu]' in a source checkout) and a "
+                           "CUDA device; use device='cpu'")
 
 
 def arch() -> str:

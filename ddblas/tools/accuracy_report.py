@@ -28,6 +28,11 @@ VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "
             Options(False, "sloppy")]
 COLORS = {"fma/accurate": "tab:blue", "fma/sloppy": "tab:orange", "nofma/accurate": "tab:green",
           "nofma/sloppy": "tab:red", "float64": "black"}
+# Variants often give identical errors: each series has its own marker, line style and a small
+# shift along x (a factor SHIFT per series, on log axes), so that none hides another.
+MARKERS = {"fma/accurate": ("o", "-"), "fma/sloppy": ("s", "--"), "nofma/accurate": ("^", "-."),
+           "nofma/sloppy": ("v", ":"), "float64": ("D", "-")}
+SHIFT = 1.04
 OPS = ["add", "sub", "mul", "div", "sqrt"]
 ALGORITHMS = {"blocked": "tab:blue", "ozaki-fp64": "tab:purple",  # rgemm's, as plotted
               "ozaki-int8": "tab:orange"}
@@ -226,15 +231,26 @@ def _plot_elementwise(rows, path):
           "Elementwise DD operations (sloppy add/sub: error relative to |a|+|b|)")
 
 
-def _series(ax, rows, x_key, floor):
-    """One line per variant (CPU), the GPU's values as crosses, and dashed bounds if any."""
-    for name, color in COLORS.items():
+def _series(ax, rows, x_key, floor, top=None):
+    """One line per variant (CPU), each with its marker and style and shifted a little along x
+    (MARKERS, SHIFT), the GPU's values as crosses, and thin bounds if any. Values are kept
+    inside [floor, top]: those beyond top are drawn at top as hollow markers ("off the axis")."""
+    clipped_label = "beyond the axis (drawn at its top)"
+    for j, (name, color) in enumerate(COLORS.items()):
         mine = sorted((r for r in rows if r["variant"] == name), key=lambda r: r[x_key])
-        xs = [r[x_key] for r in mine]
-        ax.loglog(xs, [max(r["cpu"], floor) for r in mine], "o-", color=color, label=name,
-                  markersize=4)
+        xs = np.array([r[x_key] for r in mine], dtype=float) * SHIFT ** (j - (len(COLORS) - 1) / 2)
+        marker, style = MARKERS[name]
+        cpu = np.array([r["cpu"] for r in mine], dtype=float)
+        ax.loglog(xs, np.clip(cpu, floor, top), marker=marker, linestyle=style, color=color,
+                  label=name, markersize=5, markerfacecolor="none" if j % 2 else color)
+        if top is not None and (cpu > top).any():
+            ax.loglog(xs[cpu > top], np.full((cpu > top).sum(), top), marker=marker,
+                      linestyle="none", color=color, markersize=11, markerfacecolor="none",
+                      label=clipped_label)
+            clipped_label = None
         if "gpu" in mine[0]:
-            ax.loglog(xs, [max(r["gpu"], floor) for r in mine], "x", color="black", markersize=7,
+            gpu = np.array([r["gpu"] for r in mine], dtype=float)
+            ax.loglog(xs, np.clip(gpu, floor, top), "x", color="black", markersize=7,
                       label="GPU" if name == "fma/accurate" else None)
         if "bound" in mine[0]:
             ax.loglog(xs, [r["bound"] for r in mine], "--", color=color, linewidth=0.8)
@@ -249,11 +265,12 @@ def _plot_gemm(rows, path):
 
 def _plot_dot(rows, path):
     fig, ax = figure((7, 4.5))
-    _series(ax, rows, "cond", 1e-40)
+    top = 1e3
+    _series(ax, rows, "cond", 1e-40, top)
     conds = np.logspace(0, 41, 50)
-    ax.loglog(conds, np.minimum(2.0 ** -53 * conds, 1e3), "k:", label="u·cond")
-    ax.loglog(conds, np.minimum(U2 * conds, 1e3), "k--", label="u²·cond")
-    ax.set_ylim(1e-40, 1e3)
+    ax.loglog(conds, np.minimum(2.0 ** -53 * conds, top), "k:", label="u·cond")
+    ax.loglog(conds, np.minimum(U2 * conds, top), "k--", label="u²·cond")
+    ax.set_ylim(1e-41, top * 30)  # room for the markers drawn at the top
     save_figure(fig, ax, path, "condition number 2 Σ|x_i y_i| / |Σ x_i y_i|",
           "relative error of the dot product",
           "Dot products (Ogita–Rump–Oishi generator, float64 inputs)")
@@ -407,13 +424,14 @@ print(accuracy.error(ddblas.sqrt(abs(x)), ref))
 inputs of a chosen condition number (`dot_condition`, `matrix_condition` measure it exactly);
 `accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals."""
 
-def run(quick: bool = False, out_dir: str = "docs", command: str = "python -m ddblas accuracy") -> int:
+def run(quick: bool = False, out_dir: str = "ddblas-accuracy", command: str = "python -m ddblas accuracy") -> int:
     try:
         import matplotlib
         from tqdm import tqdm
     except ImportError as exc:
         raise SystemExit(f"python -m ddblas accuracy needs matplotlib and tqdm ({exc}): "
-                         "pip install 'ddblas[accuracy]'") from None
+                         "pip install 'ddblas[accuracy]', or pip install '.[accuracy]' in a "
+                         "source checkout") from None
     matplotlib.use("Agg")
     devices = ["cpu", "gpu"] if gpu_available() else ["cpu"]
     sizes = dict(zip(("elementwise", "gemm_m", "dot_n", "spread_ks"),

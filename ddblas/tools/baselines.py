@@ -42,7 +42,7 @@ from ddblas import DDArray, accuracy, random
 from .timing import time_on
 
 PREC = 106  # bits of the MPFR, Arb and mpmath baselines: the DD significand
-_INSTALL = "pip install 'ddblas[bench]'"
+_INSTALL = "pip install 'ddblas[bench]', or '.[bench]' in a source checkout"
 
 
 def bench_inputs(n: int, seed: int = 0, device: str = "cpu") -> tuple[DDArray, DDArray]:

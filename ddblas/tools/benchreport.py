@@ -41,7 +41,7 @@ TABLES = {
     "rgemm-algorithms": ("rgemm algorithms: the classic kernel and Ozaki scheme I (default "
                          "variant)", [
         ("device", "device", "s"), ("n", "N", "d"), ("algorithm", "algorithm", "s"),
-        ("gflops", "GFLOP/s", ".1f"), ("engine_fraction", "of engine", "%"),
+        ("gflops", "GFLOP/s", ".3g"), ("engine_fraction", "of engine", "%"),
         ("slices", "S", "d"), ("gemms", "slice GEMMs", "d"), ("error", "error u²", ".3g"),
         ("fallback", "fallback", "s"), ("seconds", "s", ".4f"), ("auto", "auto picks", "s")]),
     "baselines": ("ddblas against other libraries (same inputs; speed-up of the faster ddblas "
@@ -261,11 +261,39 @@ def _plot_forward_error(rows, path):
                 "Ax = b: forward error against the condition number")
 
 
+def _plot_rgemm(tables, path):
+    """rgemm's DD GFLOP/s against N per variant (CPU: all threads; GPU: the fastest algorithm
+    and layout at each N), with each variant's in-register ceiling as a dotted line."""
+    fig, ax = figure((8, 5))
+    kernels = {"cpu": tables.get("rgemm-cpu") or [], "gpu": tables.get("rgemm-gpu") or []}
+    for device, rows in kernels.items():
+        for variant in dict.fromkeys(r["variant"] for r in rows):
+            best = {}
+            for r in rows:
+                if r["variant"] == variant:
+                    best[r["n"]] = max(best.get(r["n"], 0.0), r["gflops"])
+            sizes = sorted(best)
+            ax.loglog(sizes, [best[n] for n in sizes], "o-" if device == "cpu" else "s--",
+                      color=COLORS[variant], markersize=4, label=f"{variant} ({device})")
+            ceiling = [c["gflops"] for c in tables.get("ceilings") or []
+                       if c["device"] == device and c["variant"] == variant
+                       and c.get("threads") == (rows[0].get("threads"))]
+            if ceiling and len(sizes) > 0:
+                ax.hlines(ceiling[0], sizes[0], sizes[-1], colors=COLORS[variant],
+                          linestyles=":", linewidth=1)
+    ax.set_xscale("log", base=2)
+    save_figure(fig, ax, path, "N (N×N×N)", "DD GFLOP/s (2N³ / time)",
+                "rgemm per variant (dotted: in-register madd ceilings)")
+
+
 def plots(results, prefix: str) -> list[str]:
     """The PNGs this run's tables allow; returns their paths."""
     import matplotlib
     matplotlib.use("Agg")
     made, tables = [], results["tables"]
+    if tables.get("rgemm-cpu") or tables.get("rgemm-gpu"):
+        made.append(prefix + "rgemm.png")
+        _plot_rgemm(tables, made[-1])
     if tables.get("baselines"):
         made.append(prefix + "gflops.png")
         _plot_libraries(tables["baselines"], made[-1])

@@ -14,7 +14,7 @@ def _bench(parser, args, argv) -> int:
         import tqdm  # noqa: F401
     except ImportError as exc:
         parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
-                     "pip install 'ddblas[bench]'")
+                     "pip install 'ddblas[bench]', or pip install '.[bench]' in a source checkout")
     from . import bench as _bench
     plan = _bench.Plan.quick() if args.quick else _bench.Plan()
     for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
@@ -64,8 +64,9 @@ def main(argv=None) -> int:
     acc = commands.add_parser("accuracy", help="measure DD errors exactly against the proven "
                                                "bounds; write DIR/accuracy.md and plots")
     acc.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
-    acc.add_argument("--out-dir", default="docs", help="where accuracy.md and the PNGs go "
-                                                       "(default: docs)")
+    acc.add_argument("--out-dir", default="ddblas-accuracy",
+                     help="where accuracy.md and the PNGs go (default: ./ddblas-accuracy, made "
+                          "if missing; pass --out-dir docs to regenerate the repository's docs)")
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")

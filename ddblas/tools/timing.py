@@ -53,15 +53,26 @@ def time_gpu_graph(fn, repeat, calls):
     return statistics.median(times), "graph"
 
 
-def time_wall(fn, repeat):
-    """Median wall-clock seconds of fn() over `repeat` calls, after one warm-up call."""
+def _wall_times(fn, repeat) -> list[float]:
+    """Wall-clock seconds of `repeat` calls of fn(), after one warm-up call."""
     fn()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def time_wall(fn, repeat):
+    """Median wall-clock seconds of fn() over `repeat` calls, after one warm-up call."""
+    return statistics.median(_wall_times(fn, repeat))
+
+
+def time_best(fn, repeat):
+    """The shortest wall-clock seconds of fn() over `repeat` calls, after one warm-up call: for
+    reference rates (an engine's peak), which other load on the machine can only lower."""
+    return min(_wall_times(fn, repeat))
 
 
 def time_on(device: str, fn, repeat: int) -> float:

@@ -1,0 +1,369 @@
+"""DDArray as a NumPy citizen (issue 17, items 4-7): dtype, astype, tolist, item; save/load and the
+xprec / numpy-quaddtype conversions; format(), to_decimal_string and the print options;
+random's shape-independent draws; np.dot on N-d arrays."""
+from __future__ import annotations
+
+import decimal
+import math
+import pickle
+import sys
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddvalues import dd_value, exact_values, gemm_constant, same_bits, to_ddarray
+
+# Adversarial pairs: -0, subnormals, the largest DD, NaN, infinities, wide gaps hi/lo.
+SPECIAL_PAIRS = [(0.0, 0.0), (-0.0, 0.0), (5e-324, 0.0), (1e-300, -5e-324),
+                 (1.0, 2.0 ** -200), (1.0, -2.0 ** -1074), (1.7976931348623157e308, 2.0 ** 969),
+                 (math.nan, math.nan), (math.inf, 0.0), (-math.inf, 0.0), (0.1, -5.551115123125783e-18)]
+
+
+def special_array(device):
+    hi = np.array([p[0] for p in SPECIAL_PAIRS])
+    lo = np.array([p[1] for p in SPECIAL_PAIRS])
+    return ddblas.DDArray(hi, lo, normalize=False).to_device(device)
+
+
+# ---- item 4: dtype, astype, tolist, item ----
+def test_dtype_marker(device):
+    x = ddblas.zeros((2, 3), device=device)
+    assert x.dtype is ddblas.dd and x.dtype == "dd" and x.dtype != "float64"
+    assert (ddblas.dd.name, ddblas.dd.kind, ddblas.dd.itemsize, str(ddblas.dd)) == ("dd", "f", 16, "dd")
+    assert repr(ddblas.dd) == "ddblas.dd" and hash(ddblas.dd) == hash("dd")
+    assert x.parts_dtype == np.float64
+    with pytest.raises(TypeError):
+        np.dtype(ddblas.dd)
+
+
+def test_astype(device):
+    x = special_array(device)
+    f = x.astype(np.float64)
+    assert type(f) is type(x.hi) and same_bits(f, x.hi + x.lo)
+    for name in (float, "float64", "f8", np.dtype(np.float64)):
+        assert same_bits(x.astype(name), f)
+    for marker in ("dd", ddblas.dd):
+        y = x.astype(marker)
+        assert same_bits(y, x) and y is not x and y.hi is not x.hi
+    assert x.astype("dd", copy=False) is x
+    objects = x.astype(object)
+    assert isinstance(objects, np.ndarray) and objects.dtype == object and objects.shape == x.shape
+    for value, (hi, lo) in zip(objects, SPECIAL_PAIRS):
+        if math.isnan(hi):
+            assert mpmath.isnan(value)
+        elif math.isinf(hi):
+            assert value == hi
+        else:
+            assert isinstance(value, mpmath.mpf) and Fraction(*value.as_integer_ratio()) == \
+                Fraction(hi) + Fraction(lo)
+    for bad in (np.float32, np.int64, "complex128", "ddd"):
+        with pytest.raises(TypeError, match="dtype"):
+            x.astype(bad)
+
+
+@settings(max_examples=40)
+@given(st.lists(dd_value(min_exp=-1000, max_exp=1000), min_size=1, max_size=6))
+def test_tolist_and_item_are_exact(device, pairs):
+    x = to_ddarray(pairs, device)
+    exact = exact_values(x)
+    values = x.tolist()
+    assert [Fraction(*v.as_integer_ratio()) for v in values] == exact
+    assert x.tolist(kind="float") == [float(h + l) for h, l in pairs]
+    assert Fraction(*x.item(len(pairs) - 1).as_integer_ratio()) == exact[-1]
+    assert x.item(0, kind="float") == pairs[0][0] + pairs[0][1]
+    assert x.to_mpmath() == values
+    grid = x.reshape(1, len(pairs), 1)
+    assert grid.tolist() == [[[v] for v in values]]
+    assert Fraction(*grid.item(0, len(pairs) - 1, 0).as_integer_ratio()) == exact[-1]
+
+
+def test_mpmath_values_show_32_digits_and_stay_exact():
+    x = ddblas.array(["0.1", "1e-300"])
+    first, second = x.to_mpmath()
+    assert mpmath.mp.dps == 15
+    assert repr(first) == "mpf('0.099999999999999999999999999999999692')"
+    assert str(first) == "0.1" and str(ddblas.array(1) / 3).startswith("3.33333333333333333")
+    assert len(repr(second).split("e")[0]) > 32
+    assert repr(x.to_mpmath()).count("9999999999999999999999") == 2  # a list shows 32 digits
+    assert isinstance(first + 1, mpmath.mpf) and type(first + 1) is mpmath.mpf
+    assert pickle.loads(pickle.dumps(first)) == first
+    with mpmath.workprec(300):  # arithmetic follows mpmath's precision, not the display's
+        tiny = mpmath.mpf(2) ** -200
+        assert first - tiny == Fraction(*first.as_integer_ratio()) - Fraction(1, 2 ** 200)
+    assert first - tiny == 0.1  # rounded to mpmath's default 53 bits
+    assert float(x[0].item()) == 0.1
+
+
+def test_item_and_tolist_errors(device):
+    x = ddblas.zeros((2, 2), device=device)
+    with pytest.raises(ValueError, match="size 1"):
+        x.item()
+    with pytest.raises(IndexError):
+        x.item(4)
+    with pytest.raises(ValueError, match="kind"):
+        x.tolist(kind="str")
+    with pytest.raises(ValueError, match="kind"):
+        x[0, 0].item(kind=float)
+    assert ddblas.zeros((1, 1), device=device).item() == 0
+    assert ddblas.zeros((0, 3), device=device).tolist() == []
+    assert ddblas.array("2.5", device=device).tolist() == 2.5
+
+
+# ---- item 5: save / load, xprec, numpy-quaddtype ----
+@pytest.mark.parametrize("shape", [(11,), (0,), (), (3, 0, 2)])
+def test_save_load_round_trip_bitwise(device, tmp_path, shape):
+    x = special_array(device)
+    x = x[0] if shape == () else (x if shape == (11,) else ddblas.zeros(shape, device=device))
+    path = tmp_path / "x"
+    ddblas.save(path, x)
+    assert (tmp_path / "x.npz").exists()
+    for target in ("cpu", device):
+        y = ddblas.load(tmp_path / "x.npz", device=target)
+        assert y.device == target and same_bits(y, x)
+
+
+def test_save_load_strided_view_and_file_object(device, tmp_path):
+    x = ddblas.random((6, 5), seed=3, device=device).T[::2, 1:]
+    with open(tmp_path / "v.npz", "wb") as f:
+        ddblas.save(f, x)
+    with open(tmp_path / "v.npz", "rb") as f:
+        assert same_bits(ddblas.load(f, device=device), x)
+
+
+def test_load_refuses_other_files(tmp_path):
+    np.save(tmp_path / "a.npy", np.zeros(3))
+    np.savez(tmp_path / "b.npz", hi=np.zeros(2), lo=np.zeros(2))
+    np.savez(tmp_path / "c.npz", format=np.array("ddblas-dd-v1"), hi=np.zeros(2))
+    np.savez(tmp_path / "d.npz", format=np.array("ddblas-dd-v1"), shape=np.array([3]),
+             hi=np.zeros(2), lo=np.zeros(2))
+    (tmp_path / "e.txt").write_text("not numpy")
+    cases = {"a.npy": "holds one NumPy array of dtype float64", "b.npz": "found no format tag",
+             "c.npz": "lacks", "d.npz": "must be float64 of shape", "e.txt": "cannot read it"}
+    for name, message in cases.items():
+        with pytest.raises(ValueError, match=message) as info:
+            ddblas.load(tmp_path / name)
+        assert name in str(info.value) and "not a ddblas DD file" in str(info.value) or \
+            "damaged" in str(info.value)
+    with pytest.raises(FileNotFoundError):
+        ddblas.load(tmp_path / "missing.npz")
+    with pytest.raises(TypeError, match="DDArray"):
+        ddblas.save(tmp_path / "f", np.zeros(3))
+    with pytest.raises(ValueError, match="device"):
+        ddblas.load(tmp_path / "a.npy", device="tpu")
+
+
+def test_xprec_round_trip(device):
+    xprec = pytest.importorskip("xprec")
+    x = special_array(device)
+    a = ddblas.to_xprec(x)
+    assert a.dtype == xprec.ddouble and a.shape == x.shape
+    assert same_bits(ddblas.from_xprec(a, device=device), x)
+    third = np.array([1.0, 1e-300, -7.0], dtype=xprec.ddouble) / 3  # xprec's own arithmetic
+    back = ddblas.from_xprec(third.reshape(3, 1)[::-1], device=device)
+    pairs = third.view(np.float64).reshape(3, 2)[::-1]
+    assert back.shape == (3, 1) and same_bits(back.hi.ravel(), pairs[:, 0].copy())
+    with pytest.raises(TypeError, match="xprec.ddouble"):
+        ddblas.from_xprec(np.zeros(3))
+    with pytest.raises(TypeError, match="from_xprec"):
+        ddblas.array(third)
+
+
+def _quad_fraction(q) -> Fraction:
+    """The exact value of a finite IEEE binary128 scalar, from its bits."""
+    bits = int.from_bytes(np.array([q], dtype=q.dtype).tobytes(), "little")
+    sign, exponent, fraction = bits >> 127, (bits >> 112) & 0x7FFF, bits & ((1 << 112) - 1)
+    value = Fraction(fraction, 1 << 112) * Fraction(2) ** -16382 if exponent == 0 else \
+        (1 + Fraction(fraction, 1 << 112)) * Fraction(2) ** (exponent - 16383)
+    return -value if sign else value
+
+
+@settings(max_examples=40)
+@given(st.lists(dd_value(min_exp=-1000, max_exp=1000), min_size=1, max_size=5))
+def test_quad_conversions(device, pairs):
+    quaddtype = pytest.importorskip("numpy_quaddtype")
+    x = to_ddarray(pairs, device)
+    q = ddblas.to_quad(x)
+    assert isinstance(q.dtype, quaddtype.QuadPrecDType)
+    for value, exact in zip(q, exact_values(x)):
+        got = _quad_fraction(value)
+        top = math.floor(math.log2(abs(exact))) if exact else 0
+        assert abs(got - exact) <= Fraction(2) ** (top - 113)  # correctly rounded to 113 bits
+        hi, lo = ddblas.core.convert.dd_from_fraction(exact)
+        if lo == 0 or abs(lo) >= 2.0 ** -60 * abs(hi):
+            assert got == exact  # the documented exact case
+    back = ddblas.from_quad(q, device=device)
+    for value, got in zip(q, exact_values(back)):  # the nearest DD of the quad value
+        assert (float(got), float(got - Fraction(float(got)))) == \
+            ddblas.core.convert.dd_from_fraction(_quad_fraction(value))
+
+
+def test_quad_specials(device):
+    pytest.importorskip("numpy_quaddtype")
+    x = special_array(device)
+    back = ddblas.from_quad(ddblas.to_quad(x), device=device)
+    for i, (hi, lo) in enumerate(SPECIAL_PAIRS):
+        if math.isfinite(hi) and (lo == 0 or abs(lo) >= 2.0 ** -60 * abs(hi)):  # fits 113 bits
+            assert same_bits(back[i], x[i])
+    assert exact_values(back[4]) == [1]  # 1 + 2^-200 rounds to 1 in binary128
+    h = back.to_device("cpu").hi
+    assert np.isnan(h[7]) and h[8] == math.inf and h[9] == -math.inf and np.signbit(h[1])
+    with pytest.raises(TypeError, match="QuadPrecDType"):
+        ddblas.from_quad(np.zeros(2))
+    with pytest.raises(TypeError, match="from_quad"):
+        ddblas.asarray(ddblas.to_quad(x))
+
+
+# ---- item 6: formatting ----
+SPECS = [".40e", ".25f", "g", ".3", ">50.10e", "+.5E", "e", ".0e", ".3g", "#.3g", "G", ".17g",
+         "12.4g", ",.3f", "<12.3e", "=+12.3e", "012.3f", "*^30.4e", "#.0f", "_.4f"]
+
+
+@settings(max_examples=60)
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_format_of_doubles_matches_python(device, value):
+    x = ddblas.array(value, device=device)
+    for spec in SPECS:
+        assert format(x, spec) == format(value, spec)
+
+
+def _rounding_ok(text: str, exact: Fraction, unit: Fraction) -> bool:
+    """text is exact rounded to a multiple of unit, to nearest (ties to even digit)."""
+    got = Fraction(decimal.Decimal(text.replace(",", "").replace("_", "").strip()))
+    error = abs(got - exact)
+    return error < unit / 2 or (error == unit / 2 and (got / unit) % 2 == 0)
+
+
+@settings(max_examples=60)
+@given(dd_value(min_exp=-300, max_exp=300, allow_zero=False), st.integers(1, 60))
+def test_format_rounds_the_exact_value(device, pair, digits):
+    x = ddblas.DDArray(*pair).to_device(device)
+    (exact,) = exact_values(x)
+    top = decimal.Decimal(exact.numerator) / decimal.Decimal(exact.denominator)
+    text = format(x, f".{digits - 1}e")
+    mantissa, exponent = text.split("e")
+    assert len(exponent) >= 3 and len(mantissa.lstrip("-").replace(".", "")) == digits
+    assert _rounding_ok(text, exact, Fraction(10) ** (int(exponent) - digits + 1))
+    fixed = format(x, f".{digits}f")
+    assert _rounding_ok(fixed, exact, Fraction(1, 10 ** digits))
+    assert x.to_decimal_string(digits) == text.replace("E", "e")
+    assert Fraction(decimal.Decimal(x.to_decimal_string())) == exact
+    assert abs(top) > 0
+
+
+def test_format_examples(device):
+    x = ddblas.array("0.1", device=device)
+    assert f"{x:.40e}" == "9.9999999999999999999999999999999691851209e-02"
+    assert "{:.25f}".format(x) == "0.1000000000000000000000000"
+    assert "{:g}".format(x) == "0.1" and f"{x}" == str(x)
+    # '%' scales the exact value (a float's x * 100 rounds first: 36028797018964096.00%)
+    assert f"{ddblas.array(360287970189641.0, device=device):.2%}" == "36028797018964100.00%"
+    assert f"{ddblas.array('-0', device=device):.3e}" == "-0.000e+00"
+    assert format(ddblas.array([1, 2], device=device), "") == str(ddblas.array([1, 2]))
+    with pytest.raises(TypeError, match="0-d"):
+        format(ddblas.array([1, 2], device=device), ".3e")
+    for bad in ("d", ".3x", "s", "10.3.2f"):
+        with pytest.raises(ValueError, match="format spec"):
+            format(x, bad)
+
+
+def test_to_decimal_string(device):
+    x = special_array(device)
+    strings = x.to_decimal_string()
+    assert strings[0] == "0e+00" and strings[1] == "-0e+00" and strings[7:10] == ["nan", "inf", "-inf"]
+    for text, (hi, lo) in zip(strings, SPECIAL_PAIRS):
+        if math.isfinite(hi):
+            assert Fraction(decimal.Decimal(text)) == Fraction(hi) + Fraction(lo)
+    assert ddblas.array("0.1", device=device).to_decimal_string(5) == "1.0000e-01"
+    assert ddblas.zeros((2, 1), device=device).to_decimal_string(3) == [["0.00e+00"], ["0.00e+00"]]
+    for bad in (0, 1401, 2.5, True):
+        with pytest.raises(ValueError, match="digits"):
+            x.to_decimal_string(bad)
+
+
+def test_printoptions(device):
+    x = ddblas.array(["0.1", "-2"], device=device)
+    assert ddblas.get_printoptions() == {"precision": None}
+    assert repr(x) == f"DDArray([0.1, -2.0], device='{device}')"
+    with ddblas.printoptions(precision=5) as options:
+        assert options == {"precision": 5} == ddblas.get_printoptions()
+        assert repr(x) == f"DDArray([1.0000e-01, -2.0000e+00], device='{device}')"
+        assert str(x[0]) == "1.0000e-01"
+    assert ddblas.get_printoptions() == {"precision": None}
+    assert str(x[0]) == "1.0000000000000000000000000000000e-01"
+    ddblas.set_printoptions(precision=40)
+    try:
+        assert repr(x[0]) == f"DDArray({x[0].to_decimal_string(40)}, device='{device}')"
+    finally:
+        ddblas.set_printoptions()
+    for bad in (0, -1, 2.0, "5", True):
+        with pytest.raises(ValueError, match="precision"):
+            ddblas.set_printoptions(precision=bad)
+        with pytest.raises(ValueError, match="precision"):
+            with ddblas.printoptions(precision=bad):
+                pass
+    assert ddblas.get_printoptions() == {"precision": None}
+
+
+# ---- item 7: random ----
+@pytest.mark.parametrize("shapes", [((5,), (3,)), ((4, 3), (2, 3)), ((7,), (1,)), ((2, 2, 2), (8,))])
+def test_random_prefix_does_not_depend_on_the_shape(device, shapes):
+    long, short = (ddblas.random(s, seed=1, device=device).ravel() for s in shapes)
+    assert same_bits(long[:short.size], short)
+
+
+def test_random_values_are_106_bit_fractions(device):
+    x = ddblas.random((300,), seed=7, device=device)
+    for value in exact_values(x):
+        assert 0 <= value < 1 and (value * 2 ** 106).denominator == 1
+    assert same_bits(x, ddblas.random((300,), seed=7, device="cpu"))
+    assert not same_bits(x, ddblas.random((300,), seed=8, device=device))
+
+
+# ---- item 7: np.dot on N-d arrays ----
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 3)), ((2, 4), (4,)),
+                                    ((2, 3, 4), (5, 4, 2)), ((2, 1, 3), (3,)), ((3,), (2, 3, 1)),
+                                    ((0, 3), (3, 2)), ((2, 0), (0, 3)), ((1, 1), (1, 1))])
+def test_np_dot_nd_within_the_gemm_bound(device, variant, shapes):
+    x = ddblas.random(shapes[0], seed=11, device=device) * 4 - 2
+    y = ddblas.random(shapes[1], seed=12, device=device) - 0.5
+    with ddblas.options(**variant):
+        result = np.dot(x, y)
+    expected = np.dot(np.zeros(shapes[0]), np.zeros(shapes[1])).shape
+    assert isinstance(result, ddblas.DDArray) and result.shape == expected
+    xs = np.array(exact_values(x), dtype=object).reshape(shapes[0])
+    ys = np.array(exact_values(y), dtype=object).reshape(shapes[1])
+    exact = np.dot(xs, ys) if xs.size and ys.size else np.zeros(expected, dtype=object)
+    scale = np.dot(abs(xs), abs(ys)) if xs.size and ys.size else exact
+    k = shapes[0][-1]
+    limit = gemm_constant(variant["fma"], variant["add"], max(k, 1))
+    for got, e, s in zip(exact_values(result), np.ravel(exact), np.ravel(scale)):
+        assert abs(got - e) <= limit * s
+    if len(shapes[0]) == 2 and len(shapes[1]) == 2:
+        with ddblas.options(**variant):
+            assert same_bits(result, x @ y)
+
+
+def test_np_dot_errors(device):
+    a = ddblas.zeros((5, 4), device=device)
+    with pytest.raises(ValueError, match="not aligned"):
+        np.dot(a, a)
+    with pytest.raises(ValueError, match="not aligned"):
+        ddblas.dot(ddblas.zeros(3, device=device), ddblas.zeros(4, device=device))
+    with pytest.raises(TypeError, match="out="):
+        np.dot(a, a.T, out=ddblas.zeros((5, 5), device=device))
+
+
+@pytest.mark.parametrize("function, package", [("from_xprec", "pip install xprec"),
+                                               ("to_xprec", "pip install xprec"),
+                                               ("from_quad", "pip install numpy-quaddtype"),
+                                               ("to_quad", "pip install numpy-quaddtype")])
+def test_missing_optional_package_names_it(monkeypatch, function, package):
+    monkeypatch.setitem(sys.modules, "xprec", None)
+    monkeypatch.setitem(sys.modules, "numpy_quaddtype", None)
+    with pytest.raises(ImportError, match=package):
+        getattr(ddblas, function)(ddblas.zeros(2) if function.startswith("to") else np.zeros(2))
