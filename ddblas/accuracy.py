@@ -20,6 +20,8 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
     add, sub (accurate)    |err| <= c |exact|                      relative
     add, sub (sloppy)      |err| <= c (|a| + |b|)
     mul, div, sqrt         |err| <= c |exact|                      relative
+    sin, cos, tan, arcsin, arccos, arctan, arctan2, hypot
+                           |err| <= c |exact|   relative, MEASURED (docs/algorithms.md)
     sum                    |err| <= c sum |a_i|                    k = number of terms
     dot                    |err| <= c sum |x_i y_i|                k = length
     gemm                   |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|)   k = K
