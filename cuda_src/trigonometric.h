@@ -158,15 +158,15 @@ DD_HD dd not_a_number() {
     return r;
 }
 
-// sincos_small: sin r and cos r for |r| <= pi/32 (slightly more is fine) by Taylor series [QD]:
-// sin r = r + r z P(z), cos r = 1 + z Q(z), z = r^2, truncated after r^19/19! and r^18/18!
-// (next terms < 2^-117 |r| and 2^-128). sin(+-0) = +-0.
+// sincos_small: sin r and cos r - 1 for |r| <= pi/32 (slightly more is fine) by Taylor series
+// [QD]: sin r = r + r z P(z), cos r - 1 = z Q(z), z = r^2, truncated after r^19/19! and r^18/18!
+// (next terms < 2^-117 |r| and 2^-128). sin(+-0) = +-0. cos r - 1 rather than cos r keeps the
+// table's angle-addition (sincos) free of the rounding of 1 + z Q(z).
 template <class V>
-DD_HD void sincos_small(dd r, dd& s, dd& c) {
+DD_HD void sincos_small(dd r, dd& s, dd& c_minus_1) {
     const dd z = mul<V>(r, r);
-    const dd one = {1.0, 0.0};
     s = r.hi == 0.0 ? r : add<V>(r, mul<V>(r, mul<V>(z, series<V, Series::sin>(z))));
-    c = add<V>(one, mul<V>(z, series<V, Series::cos>(z)));
+    c_minus_1 = mul<V>(z, series<V, Series::cos>(z));
 }
 
 // reduce_pi16_sum: x - (kh + kl) pi/16 for integers kh, kl (doubles), |x| <= 2^100 [CW80]: the
@@ -223,7 +223,10 @@ DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
 
 // sincos: sin x and cos x [QD]: x = r + j pi/16 + q pi/2 (reduce_pi16, j = k mod 8, q = k/8 mod
 // 4), sin and cos of theta = r + j pi/16 from sincos_small and the table by the angle-addition
-// formulas, then the quadrant's rotation. nan for non-finite x and |x| > REDUCTION_LIMIT.
+// formulas written around the table's values: sin theta = S + (sin r C + (cos r - 1) S), cos theta
+// = C + ((cos r - 1) C - sin r S) with S, C = sin, cos(j pi/16), so that where the two products
+// cancel their errors are relative to the small correction only. Then the quadrant's rotation.
+// nan for non-finite x and |x| > REDUCTION_LIMIT.
 template <class V>
 DD_HD void sincos(dd x, dd& s, dd& c) {
     if (!isfinite(x.hi) || fabs(x.hi) > REDUCTION_LIMIT) {
@@ -232,14 +235,15 @@ DD_HD void sincos(dd x, dd& s, dd& c) {
     }
     int k;
     const dd r = reduce_pi16<V>(x, k);
-    dd sr, cr;
-    sincos_small<V>(r, sr, cr);
+    dd sr, cr_minus_1;
+    sincos_small<V>(r, sr, cr_minus_1);
     const int j = k % 8, quadrant = k / 8;
-    dd st = sr, ct = cr;
+    const dd one = {1.0, 0.0};
+    dd st = sr, ct = add<V>(one, cr_minus_1);
     if (j != 0) {
         const dd sj = sin_j_pi16(j), cj = sin_j_pi16(8 - j);
-        st = add<V>(mul<V>(sr, cj), mul<V>(cr, sj));
-        ct = sub<V>(mul<V>(cr, cj), mul<V>(sr, sj));
+        st = add<V>(sj, add<V>(mul<V>(sr, cj), mul<V>(cr_minus_1, sj)));
+        ct = add<V>(cj, sub<V>(mul<V>(cr_minus_1, cj), mul<V>(sr, sj)));
     }
     switch (quadrant) {
         case 0: s = st; c = ct; break;
@@ -269,22 +273,38 @@ DD_HD dd tan(dd x) {
     return div<V>(s, c);
 }
 
-// atan_unit: atan(t) for 0 <= t <= 1 [Mul16, Ch. 6]: c = j/32 nearest t, delta = (t - c) /
-// (1 + t c) with |delta| <= 1/64, atan(t) = atan(c) + delta + delta w R(w), w = delta^2, the
-// series truncated after delta^19/19 (next term < 2^-124 |delta|).
+// ldexp_dd: a * 2^e, exact unless a part leaves the normal range (as scaled, dd.h).
+DD_HD dd ldexp_dd(dd a, int e) {
+    const dd r = {ldexp(a.hi, e), ldexp(a.lo, e)};
+    return r;
+}
+
+// atan_ratio: atan(num / den) for 0 <= num <= den, den > 0 finite [Mul16, Ch. 6]: both scaled to
+// den in [1, 2) (exact), c = j/32 nearest t = num/den, delta = (t - c)/(1 + t c) = (num - c den) /
+// (den + c num) with |delta| <= 1/64 (one DD division; c den and c num are exact up to the
+// rounding of lo * c, c having 6 bits), atan(t) = atan(c) + delta + delta w R(w), w = delta^2,
+// the series truncated after delta^19/19 (next term < 2^-124 |delta|). j = 0: delta = t.
 template <class V>
-DD_HD dd atan_unit(dd t) {
-    const int j = (int)rint(t.hi * 32.0);
-    const dd one = {1.0, 0.0}, c = {j * 0x1p-5, 0.0};
-    const dd delta = j == 0 ? t : div<V>(sub<V>(t, c), add<V>(one, mul<V>(t, c)));
+DD_HD dd atan_ratio(dd num, dd den) {
+    const int e = ilogb(den.hi);
+    num = ldexp_dd(num, -e);
+    den = ldexp_dd(den, -e);
+    const int j = (int)rint(num.hi / den.hi * 32.0);
+    dd delta;
+    if (j == 0) {
+        delta = div<V>(num, den);
+    } else {
+        const dd c = {j * 0x1p-5, 0.0};
+        delta = div<V>(sub<V>(num, mul<V>(den, c)), add<V>(den, mul<V>(num, c)));
+    }
     const dd w = mul<V>(delta, delta);
     const dd a = delta.hi == 0.0 ? delta
                                  : add<V>(delta, mul<V>(delta, mul<V>(w, series<V, Series::atan>(w))));
     return j == 0 ? a : add<V>(atan_j32(j), a);
 }
 
-// atan2: the angle of the point (x, y), in [-pi, pi] [Mul16]: t = min(|x|,|y|) / max(|x|,|y|),
-// atan_unit(t), then pi/2 - a where |y| > |x| and pi - a where x < 0, with y's sign. Zeros,
+// atan2: the angle of the point (x, y), in [-pi, pi] [Mul16]: atan_ratio(min(|x|,|y|),
+// max(|x|,|y|)), then pi/2 - a where |y| > |x| and pi - a where x < 0, with y's sign. Zeros,
 // infinities and nans as C99 Annex F (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4, ...).
 template <class V>
 DD_HD dd atan2(dd y, dd x) {
@@ -303,7 +323,7 @@ DD_HD dd atan2(dd y, dd x) {
     } else {
         const dd ax = abs(x), ay = abs(y);
         const bool steep = greater(ay, ax);
-        angle = atan_unit<V>(steep ? div<V>(ax, ay) : div<V>(ay, ax));
+        angle = steep ? atan_ratio<V>(ax, ay) : atan_ratio<V>(ay, ax);
         if (steep) angle = sub<V>(HALF_PI, angle);
         if (x_negative) angle = sub<V>(PI, angle);
     }
@@ -357,10 +377,9 @@ DD_HD dd hypot(dd a, dd b) {
         return zero;
     }
     const int e = ilogb(big);
-    const dd as = {ldexp(a.hi, -e), ldexp(a.lo, -e)}, bs = {ldexp(b.hi, -e), ldexp(b.lo, -e)};
-    const dd r = sqrt<V>(add<V>(mul<V>(as, as), mul<V>(bs, bs)));
-    const dd out = {ldexp(r.hi, e), ldexp(r.lo, e)};
-    return float64_special_cases(out, out.hi);
+    const dd as = ldexp_dd(a, -e), bs = ldexp_dd(b, -e);
+    const dd r = ldexp_dd(sqrt<V>(add<V>(mul<V>(as, as), mul<V>(bs, bs))), e);
+    return float64_special_cases(r, r.hi);
 }
 
 }  // namespace trig
