@@ -5,7 +5,10 @@
 //          arithmetic", 2007: dd_real sin/cos (reduction modulo pi/16 with a table of
 //          sin(j pi/16), cos(j pi/16) and Taylor series on |r| <= pi/32).
 //   [CW80] W. J. Cody, W. Waite, "Software Manual for the Elementary Functions", 1980: reduction
-//          x - k c with c split into several words (here pi/16 in 5 doubles, ~280 bits).
+//          x - k c with c split into several words (here pi/16 in 5 doubles, ~280 bits), used
+//          for |x| <= 2^100.
+//   [PH83] M. Payne, R. Hanek, "Radian reduction for trigonometric functions", SIGNUM Newsl.
+//          18(1), 1983: x 16/pi mod 32 from the bits of 16/pi that matter, beyond 2^100.
 //   [ORO05] T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
 //          26(6), 2005: VecSum (Alg. 4.3) and SumK (Alg. 4.8), used to sum the reduction's
 //          exact terms with cancellation.
@@ -35,11 +38,28 @@ constexpr dd QUARTER_PI = {0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55};
 constexpr dd THREE_QUARTER_PI = {0x1.2d97c7f3321d2p+1, 0x1.a79394c9e8a0ap-54};
 constexpr dd SIXTEEN_OVER_PI = {0x1.45f306dc9c883p+2, -0x1.6b01ec5417056p-52};
 
-// REDUCTION_LIMIT: sin, cos and tan reduce |x| <= 2^100 with their bound; beyond they return nan
-// (the 5 words of pi/16 and the 3 VecSum passes are sized for k = round(16 x / pi) < 2^103).
-constexpr double REDUCTION_LIMIT = 0x1p100;
+// CODY_WAITE_LIMIT: |x| up to 2^100 is reduced with the 5 words of pi/16 (reduce_pi16_sum, sized
+// for k = round(16 x / pi) < 2^103); larger finite |x| by Payne-Hanek (reduce_payne_hanek).
+constexpr double CODY_WAITE_LIMIT = 0x1p100;
 constexpr int PI16_WORDS = 5;
 constexpr int VECSUM_PASSES = 3;  // SumK with K = 4 [ORO05]: passes, then one DD summation
+constexpr dd PI_OVER_16 = {0x1.921fb54442d18p-3, 0x1.1a62633145c07p-57};
+
+// Payne-Hanek: 16/pi = sum_i g_i 2^(3 - 24 (i + 1)), g_i the 24-bit chunks below (1248 bits,
+// enough for every double: chunks i0 .. i0 + PH_CHUNKS - 1 with i0 <= 40).
+constexpr int PH_CHUNKS = 11;
+DD_HD double sixteen_over_pi_chunk(int i) {
+    static constexpr double CHUNKS[52] = {
+        0xa2f983, 0x6e4e44, 0x1529fc, 0x2757d1, 0xf534dd, 0xc0db62, 0x95993c, 0x439041,
+        0xfe5163, 0xabdebb, 0xc561b7, 0x246e3a, 0x424dd2, 0xe00649, 0x2eea09, 0xd1921c,
+        0xfe1deb, 0x1cb129, 0xa73ee8, 0x8235f5, 0x2ebb44, 0x84e99c, 0x7026b4, 0x5f7e41,
+        0x3991d6, 0x398353, 0x39f49c, 0x845f8b, 0xbdf928, 0x3b1ff8, 0x97ffde, 0x05980f,
+        0xef2f11, 0x8b5a0a, 0x6d1f6d, 0x367ecf, 0x27cb09, 0xb74f46, 0x3f669e, 0x5fea2d,
+        0x7527ba, 0xc7ebe5, 0xf17b3d, 0x0739f7, 0x8a5292, 0xea6bfb, 0x5fb11f, 0x8d5d08,
+        0x560330, 0x46fc7b, 0x6babf0, 0xcfbc20,
+    };
+    return CHUNKS[i];
+}
 
 // pi16_word: word i of pi/16 = sum of the 5 words + O(2^-279), each the double nearest the rest.
 DD_HD double pi16_word(int i) {
@@ -169,6 +189,20 @@ DD_HD void sincos_small(dd r, dd& s, dd& c_minus_1) {
     c_minus_1 = mul<V>(z, series<V, Series::cos>(z));
 }
 
+// vecsum_to_dd: the sum of v[0..n) as a DD: `passes` error-free VecSum passes, then a DD summation
+// (SumK with K = passes + 1 [ORO05]); v is overwritten.
+template <int n>
+DD_HD dd vecsum_to_dd(double* v, int passes) {
+    for (int pass = 0; pass < passes; ++pass)
+        for (int i = 1; i < n; ++i) two_sum(v[i], v[i - 1], v[i], v[i - 1]);
+    dd acc = {v[0], 0.0};
+    for (int i = 1; i < n; ++i) {
+        const dd term = {v[i], 0.0};
+        acc = add_accurate(acc, term);
+    }
+    return acc;
+}
+
 // reduce_pi16_sum: x - (kh + kl) pi/16 for integers kh, kl (doubles), |x| <= 2^100 [CW80]: the
 // exact terms x.hi, x.lo, -(kh w_i), -(kl w_i) (two_prod, exact) for the words w_i of pi/16,
 // then VECSUM_PASSES error-free VecSum passes and a DD sum of the result [ORO05, SumK]: the
@@ -184,25 +218,59 @@ DD_HD dd reduce_pi16_sum(dd x, double kh, double kl) {
         if (SPLIT_K) two_prod<V::fma>(-kl, pi16_word(i), v[2 + 2 * PI16_WORDS + 2 * i],
                                       v[3 + 2 * PI16_WORDS + 2 * i]);
     }
-    for (int pass = 0; pass < VECSUM_PASSES; ++pass)
-        for (int i = 1; i < n; ++i) two_sum(v[i], v[i - 1], v[i], v[i - 1]);
-    dd acc = {v[0], 0.0};
-    for (int i = 1; i < n; ++i) {
-        const dd term = {v[i], 0.0};
-        acc = add_accurate(acc, term);
+    return vecsum_to_dd<n>(v, VECSUM_PASSES);
+}
+
+// payne_hanek_terms: 2 PH_CHUNKS doubles whose sum is a * 16/pi modulo 32, exactly up to the
+// chunks left out (< 2^-180 absolute), for a finite double a [PH83; Mul16, Ch. 11]:
+// a = M 2^E (M an integer, |M| < 2^53), the chunks g_i with M g_i 2^(E + 3 - 24(i+1)) a multiple
+// of 32 are skipped (i < i0), each kept product M g_i is exact as p + e (two_prod: 77 bits), scaled
+// by its power of 2 (exact but for underflow, which only tiny a reach: absolute error < 2^-1000)
+// and reduced modulo 32 by fmod (exact).
+template <class V>
+DD_HD void payne_hanek_terms(double a, double* v) {
+    const int e = a == 0.0 ? 0 : ilogb(a) - 52;
+    const double m = ldexp(a, -e);
+    const int i0 = e - 2 > 0 ? (e - 2) / 24 : 0;
+    for (int j = 0; j < PH_CHUNKS; ++j) {
+        const int i = i0 + j;
+        double p, err;
+        two_prod<V::fma>(m, sixteen_over_pi_chunk(i), p, err);
+        const int scale = e + 3 - 24 * (i + 1);
+        v[2 * j] = fmod(ldexp(p, scale), 32.0);
+        v[2 * j + 1] = fmod(ldexp(err, scale), 32.0);
     }
-    return acc;
+}
+
+// reduce_payne_hanek: r = x - k pi/16 and k mod 32 for finite |x| > CODY_WAITE_LIMIT: f = x 16/pi
+// mod 32 from the Payne-Hanek terms of x.hi and x.lo, k = round(f) from their plain sum (error <
+// 2^-30), f - k by 4 VecSum passes over the terms and -k (the cancellation is exact), then
+// r = (f - k) * pi/16 (a DD product).
+template <class V>
+DD_COLD dd reduce_payne_hanek(dd x, int& k_mod_32) {
+    constexpr int n = 4 * PH_CHUNKS + 1;
+    double v[n];
+    payne_hanek_terms<V>(x.hi, v);
+    payne_hanek_terms<V>(x.lo, v + 2 * PH_CHUNKS);
+    double approx = 0.0;
+    for (int i = 0; i < n - 1; ++i) approx += v[i];
+    const double k = rint(approx);
+    v[n - 1] = -k;
+    k_mod_32 = (((int)fmod(k, 32.0)) % 32 + 32) % 32;
+    return mul<V>(vecsum_to_dd<n>(v, 4), PI_OVER_16);
 }
 
 // reduce_pi16: r = x - k pi/16 with k = round(16 x / pi), |r| <= pi/32 (+ 2^-100), and
-// k mod 32 in [0, 32), for finite |x| <= REDUCTION_LIMIT. k = kh + kl from q = x * 16/pi in DD:
-// below 2^52 k fits one double; above, kh = q.hi (an integer) and kl = round(q.lo).
+// k mod 32 in [0, 32), for finite x. Up to CODY_WAITE_LIMIT: k = kh + kl from q = x * 16/pi in
+// DD (below 2^52 k fits one double; above, kh = q.hi, an integer, and kl = round(q.lo)) and
+// reduce_pi16_sum; beyond, reduce_payne_hanek.
 template <class V>
 DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
     if (fabs(x.hi) <= 0x1.921fb54442d18p-4) {  // |x| <= pi/32: no reduction
         k_mod_32 = 0;
         return x;
     }
+    if (fabs(x.hi) > CODY_WAITE_LIMIT) return reduce_payne_hanek<V>(x, k_mod_32);
     const dd q = mul<V>(x, SIXTEEN_OVER_PI);
     dd r;
     double kh, kl;
@@ -226,10 +294,10 @@ DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
 // formulas written around the table's values: sin theta = S + (sin r C + (cos r - 1) S), cos theta
 // = C + ((cos r - 1) C - sin r S) with S, C = sin, cos(j pi/16), so that where the two products
 // cancel their errors are relative to the small correction only. Then the quadrant's rotation.
-// nan for non-finite x and |x| > REDUCTION_LIMIT.
+// nan for inf and nan.
 template <class V>
 DD_HD void sincos(dd x, dd& s, dd& c) {
-    if (!isfinite(x.hi) || fabs(x.hi) > REDUCTION_LIMIT) {
+    if (!isfinite(x.hi)) {
         s = c = not_a_number();
         return;
     }

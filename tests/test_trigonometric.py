@@ -94,23 +94,34 @@ def test_binary_within_bound(name, device, variant):
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_large_arguments_near_multiples_of_pi(name, device, variant):
-    """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^96 (x < 2^100): the
-    reduction cancels exactly, so sin and cos of these tiny-or-not results keep the bound."""
+    """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^200 (Cody-Waite below 2^100,
+    Payne-Hanek above): the reduction cancels exactly, so even tiny results keep the bound."""
     values = []
     with mpmath.workprec(PREC):
         for k in (1, 3, 7, 31, 12345677, 2 ** 30 + 3, 2 ** 52 - 1, 2 ** 52 + 1, 2 ** 60 + 12345,
-                  2 ** 80 + 7, 2 ** 96 + 1):
+                  2 ** 80 + 7, 2 ** 96 + 1, 2 ** 130 + 5, 2 ** 200 + 1):
             for step in (mpmath.pi / 2, mpmath.pi / 16):
                 values += [k * step, k * step * (1 + mpmath.mpf(2) ** -80)]
     check_unary(name, to_ddarray([dd_nearest(v) for v in values], device), variant)
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
-def test_beyond_reduction_limit_is_nan(name, device):
-    x = ddblas.asarray(np.array([2.0 ** 100, np.nextafter(2.0 ** 100, np.inf), 1e300, -1e200]),
-                       device=device)
-    hi = np.asarray(UNARY[name][0](x).to_device("cpu").hi)
-    assert np.isfinite(hi[0]) and np.isnan(hi[1:]).all()
+def test_huge_arguments_payne_hanek(name, device, variant):
+    """Beyond 2^100 the Payne-Hanek reduction: random DDs up to 2^1023 (lo parts huge too), the
+    largest doubles and a DD above DBL_MAX, within the same bound; hi as NumPy's for doubles."""
+    @settings(max_examples=10, derandomize=True)
+    @given(st.lists(dd_value(100, 1023), min_size=8, max_size=8))
+    def run(pairs):
+        check_unary(name, to_ddarray(pairs, device), variant)
+    run()
+    big = np.finfo(np.float64).max
+    edge = [(big, 0.0), (-big, 0.0), (big, 2.0 ** 969), (1e300, 0.0), (2.0 ** 100 * 1.5, 0.0),
+            (np.nextafter(2.0 ** 100, np.inf), -2.0 ** 40)]
+    x = to_ddarray(edge, device)
+    check_unary(name, x, variant)
+    doubles = np.array([h for h, l in edge if l == 0.0])
+    check_like_numpy(UNARY[name][0](ddblas.asarray(doubles, device=device), **variant),
+                     UNARY[name][2](doubles))
 
 
 def test_near_one_and_table_boundaries(device, variant):

@@ -38,8 +38,8 @@ def _madd_sloppy_product_constant(fma: bool) -> Fraction:
 # Measured (not proven) relative bounds of the trigonometric functions in units of u^2, every
 # variant: the worst error over 40000 random DD inputs per function and variant against mpmath at
 # 300 bits, times at least 1.3, rounded up to an integer (docs/algorithms.md, "Trigonometric
-# functions", gives the ranges and the sweep); sin, cos, tan for |x| <= 2^100; results above
-# 2^-968 (no underflow).
+# functions", gives the ranges and the sweep); finite inputs, results above 2^-968 (no
+# underflow).
 TRIG_MEASURED = {"sin": 4, "cos": 4, "tan": 7, "arcsin": 6, "arccos": 4, "arctan": 4,
                  "arctan2": 7, "hypot": 4}
 

@@ -29,8 +29,8 @@ def sin(x, *, fma=None, add=None):
     Returns
     -------
     DDArray
-        sin(x). Relative error <= ``ddblas.accuracy.bound("sin")`` (measured) for
-        |x| <= 2^100; nan for |x| > 2^100, inf and nan; sin(-0) = -0.
+        sin(x). Relative error <= ``ddblas.accuracy.bound("sin")`` (measured) for every
+        finite x; nan for inf and nan; sin(-0) = -0.
     """
     return unary(_kernel("sin", fma, add), x)
 
@@ -47,8 +47,8 @@ def cos(x, *, fma=None, add=None):
     Returns
     -------
     DDArray
-        cos(x). Relative error <= ``ddblas.accuracy.bound("cos")`` (measured) for
-        |x| <= 2^100; nan for |x| > 2^100, inf and nan.
+        cos(x). Relative error <= ``ddblas.accuracy.bound("cos")`` (measured) for every
+        finite x; nan for inf and nan.
     """
     return unary(_kernel("cos", fma, add), x)
 
@@ -65,8 +65,8 @@ def tan(x, *, fma=None, add=None):
     Returns
     -------
     DDArray
-        tan(x). Relative error <= ``ddblas.accuracy.bound("tan")`` (measured) for
-        |x| <= 2^100; nan beyond, for inf and nan.
+        tan(x). Relative error <= ``ddblas.accuracy.bound("tan")`` (measured) for every
+        finite x; nan for inf and nan.
     """
     return unary(_kernel("tan", fma, add), x)
 
