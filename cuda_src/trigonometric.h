@@ -163,11 +163,18 @@ DD_HD dd coefficient(int i) {
     else return atan_taylor(i);
 }
 
-// series: sum_i coefficient<S>(i) z^i by Horner's rule in DD (z = r^2 >= 0 small).
+// series: sum_i coefficient<S>(i) z^i for 0 <= z <= 2^-6.7 (sin, cos: z = r^2 <= (pi/32)^2; atan:
+// z = delta^2 <= 2^-12). Terms i < DD_TERMS by Horner's rule in DD; the tail i >= DD_TERMS, below
+// 2^-47 of the first term, in double (the hi parts of the coefficients, z.hi), whose rounding
+// (< 2^-99 of the series) is far below what the callers need: they use z * series, at most 2^-6.7
+// of their result, so 2^-98 relative suffices.
+constexpr int DD_TERMS = 4;
 template <class V, Series S>
 DD_HD dd series(dd z) {
-    dd acc = coefficient<S>(SERIES_TERMS - 1);
-    for (int i = SERIES_TERMS - 2; i >= 0; --i) acc = add<V>(coefficient<S>(i), mul<V>(z, acc));
+    double tail = coefficient<S>(SERIES_TERMS - 1).hi;
+    for (int i = SERIES_TERMS - 2; i >= DD_TERMS; --i) tail = coefficient<S>(i).hi + z.hi * tail;
+    dd acc = {tail, 0.0};
+    for (int i = DD_TERMS - 1; i >= 0; --i) acc = add<V>(coefficient<S>(i), mul<V>(z, acc));
     return acc;
 }
 
