@@ -6,9 +6,9 @@
 //          sin(j pi/16), cos(j pi/16) and Taylor series on |r| <= pi/32).
 //   [CW80] W. J. Cody, W. Waite, "Software Manual for the Elementary Functions", 1980: reduction
 //          x - k c with c split into several words (here pi/16 in 5 doubles, ~280 bits), used
-//          for |x| <= 2^100.
+//          for |x| <= 2^90.
 //   [PH83] M. Payne, R. Hanek, "Radian reduction for trigonometric functions", SIGNUM Newsl.
-//          18(1), 1983: x 16/pi mod 32 from the bits of 16/pi that matter, beyond 2^100.
+//          18(1), 1983: x 16/pi mod 32 from the bits of 16/pi that matter, beyond 2^90.
 //   [ORO05] T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
 //          26(6), 2005: VecSum (Alg. 4.3) and SumK (Alg. 4.8), used to sum the reduction's
 //          exact terms with cancellation.
@@ -38,9 +38,10 @@ constexpr dd QUARTER_PI = {0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55};
 constexpr dd THREE_QUARTER_PI = {0x1.2d97c7f3321d2p+1, 0x1.a79394c9e8a0ap-54};
 constexpr dd SIXTEEN_OVER_PI = {0x1.45f306dc9c883p+2, -0x1.6b01ec5417056p-52};
 
-// CODY_WAITE_LIMIT: |x| up to 2^100 is reduced with the 5 words of pi/16 (reduce_pi16_sum, sized
-// for k = round(16 x / pi) < 2^103); larger finite |x| by Payne-Hanek (reduce_payne_hanek).
-constexpr double CODY_WAITE_LIMIT = 0x1p100;
+// CODY_WAITE_LIMIT: |x| up to 2^90 is reduced with the 5 words of pi/16 (reduce_pi16_sum): there
+// q = x 16/pi in DD errs by < 8u^2 |q| < 2^-10, so k = round(q) is within 2^-10 of x 16/pi and
+// |r| <= (1/2 + 2^-10) pi/16; larger finite |x| by Payne-Hanek (reduce_payne_hanek).
+constexpr double CODY_WAITE_LIMIT = 0x1p90;
 constexpr int PI16_WORDS = 5;
 constexpr int VECSUM_PASSES = 3;  // SumK with K = 4 [ORO05]: passes, then one DD summation
 constexpr dd PI_OVER_16 = {0x1.921fb54442d18p-3, 0x1.1a62633145c07p-57};
@@ -210,7 +211,7 @@ DD_HD dd vecsum_to_dd(double* v, int passes) {
     return acc;
 }
 
-// reduce_pi16_sum: x - (kh + kl) pi/16 for integers kh, kl (doubles), |x| <= 2^100 [CW80]: the
+// reduce_pi16_sum: x - (kh + kl) pi/16 for integers kh, kl (doubles), |x| <= 2^90 [CW80]: the
 // exact terms x.hi, x.lo, -(kh w_i), -(kl w_i) (two_prod, exact) for the words w_i of pi/16,
 // then VECSUM_PASSES error-free VecSum passes and a DD sum of the result [ORO05, SumK]: the
 // cancellation of x against k pi/16 is exact. SPLIT_K = false: kl is 0 and left out.
@@ -267,7 +268,7 @@ DD_COLD dd reduce_payne_hanek(dd x, int& k_mod_32) {
     return mul<V>(vecsum_to_dd<n>(v, 4), PI_OVER_16);
 }
 
-// reduce_pi16: r = x - k pi/16 with k = round(16 x / pi), |r| <= pi/32 (+ 2^-100), and
+// reduce_pi16: r = x - k pi/16 with k = round(16 x / pi), |r| <= (1 + 2^-9) pi/32, and
 // k mod 32 in [0, 32), for finite x. Up to CODY_WAITE_LIMIT: k = kh + kl from q = x * 16/pi in
 // DD (below 2^52 k fits one double; above, kh = q.hi, an integer, and kl = round(q.lo)) and
 // reduce_pi16_sum; beyond, reduce_payne_hanek.

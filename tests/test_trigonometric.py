@@ -94,7 +94,7 @@ def test_binary_within_bound(name, device, variant):
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_large_arguments_near_multiples_of_pi(name, device, variant):
-    """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^200 (Cody-Waite below 2^100,
+    """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^200 (Cody-Waite below 2^90,
     Payne-Hanek above): the reduction cancels exactly, so even tiny results keep the bound."""
     values = []
     with mpmath.workprec(PREC):
@@ -107,16 +107,18 @@ def test_large_arguments_near_multiples_of_pi(name, device, variant):
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_huge_arguments_payne_hanek(name, device, variant):
-    """Beyond 2^100 the Payne-Hanek reduction: random DDs up to 2^1023 (lo parts huge too), the
-    largest doubles and a DD above DBL_MAX, within the same bound; hi as NumPy's for doubles."""
-    @settings(max_examples=10, derandomize=True)
-    @given(st.lists(dd_value(100, 1023), min_size=8, max_size=8))
-    def run(pairs):
-        check_unary(name, to_ddarray(pairs, device), variant)
-    run()
+    """Around the switch from Cody-Waite to Payne-Hanek (2^90; up to 2^100 k was once off by
+    one) and beyond: random DDs up to 2^1023 (lo parts huge too), the largest doubles and a DD
+    above DBL_MAX, within the same bound; hi as NumPy's for doubles."""
+    for low, high in ((85, 100), (100, 1023)):
+        @settings(max_examples=10, derandomize=True)
+        @given(st.lists(dd_value(low, high), min_size=8, max_size=8))
+        def run(pairs):
+            check_unary(name, to_ddarray(pairs, device), variant)
+        run()
     big = np.finfo(np.float64).max
     edge = [(big, 0.0), (-big, 0.0), (big, 2.0 ** 969), (1e300, 0.0), (2.0 ** 100 * 1.5, 0.0),
-            (np.nextafter(2.0 ** 100, np.inf), -2.0 ** 40)]
+            (np.nextafter(2.0 ** 90, np.inf), -2.0 ** 30), (1.2015212271540907e+30, 0.0)]
     x = to_ddarray(edge, device)
     check_unary(name, x, variant)
     doubles = np.array([h for h, l in edge if l == 0.0])
