@@ -31,7 +31,8 @@ using std::rint;
 namespace ddblas {
 namespace trig {
 
-// DD constants, each the DD nearest the real value (tests/test_trigonometric.py checks them).
+// DD constants, each the DD nearest the real value (test_constants_are_the_nearest_dd checks the
+// four angles; the tables below are checked through the accuracy tests).
 constexpr dd PI = {0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53};
 constexpr dd HALF_PI = {0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54};
 constexpr dd QUARTER_PI = {0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55};
