@@ -24,6 +24,7 @@ from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, me
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
+from .core.trigonometric import arccos, arcsin, arctan, arctan2, cos, hypot, sin, tan
 
 __version__ = "0.1.0"
 
@@ -33,21 +34,18 @@ from . import linalg  # noqa: E402
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
-    "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
-    "gpu_available", "greater", "greater_equal", "less", "less_equal", "linalg", "matmul", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "rgemm", "rgemm_batched", "rgemv", "rsyrk", "rtrsm", "sqrt", "subtract", "sum", "zeros",
-    # reductions (core.reductions)
-    "all", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std",
-    "var",
-    # building and reshaping (core.building)
-    "allclose", "arange", "argsort", "broadcast_to", "concatenate", "diag", "diagonal",
-    "empty_like", "flip", "full_like", "hstack", "isclose", "linspace", "ones_like", "outer",
-    "roll", "sort", "stack", "tril", "triu", "vstack", "where", "zeros_like",
-    # simple elementwise functions (core.ops)
-    "ceil", "copysign", "floor", "fmax", "fmin", "isfinite", "isinf", "isnan", "maximum",
-    "minimum", "power", "reciprocal", "rint", "sign", "square", "trunc",
-    # values, files and digits (core.array, core.io, core.options)
-    "DDType", "dd", "from_quad", "from_xprec", "get_printoptions", "load", "printoptions",
-    "save", "set_printoptions", "to_quad", "to_xprec",
+    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos",
+    "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "array", "asarray",
+    "broadcast_to", "ceil", "concatenate", "copysign", "cos", "cpu_threads", "cumprod",
+    "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal", "divide", "dot", "eft",
+    "empty_like", "equal", "eye", "flip", "floor", "fmax", "fmin", "from_mpmath", "from_quad",
+    "from_xprec", "full", "full_like", "get_cpu_threads", "get_options", "get_printoptions",
+    "gpu_available", "greater", "greater_equal", "hstack", "hypot", "isclose", "isfinite",
+    "isinf", "isnan", "less", "less_equal", "linalg", "linspace", "load", "matmul", "max",
+    "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "ones",
+    "ones_like", "Options", "options", "outer", "power", "printoptions", "prod", "random",
+    "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
+    "set_printoptions", "sign", "sin", "sort", "sqrt", "square", "stack", "std", "subtract",
+    "sum", "tan", "to_quad", "to_xprec", "tril", "triu", "trunc", "var", "vstack", "where",
+    "zeros", "zeros_like",
 ]

@@ -22,6 +22,8 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
     mul, div, sqrt         |err| <= c |exact|                      relative
     square, reciprocal     |err| <= c |exact| (mul's, div's c)     relative
     power                  |err| <= c |exact|                      relative, k = the exponent n
+    sin, cos, tan, arcsin, arccos, arctan, arctan2, hypot
+                           |err| <= c |exact|   relative, MEASURED (docs/algorithms.md)
     sum                    |err| <= c sum |a_i|                    k = number of terms
     dot                    |err| <= c sum |x_i y_i|                k = length
     gemm                   |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|)   k = K

@@ -275,8 +275,8 @@ def test_numpy_array_on_the_left_dispatches_to_ddblas():
 
 def test_unsupported_numpy_functions_raise_type_error_naming_them():
     a = ddblas.random((3,), seed=14)
-    with pytest.raises(TypeError, match="sin"):
-        np.sin(a)
+    with pytest.raises(TypeError, match="logaddexp2"):
+        np.logaddexp2(a, a)
     with pytest.raises(TypeError, match="reduce"):
         np.add.reduce(a)
     with pytest.raises(TypeError, match="median"):

@@ -58,7 +58,9 @@ def _contiguous_parts(x: DDArray, shape: tuple):
     return hi, lo, step
 
 
-def _binary(kernel: str, a, b, dtype=np.float64):
+def binary(kernel: str, a, b, dtype=np.float64):
+    """Launch the elementwise kernel `kernel` on a and b (NumPy broadcasting, any strides):
+    a DDArray, or a bool array for dtype=np.bool_."""
     a, b = operands(a, b)
     shape = broadcast_shape(a.shape, b.shape)
     be = _backend.backend(a.device)
@@ -75,7 +77,9 @@ def _binary(kernel: str, a, b, dtype=np.float64):
     return DDArray(out_hi, out_lo, normalize=False)
 
 
-def _unary(kernel: str, a, dtype=np.float64):
+def unary(kernel: str, a, dtype=np.float64):
+    """Launch the elementwise kernel `kernel` on a (any strides): a DDArray, or a bool array for
+    dtype=np.bool_."""
     (a,) = operands(a)
     be = _backend.backend(a.device)
     ah, al, step = _contiguous_parts(a, a.shape)
@@ -93,42 +97,42 @@ def _unary(kernel: str, a, dtype=np.float64):
 def add(a, b, *, fma=None, add=None) -> DDArray:
     """a + b in DD (NumPy broadcasting). add="accurate": relative error <= 3u^2/(1-4u);
     add="sloppy": error <= 3.0000001u^2 (|a| + |b|). fma does not matter here."""
-    return _binary("ddblas_add_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_add_" + resolve(fma, add).suffix, a, b)
 
 
 def subtract(a, b, *, fma=None, add=None) -> DDArray:
     """a - b in DD, with add()'s bounds."""
-    return _binary("ddblas_sub_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_sub_" + resolve(fma, add).suffix, a, b)
 
 
 def multiply(a, b, *, fma=None, add=None) -> DDArray:
     """a * b in DD. fma=True: relative error <= 5u^2; fma=False (Dekker, no FMA): <= 8u^2 + O(u^3)."""
-    return _binary("ddblas_mul_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_mul_" + resolve(fma, add).suffix, a, b)
 
 
 def divide(a, b, *, fma=None, add=None) -> DDArray:
     """a / b in DD, relative error <= 15u^2 + 56u^3 (same result for every variant)."""
-    return _binary("ddblas_div_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_div_" + resolve(fma, add).suffix, a, b)
 
 
 def sqrt(a, *, fma=None, add=None) -> DDArray:
     """sqrt(a) in DD, relative error <= 6u^2 (same result for every variant); nan for a < 0."""
-    return _unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
+    return unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
 
 
 def negative(a) -> DDArray:
     """-a, exact."""
-    return _unary("ddblas_neg", a)
+    return unary("ddblas_neg", a)
 
 
 def absolute(a) -> DDArray:
     """|a|, exact."""
-    return _unary("ddblas_abs", a)
+    return unary("ddblas_abs", a)
 
 
 def _comparison(name):
     def compare(a, b):
-        return _binary("ddblas_" + name, a, b, dtype=np.bool_)
+        return binary("ddblas_" + name, a, b, dtype=np.bool_)
     compare.__name__ = name
     compare.__doc__ = f"Elementwise {name}(a, b) of the exact DD values, as a bool array."
     return compare
@@ -145,18 +149,18 @@ greater_equal = _comparison("greater_equal")
 # ---- simple functions (cuda_src/dd_simple.h; bounds in docs/algorithms.md, "Simple functions") ----
 def square(a, *, fma=None, add=None) -> DDArray:
     """a * a by the DD multiplication: multiply's bound (5u^2 with FMA, 8u^2 + O(u^3) without)."""
-    return _unary("ddblas_square_" + resolve(fma, add).suffix, a)
+    return unary("ddblas_square_" + resolve(fma, add).suffix, a)
 
 
 def reciprocal(a, *, fma=None, add=None) -> DDArray:
     """1 / a by the DD division: divide's bound 15u^2 + 56u^3 (same result for every variant)."""
-    return _unary("ddblas_reciprocal_" + resolve(fma, add).suffix, a)
+    return unary("ddblas_reciprocal_" + resolve(fma, add).suffix, a)
 
 
 def _exact_unary(name: str, kernel: str, doc: str, dtype=np.float64):
     """The public function `name` running the exact unary kernel ddblas_<kernel>."""
     def function(a):
-        return _unary("ddblas_" + kernel, a, dtype)
+        return unary("ddblas_" + kernel, a, dtype)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -165,7 +169,7 @@ def _exact_unary(name: str, kernel: str, doc: str, dtype=np.float64):
 def _exact_binary(name: str, kernel: str, doc: str):
     """The public function `name` running the exact binary kernel ddblas_<kernel>."""
     def function(a, b):
-        return _binary("ddblas_" + kernel, a, b)
+        return binary("ddblas_" + kernel, a, b)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -375,6 +379,19 @@ def _matmul(a, b):
 
 
 _UFUNCS[np.matmul] = _matmul
+
+
+def _registered(name: str):
+    """The operation `name` that a higher module registers (core.trigonometric...), looked up at
+    call time."""
+    def call(*args):
+        return operation(name)(*args)
+    call.__name__ = name
+    return call
+
+
+_UFUNCS.update({ufunc: _registered(ufunc.__name__) for ufunc in (
+    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot)})
 
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):

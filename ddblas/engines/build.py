@@ -40,6 +40,7 @@ KERNEL_FAMILIES = (
     ("ddblas_linalg_batched_", "linalg_batched"),  # before "ddblas_linalg_"
     ("ddblas_linalg_", "linalg"),
     ("ddblas_reduce_", "reduce"),
+    ("ddblas_trig_", "trig"),
 )
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,0 +1,237 @@
+"""sin, cos, tan, arcsin, arccos, arctan, arctan2, hypot (cuda_src/trigonometric.h): relative
+errors against mpmath at 300 bits within the measured bounds of ddblas.accuracy.bound, over wide
+ranges (hypothesis, derandomized so that a measured bound cannot flake), large arguments, special
+values as float64 (NumPy), odd strides, empty shapes, the ufuncs, both devices, every variant."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas import accuracy
+from ddblas.core.convert import dd_from_fraction
+from ddvalues import dd_value, same_bits, to_ddarray
+
+PREC = 300
+UNARY = {  # name: (ddblas function, mpmath function, NumPy ufunc, argument exponents)
+    "sin": (ddblas.sin, mpmath.sin, np.sin, (-60, 100)),
+    "cos": (ddblas.cos, mpmath.cos, np.cos, (-60, 100)),
+    "tan": (ddblas.tan, mpmath.tan, np.tan, (-60, 100)),
+    "arcsin": (ddblas.arcsin, mpmath.asin, np.arcsin, (-60, 0)),
+    "arccos": (ddblas.arccos, mpmath.acos, np.arccos, (-60, 0)),
+    "arctan": (ddblas.arctan, mpmath.atan, np.arctan, (-60, 60)),
+}
+BINARY = {
+    "arctan2": (ddblas.arctan2, mpmath.atan2, np.arctan2, (-60, 60)),
+    "hypot": (ddblas.hypot, mpmath.hypot, np.hypot, (-400, 400)),
+}
+
+
+def mp_values(x: ddblas.DDArray) -> list:
+    c = x.to_device("cpu")
+    with mpmath.workprec(PREC):
+        return [mpmath.mpf(float(h)) + mpmath.mpf(float(l))
+                for h, l in zip(np.ravel(c.hi), np.ravel(c.lo))]
+
+
+def errors_u2(result: ddblas.DDArray, reference: list) -> list[float]:
+    """Relative errors in units of u^2 (an exact zero must be computed exactly)."""
+    out = []
+    with mpmath.workprec(PREC):
+        for got, want in zip(mp_values(result), reference):
+            if want == 0:
+                out.append(0.0 if got == 0 else math.inf)
+            else:
+                out.append(float(abs(got - want) / abs(want) * mpmath.mpf(2) ** 106))
+    return out
+
+
+def dd_nearest(value) -> tuple[float, float]:
+    man, exp = mpmath.mpf(value).man_exp
+    return dd_from_fraction(Fraction(int(man)) * Fraction(2) ** int(exp))
+
+
+def check_unary(name, x, variant):
+    fn, mp_fn, _, _ = UNARY[name]
+    with mpmath.workprec(PREC):
+        reference = [mp_fn(v) for v in mp_values(x)]
+    errors = errors_u2(fn(x, **variant), reference)
+    assert max(errors) <= accuracy.bound(name), (name, max(errors), errors)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_within_bound(name, device, variant):
+    low, high = UNARY[name][3]
+
+    @settings(max_examples=15, derandomize=True)
+    @given(st.lists(dd_value(low, high), min_size=8, max_size=8))
+    def run(pairs):
+        check_unary(name, to_ddarray(pairs, device), variant)
+    run()
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_within_bound(name, device, variant):
+    fn, mp_fn, _, (low, high) = BINARY[name]
+
+    @settings(max_examples=15, derandomize=True)
+    @given(st.lists(dd_value(low, high), min_size=8, max_size=8),
+           st.lists(dd_value(low, high), min_size=8, max_size=8))
+    def run(a, b):
+        a, b = to_ddarray(a, device), to_ddarray(b, device)
+        with mpmath.workprec(PREC):
+            reference = [mp_fn(p, q) for p, q in zip(mp_values(a), mp_values(b))]
+        errors = errors_u2(fn(a, b, **variant), reference)
+        assert max(errors) <= accuracy.bound(name), (name, max(errors))
+    run()
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_large_arguments_near_multiples_of_pi(name, device, variant):
+    """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^200 (Cody-Waite below 2^90,
+    Payne-Hanek above): the reduction cancels exactly, so even tiny results keep the bound."""
+    values = []
+    with mpmath.workprec(PREC):
+        for k in (1, 3, 7, 31, 12345677, 2 ** 30 + 3, 2 ** 52 - 1, 2 ** 52 + 1, 2 ** 60 + 12345,
+                  2 ** 80 + 7, 2 ** 96 + 1, 2 ** 130 + 5, 2 ** 200 + 1):
+            for step in (mpmath.pi / 2, mpmath.pi / 16):
+                values += [k * step, k * step * (1 + mpmath.mpf(2) ** -80)]
+    check_unary(name, to_ddarray([dd_nearest(v) for v in values], device), variant)
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_huge_arguments_payne_hanek(name, device, variant):
+    """Around the switch from Cody-Waite to Payne-Hanek (2^90; up to 2^100 k was once off by
+    one) and beyond: random DDs up to 2^1023 (lo parts huge too), the largest doubles and a DD
+    above DBL_MAX, within the same bound; hi as NumPy's for doubles."""
+    for low, high in ((85, 100), (100, 1023)):
+        @settings(max_examples=10, derandomize=True)
+        @given(st.lists(dd_value(low, high), min_size=8, max_size=8))
+        def run(pairs):
+            check_unary(name, to_ddarray(pairs, device), variant)
+        run()
+    big = np.finfo(np.float64).max
+    edge = [(big, 0.0), (-big, 0.0), (big, 2.0 ** 969), (1e300, 0.0), (2.0 ** 100 * 1.5, 0.0),
+            (np.nextafter(2.0 ** 90, np.inf), -2.0 ** 30), (1.2015212271540907e+30, 0.0)]
+    x = to_ddarray(edge, device)
+    check_unary(name, x, variant)
+    doubles = np.array([h for h, l in edge if l == 0.0])
+    check_like_numpy(UNARY[name][0](ddblas.asarray(doubles, device=device), **variant),
+                     UNARY[name][2](doubles))
+
+
+def test_near_one_and_table_boundaries(device, variant):
+    """arcsin/arccos at 1 - 2^-e (the (1 - x)(1 + x) factoring), arctan at the table's
+    midpoints (2j + 1)/64 and one ulp around them."""
+    with mpmath.workprec(PREC):
+        near_one = [s * (1 - mpmath.mpf(2) ** -e) for e in range(1, 106, 4) for s in (1, -1)]
+        midpoints = [mpmath.mpf(j) / 64 * (1 + s * mpmath.mpf(2) ** -52)
+                     for j in range(1, 64, 2) for s in (-1, 0, 1)]
+    for name, values in (("arcsin", near_one), ("arccos", near_one), ("arctan", midpoints)):
+        check_unary(name, to_ddarray([dd_nearest(v) for v in values], device), variant)
+
+
+def test_constants_are_the_nearest_dd(device):
+    """pi/4, pi/2, pi and 3pi/4 come out of the special cases as the DD nearest the real value."""
+    y = ddblas.asarray(np.array([1.0, 0.0, 1.0, np.inf]), device=device)
+    x = ddblas.asarray(np.array([1.0, -1.0, 0.0, -np.inf]), device=device)
+    got = ddblas.arctan2(y, x).to_device("cpu")
+    with mpmath.workprec(PREC):
+        want = [dd_nearest(mpmath.pi * q) for q in (0.25, 1, 0.5, 0.75)]
+    assert [(float(h), float(l)) for h, l in zip(got.hi, got.lo)] == want
+
+
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1.5, -2.0, 1e-300, -1e-310,
+                    1e22, 0.5])
+
+
+def check_like_numpy(result: ddblas.DDArray, expected: np.ndarray):
+    """Where NumPy gives nan, inf or zero: the same (sign included) with lo = 0; elsewhere hi
+    within 2 ulp of NumPy's float64 result."""
+    r = result.to_device("cpu")
+    hi, lo = np.asarray(r.hi), np.asarray(r.lo)
+    special = ~np.isfinite(expected) | (expected == 0)
+    assert same_bits(np.where(np.isnan(hi), np.nan, hi)[special],
+                     np.where(np.isnan(expected), np.nan, expected)[special])
+    assert (lo[special] == 0).all()
+    finite = ~special
+    close = np.abs(hi[finite] - expected[finite]) <= 2 * np.spacing(np.abs(expected[finite]))
+    assert close.all(), (hi[finite], expected[finite])
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_special_values_as_float64(name, device, variant):
+    fn, _, np_fn, _ = UNARY[name]
+    with np.errstate(invalid="ignore"):
+        expected = np_fn(SPECIAL)
+    check_like_numpy(fn(ddblas.asarray(SPECIAL, device=device), **variant), expected)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_special_values_as_float64(name, device, variant):
+    fn, _, np_fn, _ = BINARY[name]
+    a, b = np.meshgrid(SPECIAL, SPECIAL)
+    with np.errstate(invalid="ignore"):
+        expected = np_fn(a, b)
+    check_like_numpy(fn(ddblas.asarray(a, device=device), ddblas.asarray(b, device=device),
+                        **variant), expected)
+
+
+def test_hypot_without_intermediate_overflow_or_underflow(device, variant):
+    big, tiny = 2.0 ** 1000 * 1.7, 2.0 ** -900
+    a = ddblas.asarray(np.array([big, tiny, 3.0, big]), device=device)
+    b = ddblas.asarray(np.array([big * 0.75, tiny * 0.5, 4.0, 1.0]), device=device)
+    with mpmath.workprec(PREC):
+        reference = [mpmath.hypot(p, q) for p, q in zip(mp_values(a), mp_values(b))]
+    result = ddblas.hypot(a, b, **variant)
+    assert max(errors_u2(result, reference)) <= accuracy.bound("hypot")
+    huge = ddblas.hypot(ddblas.asarray(np.array([1.5e308]), device=device),
+                        ddblas.asarray(np.array([1.5e308]), device=device))
+    assert np.isinf(np.asarray(huge.to_device("cpu").hi)).all()
+
+
+def test_strides_views_and_shapes(device):
+    base = ddblas.accuracy.random_dd((7, 9), exponents=(-3, 3), seed=5, device=device)
+    for view in (base[::2, 1::3], base.T, base[3]):
+        for name in ("sin", "arctan"):
+            fn = UNARY[name][0]
+            assert same_bits(fn(view), fn(view.copy()))
+        assert same_bits(ddblas.arctan2(view, 1.5), ddblas.arctan2(view.copy(), 1.5))
+        assert same_bits(ddblas.hypot(view, view[::-1]), ddblas.hypot(view.copy(),
+                                                                      view[::-1].copy()))
+    for shape in ((0,), (1,), (2, 0), ()):
+        x = ddblas.zeros(shape, device=device) + 0.25
+        assert ddblas.cos(x).shape == shape and ddblas.hypot(x, x).shape == shape
+
+
+def test_ufuncs_dispatch(device):
+    x = ddblas.accuracy.random_dd((6,), exponents=(-2, 0), seed=3, device=device)
+    y = ddblas.accuracy.random_dd((6,), exponents=(-2, 0), seed=4, device=device)
+    for name, (fn, _, np_fn, _) in UNARY.items():
+        assert same_bits(np_fn(x), fn(x)), name
+    for name, (fn, _, np_fn, _) in BINARY.items():
+        assert same_bits(np_fn(y, x), fn(y, x)), name
+
+
+def test_same_bits_on_both_devices(device, variant):
+    if device == "cpu":
+        pytest.skip("compares the GPU's results with the CPU's")
+    pairs = [dd_nearest(v) for v in (0.1, -3.0, 1e5, 2.0 ** 70 + 1, 0.999, -1e-20)]
+    x_cpu, x_gpu = to_ddarray(pairs, "cpu"), to_ddarray(pairs, "gpu")
+    for name, (fn, _, _, _) in UNARY.items():
+        assert same_bits(fn(x_gpu, **variant), fn(x_cpu, **variant)), name
+    for name, (fn, _, _, _) in BINARY.items():
+        assert same_bits(fn(x_gpu, x_gpu[::-1], **variant), fn(x_cpu, x_cpu[::-1], **variant)), name
+
+
+def test_bound_names_the_measured_constants():
+    for name in list(UNARY) + list(BINARY):
+        assert 1 <= accuracy.bound(name, "nofma/sloppy") == accuracy.bound(name) <= 8
+    with pytest.raises(ValueError, match="takes no k"):
+        accuracy.bound("sin", k=3)
