@@ -58,7 +58,9 @@ def _contiguous_parts(x: DDArray, shape: tuple):
     return hi, lo, step
 
 
-def _binary(kernel: str, a, b, dtype=np.float64):
+def binary(kernel: str, a, b, dtype=np.float64):
+    """Launch the DD (op) DD kernel `kernel` (elementwise.h's binary signature) on a and b with
+    NumPy broadcasting: a DDArray, or a bool array for dtype=np.bool_."""
     a, b = operands(a, b)
     shape = broadcast_shape(a.shape, b.shape)
     be = _backend.backend(a.device)
@@ -75,7 +77,8 @@ def _binary(kernel: str, a, b, dtype=np.float64):
     return DDArray(out_hi, out_lo, normalize=False)
 
 
-def _unary(kernel: str, a) -> DDArray:
+def unary(kernel: str, a) -> DDArray:
+    """Launch the f(DD) -> DD kernel `kernel` (elementwise.h's unary signature) on a."""
     (a,) = operands(a)
     be = _backend.backend(a.device)
     ah, al, step = _contiguous_parts(a, a.shape)
@@ -89,42 +92,42 @@ def _unary(kernel: str, a) -> DDArray:
 def add(a, b, *, fma=None, add=None) -> DDArray:
     """a + b in DD (NumPy broadcasting). add="accurate": relative error <= 3u^2/(1-4u);
     add="sloppy": error <= 3.0000001u^2 (|a| + |b|). fma does not matter here."""
-    return _binary("ddblas_add_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_add_" + resolve(fma, add).suffix, a, b)
 
 
 def subtract(a, b, *, fma=None, add=None) -> DDArray:
     """a - b in DD, with add()'s bounds."""
-    return _binary("ddblas_sub_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_sub_" + resolve(fma, add).suffix, a, b)
 
 
 def multiply(a, b, *, fma=None, add=None) -> DDArray:
     """a * b in DD. fma=True: relative error <= 5u^2; fma=False (Dekker, no FMA): <= 8u^2 + O(u^3)."""
-    return _binary("ddblas_mul_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_mul_" + resolve(fma, add).suffix, a, b)
 
 
 def divide(a, b, *, fma=None, add=None) -> DDArray:
     """a / b in DD, relative error <= 15u^2 + 56u^3 (same result for every variant)."""
-    return _binary("ddblas_div_" + resolve(fma, add).suffix, a, b)
+    return binary("ddblas_div_" + resolve(fma, add).suffix, a, b)
 
 
 def sqrt(a, *, fma=None, add=None) -> DDArray:
     """sqrt(a) in DD, relative error <= 6u^2 (same result for every variant); nan for a < 0."""
-    return _unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
+    return unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
 
 
 def negative(a) -> DDArray:
     """-a, exact."""
-    return _unary("ddblas_neg", a)
+    return unary("ddblas_neg", a)
 
 
 def absolute(a) -> DDArray:
     """|a|, exact."""
-    return _unary("ddblas_abs", a)
+    return unary("ddblas_abs", a)
 
 
 def _comparison(name):
     def compare(a, b):
-        return _binary("ddblas_" + name, a, b, dtype=np.bool_)
+        return binary("ddblas_" + name, a, b, dtype=np.bool_)
     compare.__name__ = name
     compare.__doc__ = f"Elementwise {name}(a, b) of the exact DD values, as a bool array."
     return compare
@@ -241,6 +244,12 @@ def _matmul(a, b):
 
 
 _UFUNCS[np.matmul] = _matmul
+
+
+def register_ufuncs(table: dict) -> None:
+    """Add {NumPy ufunc: DD function} rows to what array_ufunc dispatches (for the modules that
+    import this one, e.g. core.elementary)."""
+    _UFUNCS.update(table)
 
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):

@@ -37,6 +37,7 @@ KERNEL_FAMILIES = (
     ("ddblas_ozaki", "ozaki"),
     ("ddblas_census_", "bench"),
     ("ddblas_madd_ceiling", "bench"),
+    ("ddblas_elem_", "elementary"),
 )
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
