@@ -59,7 +59,8 @@ constexpr double INV_ODD_TAIL[10] = {0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5,
                                      0x1.d41d41d41d41dp-6, 0x1.bacf914c1bad0p-6,
                                      0x1.a41a41a41a41ap-6, 0x1.8f9c18f9c18fap-6};
 constexpr int EXP_HALVINGS = 5;  // the reduced argument is divided by up to 2^5 ([QD]: 2^9)
-constexpr double NEGLIGIBLE = 0x1p-54;  // f(x) = x to within x^2 / 3 < u^2 / 3 relative below this
+constexpr double NEGLIGIBLE = 0x1p-54;  // odd f(x) = x (1 + O(x^2)): x within u^2 / 3 below this
+constexpr double LINEAR = 0x1p-110;     // expm1, log1p = x (1 + O(x)): x within u^2 / 8 below this
 
 }  // namespace elementary
 
@@ -68,6 +69,9 @@ DD_HD dd dd_of(double x) {
     dd r = {x, 0.0};
     return r;
 }
+
+// as_is: x itself where finite, else (x.hi, 0) (a nan or inf passed through as float64 does).
+DD_HD dd as_is(dd x) { return isfinite(x.hi) ? x : dd_of(x.hi); }
 
 // ldexp_dd: a * 2^k for |k| <= 2100, each part rounded once (exact unless the result is below
 // 2^-969, where each part loses at most 2^-1075, or overflows: then (+-inf, 0)). Normalized.
@@ -164,7 +168,7 @@ DD_HD dd exp2(dd x) {
 // (2^k - 1) + 2^k (e^r - 1), with 2^k - 1 exact as a DD. expm1(x) = x below 2^-110.
 template <class V>
 DD_HD dd expm1(dd x) {
-    if (isnan(x.hi) || fabs(x.hi) < 0x1p-110) return dd_of(x.hi);
+    if (isnan(x.hi) || fabs(x.hi) < elementary::LINEAR) return as_is(x);
     if (x.hi < -80.0) return dd_of(-1.0);  // e^x < 2^-115
     if (x.hi > 700.0) return exp<V>(x);    // the -1 is below 2^-1000 relative
     const double k = nearest_integer(x.hi * elementary::LOG2_E.hi);
@@ -265,13 +269,13 @@ DD_HD dd log10(dd x) {
     return mul<V>(log<V>(x), elementary::LOG10_E);
 }
 
-// log1p: log(1 + x). |x| < 2^-54: x. 1 + x in [sqrt 1/2, sqrt 2): log1p_reduced(x) directly.
+// log1p: log(1 + x). |x| < 2^-110: x. 1 + x in [sqrt 1/2, sqrt 2): log1p_reduced(x) directly.
 // x <= -1/2: log(1 + x) with 1 + x exact (Sterbenz, two_sum). Else x = 2^k m - 1 and
 // log1p(x) = k ln 2 + log1p(x 2^-k + (2^-k - 1)), 2^-k - 1 exact as a DD.
 template <class V>
 DD_HD dd log1p(dd x) {
     using namespace elementary;
-    if (isnan(x.hi) || fabs(x.hi) < NEGLIGIBLE) return dd_of(x.hi);
+    if (isnan(x.hi) || fabs(x.hi) < LINEAR) return as_is(x);
     if (less_equal(x, dd_of(-1.0))) return dd_of(equal(x, dd_of(-1.0)) ? -INF : NAN_VALUE);
     if (!isfinite(x.hi)) return x;
     if (x.hi > 1.0 / SQRT2 - 1.0 && x.hi < SQRT2 - 1.0) return log1p_reduced<V>(x);
@@ -314,7 +318,7 @@ DD_HD dd pow(dd x, dd y) {
 // sinh does. Odd.
 template <class V>
 DD_HD dd sinh(dd x) {
-    if (!isfinite(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return dd_of(x.hi);
+    if (!isfinite(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return as_is(x);
     const dd a = abs(x);
     dd r;
     if (a.hi > 711.0) {
@@ -343,7 +347,7 @@ DD_HD dd cosh(dd x) {
 // (1 - tanh(40) < 2^-114); x below 2^-54. Odd.
 template <class V>
 DD_HD dd tanh(dd x) {
-    if (isnan(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return dd_of(x.hi);
+    if (isnan(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return as_is(x);
     const dd a = abs(x);
     dd r = dd_of(1.0);
     if (a.hi <= 40.0) {
@@ -357,7 +361,7 @@ DD_HD dd tanh(dd x) {
 // log|x| + ln 2 (the dropped 1 / (4 x^2) is below 2^-120). Odd.
 template <class V>
 DD_HD dd arcsinh(dd x) {
-    if (!isfinite(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return dd_of(x.hi);
+    if (!isfinite(x.hi) || fabs(x.hi) < elementary::NEGLIGIBLE) return as_is(x);
     const dd a = abs(x);
     dd r;
     if (a.hi > 0x1p60) {
@@ -387,7 +391,7 @@ DD_HD dd arccosh(dd x) {
 template <class V>
 DD_HD dd arctanh(dd x) {
     using namespace elementary;
-    if (isnan(x.hi) || fabs(x.hi) < NEGLIGIBLE) return dd_of(x.hi);
+    if (isnan(x.hi) || fabs(x.hi) < NEGLIGIBLE) return as_is(x);
     const dd a = abs(x), one = dd_of(1.0);
     if (greater(a, one)) return dd_of(NAN_VALUE);
     if (a.hi <= 0.17) return atanh_series<V>(x);

@@ -12,6 +12,8 @@ from .blas.batched import rgemm_batched
 from .blas.gemm import matmul, rgemm
 from .core.ops import (absolute, add, divide, dot, equal, greater, greater_equal, less, less_equal,
                        multiply, negative, not_equal, sqrt, subtract, sum)
+from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, log, log1p,
+                              log2, log10, power, sinh, tanh)
 from .core.options import Options, get_options, options
 
 __version__ = "0.1.0"
@@ -21,8 +23,10 @@ from . import accuracy  # noqa: E402  (uses the array type and options above)
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "array", "asarray", "cpu_threads",
-    "divide", "dot", "eft", "equal", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options",
-    "gpu_available", "greater", "greater_equal", "less", "less_equal", "matmul", "multiply", "negative", "not_equal", "ones",
-    "options", "random", "rgemm", "rgemm_batched", "sqrt", "subtract", "sum", "zeros",
+    "DDArray", "Options", "abs", "absolute", "accuracy", "add", "arccosh", "arcsinh", "arctanh",
+    "array", "asarray", "cosh", "cpu_threads", "divide", "dot", "eft", "equal", "exp", "exp2",
+    "expm1", "eye", "from_mpmath", "full", "get_cpu_threads", "get_options", "gpu_available",
+    "greater", "greater_equal", "less", "less_equal", "log", "log10", "log1p", "log2", "matmul",
+    "multiply", "negative", "not_equal", "ones", "options", "power", "random", "rgemm",
+    "rgemm_batched", "sinh", "sqrt", "subtract", "sum", "tanh", "zeros",
 ]

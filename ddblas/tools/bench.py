@@ -9,7 +9,9 @@ ddblas stands.
   (ddblas/baselines.py), each with its measured error; ddblas's speed-up over each.
 - fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/fmastudy.py): instruction counts
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
-  madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
+  madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios; and the
+  elementwise functions (exp, log, ..., power; default variant): results/s, GB/s (16 bytes per DD
+  read or written) and, on the GPU, the fraction of the device copy rate.
 - transfers (GPU only): host operands to a host result, synchronous (copy in, compute, copy back)
   against the overlapped pipeline (device="gpu", ddblas/blas/transfer.py) for square rgemm and the
   batched shapes, against min(kernel rate, transfer rate): the kernel timed on device-resident
@@ -35,6 +37,7 @@ import dataclasses
 
 import numpy as np
 
+import ddblas
 from ddblas import (DDArray, Options, accuracy, add, cpu_threads, divide, get_cpu_threads,
                     gpu_available, introspect, multiply, random, rgemm, rgemm_batched)
 
