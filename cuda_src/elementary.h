@@ -87,8 +87,9 @@ DD_HD dd ldexp_dd(dd a, int k) {
 // float64 digits as [QD]'s accurate_div: q1 = a.hi / b.hi; the remainder a - q1 b summed exactly
 // from two_prod's parts (a.hi - q1 b.hi is exact by Sterbenz) and kept as a DD to ~u^2 of itself;
 // q2 = r.hi / b.hi; the second remainder to ~u of itself; q3; then (q1, q2, q3) renormalized.
-// Measured <= 1.1u^2 relative where dd.h's div (DWDivDW2, proven 15u^2) showed 6.3u^2; the same
-// bits for both variants (every two_prod is exact). ~3 divisions and 40 flops.
+// Not proven; dd.h's div (DWDivDW2, proven 15u^2) measured 6.3u^2 on log1p's quotients t/(2+t),
+// and with this one log's measured worst fell from 5.3u^2 to 2.0u^2. The same bits for both
+// variants (every two_prod is exact). 3 divisions and ~40 flops.
 template <class V>
 DD_HD dd div_accurate(dd a, dd b) {
     const double q1 = a.hi / b.hi;
