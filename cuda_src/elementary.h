@@ -28,36 +28,15 @@ namespace elementary {
 constexpr dd LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
 constexpr dd LOG2_E = {0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56};   // 1 / ln 2
 constexpr dd LOG10_E = {0x1.bcb7b1526e50ep-2, 0x1.95355baaafad3p-57};  // 1 / ln 10
-// ln 2 = LN2_PART[0] + LN2_PART[1] + LN2_PART[2] + O(2^-155): the first part has 42 bits, so k times
-// it is exact for |k| < 2^11 [Tan].
-constexpr double LN2_PART[3] = {0x1.62e42fefa3800p-1, 0x1.ef35793c76730p-45,
-                                0x1.f97b57a079a19p-103};
+// ln 2 = LN2_1 + LN2_2 + LN2_3 + O(2^-155): LN2_1 has 42 bits, so k LN2_1 is exact for |k| < 2^11
+// [Tan].
+constexpr double LN2_1 = 0x1.62e42fefa3800p-1;
+constexpr double LN2_2 = 0x1.ef35793c76730p-45;
+constexpr double LN2_3 = 0x1.f97b57a079a19p-103;
 constexpr double SQRT2 = 0x1.6a09e667f3bcdp+0;  // fl(sqrt 2)
 constexpr double INF = __builtin_huge_val();
 constexpr double NAN_VALUE = __builtin_nan("");
 
-// 1/n! for n = 2..13: DD for the terms that need it (n <= 7), then float64.
-constexpr dd INV_FACT_DD[6] = {{0x1.0000000000000p-1, 0.0},
-                               {0x1.5555555555555p-3, 0x1.5555555555555p-57},
-                               {0x1.5555555555555p-5, 0x1.5555555555555p-59},
-                               {0x1.1111111111111p-7, 0x1.1111111111111p-63},
-                               {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
-                               {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73}};
-constexpr double INV_FACT_TAIL[6] = {0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19,
-                                     0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
-                                     0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33};
-// 1/(2j+1) for j = 1..20: DD for j <= 10, float64 for the tail.
-constexpr dd INV_ODD_DD[10] = {
-    {0x1.5555555555555p-2, 0x1.5555555555555p-56}, {0x1.999999999999ap-3, -0x1.999999999999ap-57},
-    {0x1.2492492492492p-3, 0x1.2492492492492p-57}, {0x1.c71c71c71c71cp-4, 0x1.c71c71c71c71cp-58},
-    {0x1.745d1745d1746p-4, -0x1.745d1745d1746p-59}, {0x1.3b13b13b13b14p-4, -0x1.3b13b13b13b14p-58},
-    {0x1.1111111111111p-4, 0x1.1111111111111p-60}, {0x1.e1e1e1e1e1e1ep-5, 0x1.e1e1e1e1e1e1ep-61},
-    {0x1.af286bca1af28p-5, 0x1.af286bca1af28p-59}, {0x1.8618618618618p-5, 0x1.8618618618618p-59}};
-constexpr double INV_ODD_TAIL[10] = {0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5,
-                                     0x1.2f684bda12f68p-5, 0x1.1a7b9611a7b96p-5,
-                                     0x1.0842108421084p-5, 0x1.f07c1f07c1f08p-6,
-                                     0x1.d41d41d41d41dp-6, 0x1.bacf914c1bad0p-6,
-                                     0x1.a41a41a41a41ap-6, 0x1.8f9c18f9c18fap-6};
 constexpr int EXP_HALVINGS = 5;  // the reduced argument is divided by up to 2^5 ([QD]: 2^9)
 constexpr double NEGLIGIBLE = 0x1p-54;  // odd f(x) = x (1 + O(x^2)): x within u^2 / 3 below this
 constexpr double LINEAR = 0x1p-110;     // expm1, log1p = x (1 + O(x)): x within u^2 / 8 below this
@@ -135,28 +114,38 @@ DD_HD dd expm1_reduced(dd r) {
     frexp(r.hi, &e);  // |r| < 2^e
     const int halvings = e + 6 < 0 ? 0 : (e + 6 > EXP_HALVINGS ? EXP_HALVINGS : e + 6);
     const dd x = scaled(r, ldexp(1.0, -halvings));
-    double tail = INV_FACT_TAIL[5];
-    for (int n = 4; n >= 0; --n) tail = tail * x.hi + INV_FACT_TAIL[n];
+    // 1/n! for n = 2..13: DD for the terms that need it (n <= 7), then float64.
+    constexpr dd inv_fact_dd[6] = {{0x1.0000000000000p-1, 0.0},
+                                   {0x1.5555555555555p-3, 0x1.5555555555555p-57},
+                                   {0x1.5555555555555p-5, 0x1.5555555555555p-59},
+                                   {0x1.1111111111111p-7, 0x1.1111111111111p-63},
+                                   {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
+                                   {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73}};
+    constexpr double inv_fact_tail[6] = {0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19,
+                                         0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
+                                         0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33};
+    double tail = inv_fact_tail[5];
+    for (int n = 4; n >= 0; --n) tail = tail * x.hi + inv_fact_tail[n];
     dd p = dd_of(tail);
-    for (int n = 5; n >= 0; --n) p = add<V>(INV_FACT_DD[n], mul<V>(x, p));
+    for (int n = 5; n >= 0; --n) p = add<V>(inv_fact_dd[n], mul<V>(x, p));
     dd s = add<V>(x, mul<V>(mul<V>(x, x), p));
     for (int j = 0; j < halvings; ++j) s = add<V>(scaled(s, 2.0), mul<V>(s, s));
     return s;
 }
 
-// reduce_ln2: x - k ln 2 for the integer k = round(x / ln 2), |x| <= 746: x.hi - k * LN2_PART[0]
+// reduce_ln2: x - k ln 2 for the integer k = round(x / ln 2), |x| <= 746: x.hi - k * LN2_1
 // exactly by two_sum, then the other parts of x and k ln 2 added with the variant's addition.
 // Result within 0.35 of 0; absolute error about u^2 |result| + 2^-150 |x|.
 template <class V>
 DD_HD dd reduce_ln2(dd x, double k) {
     using namespace elementary;
     dd r;
-    two_sum(x.hi, -k * LN2_PART[0], r.hi, r.lo);
+    two_sum(x.hi, -k * LN2_1, r.hi, r.lo);
     r = add<V>(r, dd_of(x.lo));
     dd middle;
-    two_prod<V::fma>(k, LN2_PART[1], middle.hi, middle.lo);
+    two_prod<V::fma>(k, LN2_2, middle.hi, middle.lo);
     r = sub<V>(r, middle);
-    return sub<V>(r, dd_of(k * LN2_PART[2]));
+    return sub<V>(r, dd_of(k * LN2_3));
 }
 
 // exp_scaled: e^x * 2^shift for finite |x| <= 746 and |shift| <= 2, as 2^(k + shift) (1 + s).
@@ -215,10 +204,22 @@ template <class V>
 DD_HD dd atanh_series(dd s) {
     using namespace elementary;
     const dd z = mul<V>(s, s);
-    double tail = INV_ODD_TAIL[9];
-    for (int j = 8; j >= 0; --j) tail = tail * z.hi + INV_ODD_TAIL[j];
+    // 1/(2j+1) for j = 1..20: DD for j <= 10, float64 for the tail.
+    constexpr dd inv_odd_dd[10] = {
+        {0x1.5555555555555p-2, 0x1.5555555555555p-56}, {0x1.999999999999ap-3, -0x1.999999999999ap-57},
+        {0x1.2492492492492p-3, 0x1.2492492492492p-57}, {0x1.c71c71c71c71cp-4, 0x1.c71c71c71c71cp-58},
+        {0x1.745d1745d1746p-4, -0x1.745d1745d1746p-59}, {0x1.3b13b13b13b14p-4, -0x1.3b13b13b13b14p-58},
+        {0x1.1111111111111p-4, 0x1.1111111111111p-60}, {0x1.e1e1e1e1e1e1ep-5, 0x1.e1e1e1e1e1e1ep-61},
+        {0x1.af286bca1af28p-5, 0x1.af286bca1af28p-59}, {0x1.8618618618618p-5, 0x1.8618618618618p-59}};
+    constexpr double inv_odd_tail[10] = {0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5,
+                                         0x1.2f684bda12f68p-5, 0x1.1a7b9611a7b96p-5,
+                                         0x1.0842108421084p-5, 0x1.f07c1f07c1f08p-6,
+                                         0x1.d41d41d41d41dp-6, 0x1.bacf914c1bad0p-6,
+                                         0x1.a41a41a41a41ap-6, 0x1.8f9c18f9c18fap-6};
+    double tail = inv_odd_tail[9];
+    for (int j = 8; j >= 0; --j) tail = tail * z.hi + inv_odd_tail[j];
     dd p = dd_of(tail);
-    for (int j = 9; j >= 0; --j) p = add<V>(INV_ODD_DD[j], mul<V>(z, p));
+    for (int j = 9; j >= 0; --j) p = add<V>(inv_odd_dd[j], mul<V>(z, p));
     return add<V>(s, mul<V>(s, mul<V>(z, p)));
 }
 
