@@ -10,7 +10,8 @@
 #                                    the rgemm shape grid, a chunked ozaki-fp64 call and
 #                                    rgemm_batched (broadcast B, shared-memory and global paths),
 #                                    the tsm kernels (in sanitize_gemm.py), device="gpu" transfer
-#                                    pipelines, ozaki-int8; racecheck of the rgemm grid
+#                                    pipelines, ozaki-int8, the elementary functions' GPU tests;
+#                                    racecheck of the rgemm grid
 #   bash bench/device_run.sh bench   python -m ddblas bench all (SIZES overrides the GPU rgemm
 #                                    sizes), the report into docs/performance.md's "h100" section;
 #                                    the baseline libraries come from .whl/ (carry it)
@@ -138,6 +139,10 @@ with mock.patch.object(_ozaki, 'INT8_CHUNK', 100):
     ddblas.rgemm(a.to_device('gpu'), b.to_device('gpu'), algorithm='ozaki-int8')
 " > "$OUT/memcheck_transfer_int8.log" 2>&1
 echo "memcheck transfers + ozaki-int8 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_transfer_int8.log" | tail -1
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
+    -p no:cacheprovider -p no:warnings tests/test_elementary.py -k "bitwise or (gpu and (odd_strides or special))" \
+    > "$OUT/memcheck_elementary.log" 2>&1
+echo "memcheck elementary exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_elementary.log" | tail -1
 fi
 if has bench; then
 echo "== bench"

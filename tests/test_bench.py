@@ -47,6 +47,10 @@ def test_fma_suite(tmp_path):
     for kind in ("elementwise add", "elementwise mul", "elementwise div", "rgemm", "madd ceiling"):
         assert ("cpu", kind, "nofma/sloppy") in kinds
     assert all(r["rate"] > 0 for r in tables["fma-throughput"])
+    functions = tables["elementwise-functions"]
+    assert {r["function"] for r in functions if r["device"] == "cpu"} == set(
+        bench.ELEMENTWISE_FUNCTIONS)
+    assert all(r["rate"] > 0 and r["gbs"] > 0 for r in functions)
     ratio = {r["add"]: r for r in tables["fma-ratio"] if r["device"] == "cpu"}
     assert ratio["sloppy"]["predicted"] == pytest.approx(32 / 15)
     assert "predicted" in stdout and (tmp_path / "bench-fma.png").stat().st_size > 1000

@@ -221,11 +221,13 @@ def power(x, exponent, *, fma=None, add=None) -> DDArray:
     (DD division) for n < 0: with g = (|n| - 1) c_mul (c_mul: multiply's bound), relative error
     <= g / (1 - g) for n > 0 and <= (1 + c_div) / (1 - g / (1 - g)) - 1 for n < 0
     (docs/algorithms.md, "Integer powers"). x ** 0 = 1 for every x (nan included), x ** 1 = x,
-    x ** -1 = reciprocal(x). A non-integer exponent raises a TypeError for now."""
+    x ** -1 = reciprocal(x). Any other exponent (when one of them is not an integer: all of
+    them) is computed as exp(y log|x|) by ddblas.core.elementary.power, within
+    accuracy.bound("real_power") (1 + |y ln x|) relative (docs/algorithms.md)."""
     x, exponent = operands(x, exponent)
     n = _integer_exponents(exponent)
-    if n is None:  # NON-INTEGER EXPONENT: the general x ** y (elementary.power) goes here
-        raise TypeError("ddblas.power: non-integer exponent (only integer exponents for now)")
+    if n is None:  # a non-integer exponent: exp(y log x) (core.elementary.power, registered)
+        return operation("real_power")(x, exponent, fma=fma, add=add)
     shape = broadcast_shape(x.shape, exponent.shape)
     be = _backend.backend(x.device)
     xh, xl, xstep = _contiguous_parts(x, shape)
@@ -392,6 +394,12 @@ def _registered(name: str):
 
 _UFUNCS.update({ufunc: _registered(ufunc.__name__) for ufunc in (
     np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot)})
+
+
+def register_ufuncs(table: dict) -> None:
+    """Add {NumPy ufunc: DD function} rows to what array_ufunc dispatches (for the modules that
+    import this one, e.g. core.elementary)."""
+    _UFUNCS.update(table)
 
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):

@@ -41,6 +41,7 @@ KERNEL_FAMILIES = (
     ("ddblas_linalg_", "linalg"),
     ("ddblas_reduce_", "reduce"),
     ("ddblas_trig_", "trig"),
+    ("ddblas_elem_", "elementary"),
 )
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -9,7 +9,9 @@ ddblas stands.
   (ddblas/baselines.py), each with its measured error; ddblas's speed-up over each.
 - fma: Nakasato's FMA vs non-FMA table for this machine (ddblas/fmastudy.py): instruction counts
   read from the compiled code, and the throughput of elementwise add, mul, div, of the in-register
-  madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios.
+  madd and of rgemm per variant, with the measured and predicted non-FMA / FMA ratios; and the
+  elementwise functions (exp, log, ..., power; default variant): results/s, GB/s (16 bytes per DD
+  read or written) and, on the GPU, the fraction of the device copy rate.
 - transfers (GPU only): host operands to a host result, synchronous (copy in, compute, copy back)
   against the overlapped pipeline (device="gpu", ddblas/blas/transfer.py) for square rgemm and the
   batched shapes, against min(kernel rate, transfer rate): the kernel timed on device-resident
@@ -391,8 +393,36 @@ def suite_fma(plan: Plan, progress) -> dict:
                         if r["device"] == device and r["kind"] == kind}
                 row[kind] = rate[f"fma/{add_kind}"] / rate[f"nofma/{add_kind}"]
             ratios.append(row)
+    functions = [row for device in progress(devices, "elementwise functions")
+                 for row in _function_rows(plan, device)]
     return dict(tables={"fma-census": census_rows, "fma-throughput": throughput,
-                        "fma-ratio": ratios}, summary={}, notes=notes)
+                        "fma-ratio": ratios, "elementwise-functions": functions},
+                summary={}, notes=notes)
+
+
+# The elementwise functions timed by the fma suite: name -> number of DD operands (inputs).
+ELEMENTWISE_FUNCTIONS = {"exp": 1, "exp2": 1, "expm1": 1, "log": 1, "log2": 1, "log10": 1,
+                         "log1p": 1, "sinh": 1, "cosh": 1, "tanh": 1, "arcsinh": 1,
+                         "arccosh": 1, "arctanh": 1, "power": 2}
+
+
+def _function_rows(plan: Plan, device: str) -> list[dict]:
+    """One row per ELEMENTWISE_FUNCTIONS entry (default variant) on arguments in [1, 1.5) (in
+    every function's domain, no special-value branch): results/s, GB/s moved (16 bytes per DD
+    read or written), and on the GPU the fraction of the measured device copy rate."""
+    n = plan.elementwise_gpu_n if device == "gpu" else plan.elementwise_cpu_n
+    x = random((n,), seed=3, device=device) * 0.5 + 1
+    y = random((n,), seed=4, device=device) * 0.5 + 1
+    memory = device_copy_gbs() if device == "gpu" else None
+    rows = []
+    for name, inputs in ELEMENTWISE_FUNCTIONS.items():
+        fn, args = getattr(ddblas, name), (x, y)[:inputs]
+        t = time_on(device, lambda fn=fn, args=args: fn(*args), plan.repeat)
+        gbs = 16 * (inputs + 1) * n / t / 1e9
+        rows.append(dict(device=device, function=name, n=n, variant=variant_name(DEFAULT),
+                         rate=n / t / 1e9, gbs=gbs,
+                         memory_fraction=gbs / memory if memory else None, seconds=t))
+    return rows
 
 
 def _padded(x: DDArray, rows: int, cols: int) -> DDArray:

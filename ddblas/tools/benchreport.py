@@ -55,6 +55,12 @@ TABLES = {
     "fma-throughput": ("Throughput per variant", [
         ("device", "device", "s"), ("kind", "kind", "s"), ("n", "n", "d"),
         ("variant", "variant", "s"), ("rate", "rate", ".4g"), ("unit", "unit", "s")]),
+    "elementwise-functions": ("Elementwise functions (default variant): G results/s, GB/s moved "
+                              "(16 bytes per DD read or written), fraction of the device copy "
+                              "rate on the GPU", [
+        ("device", "device", "s"), ("function", "function", "s"), ("n", "n", "d"),
+        ("variant", "variant", "s"), ("rate", "G results/s", ".4g"), ("gbs", "GB/s", ".1f"),
+        ("memory_fraction", "of memory", "%"), ("seconds", "s", ".4g")]),
     "fma-ratio": ("FMA / non-FMA speed ratio: predicted from instruction counts vs measured", [
         ("device", "device", "s"), ("add", "add", "s"), ("predicted", "predicted", ".2f"),
         ("madd ceiling", "ceiling", ".2f"), ("rgemm", "rgemm", ".2f"),

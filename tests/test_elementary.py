@@ -1,0 +1,218 @@
+"""Elementary functions (cuda_src/elementary.h, ddblas.exp ... ddblas.power): relative errors
+against mpmath at 300 bits within ddblas.accuracy.bound over wide ranges (hypothesis), float64's
+special values, odd strides and shapes, NumPy's ufuncs, both devices, every variant."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas import accuracy
+from ddblas.core.convert import dd_from_fraction
+from ddvalues import bits, exact_values, is_normalized, rel_error, same_bits, to_ddarray
+
+mpmath.mp.prec = 300
+U2 = Fraction(1, 2 ** 106)
+TINY = Fraction(1, 2 ** 1074)  # the subnormal spacing: results below 2^-969 are absolute
+
+# name: (mpmath reference, primary ranges as (low, high, logarithmic))
+FUNCTIONS = {
+    "exp": (mpmath.exp, [(-1.0, 1.0, False), (-650.0, 709.0, False)]),
+    "exp2": (lambda t: mpmath.power(2, t), [(-1.0, 1.0, False), (-960.0, 1023.0, False)]),
+    "expm1": (mpmath.expm1, [(-1.0, 1.0, False), (1e-30, 1e-3, True), (-60.0, 709.0, False)]),
+    "log": (mpmath.log, [(0.5, 2.0, False), (1e-300, 1e300, True)]),
+    "log2": (lambda t: mpmath.log(t, 2), [(0.5, 2.0, False), (1e-300, 1e300, True)]),
+    "log10": (mpmath.log10, [(0.5, 2.0, False), (1e-300, 1e300, True)]),
+    "log1p": (mpmath.log1p, [(-0.999, 1.0, False), (1e-30, 1e-3, True), (1.0, 1e300, True)]),
+    "sinh": (mpmath.sinh, [(-5.0, 5.0, False), (1e-30, 1e-3, True), (-709.0, 709.0, False)]),
+    "cosh": (mpmath.cosh, [(-5.0, 5.0, False), (-709.0, 709.0, False)]),
+    "tanh": (mpmath.tanh, [(-5.0, 5.0, False), (1e-30, 1e-3, True), (-40.0, 40.0, False)]),
+    "arcsinh": (mpmath.asinh, [(-5.0, 5.0, False), (1e-30, 1e300, True)]),
+    "arccosh": (mpmath.acosh, [(1.0, 5.0, False), (1.0, 1e300, True)]),
+    "arctanh": (mpmath.atanh, [(-0.999, 0.999, False), (1e-30, 0.5, True)]),
+}
+NAMES = sorted(FUNCTIONS)
+
+
+def variant_name(variant) -> str:
+    return f"{'fma' if variant['fma'] else 'nofma'}/{variant['add']}"
+
+
+def dd_in(low: float, high: float, logarithmic: bool):
+    """DD values x (1 + t 2^-106), x in [low, high] (log-uniform for logarithmic), 0 <= t <= 2^52:
+    106 significant bits, never below low in magnitude (arccosh's domain starts at 1)."""
+    hi = (st.floats(np.log(low), np.log(high)).map(np.exp) if logarithmic
+          else st.floats(low, high))
+    tail = st.integers(0, 2 ** 52)
+    return st.builds(lambda h, t: dd_from_fraction(Fraction(h) * (1 + Fraction(t, 2 ** 106))),
+                     hi, tail)
+
+
+def reference_errors(fn, x: ddblas.DDArray, y: ddblas.DDArray) -> list[Fraction]:
+    """|y - f(x)| / |f(x)| per element, with f at 300 bits (an exact zero must be exact)."""
+    ref, _ = FUNCTIONS[fn]
+    return [rel_error(b, accuracy.exact_value(ref(mpf(a))))
+            for a, b in zip(exact_values(x), exact_values(y))]
+
+
+def mpf(a: Fraction):
+    return mpmath.mpf(a.numerator) / a.denominator
+
+
+@pytest.mark.parametrize("fn", NAMES)
+@settings(max_examples=12)
+@given(data=st.data())
+def test_relative_error_within_bound(fn, device, variant, data):
+    ranges = FUNCTIONS[fn][1]
+    values = [data.draw(dd_in(*ranges[i % len(ranges)])) for i in range(8)]
+    x = to_ddarray(values, device)
+    y = getattr(ddblas, fn)(x, **variant)
+    assert is_normalized(y)
+    limit = Fraction(accuracy.bound(fn, variant_name(variant))) * U2
+    for e, v in zip(reference_errors(fn, x, y), values):
+        assert e <= limit, (fn, v, float(e / U2))
+
+
+@pytest.mark.parametrize("low, high", [(-745.0, -670.0), (-1074.0, -960.0)])
+def test_results_near_underflow_within_a_few_subnormal_spacings(device, variant, low, high):
+    """Below 2^-969 the lo part is subnormal: the error is absolute, at most 2 * 2^-1074 more."""
+    rng = np.random.default_rng(7)
+    x = ddblas.array(rng.uniform(low, high, 40), device=device)
+    fn = "exp" if low > -1000 else "exp2"
+    y = getattr(ddblas, fn)(x, **variant)
+    limit = Fraction(accuracy.bound(fn, variant_name(variant))) * U2
+    ref = FUNCTIONS[fn][0]
+    for a, b in zip(exact_values(x), exact_values(y)):
+        exact = accuracy.exact_value(ref(mpf(a)))
+        assert abs(b - exact) <= limit * exact + 2 * TINY, (fn, float(a))
+
+
+def same_specials(got: np.ndarray, expected: np.ndarray) -> bool:
+    """nan where expected is nan (any sign: x86 makes -nan), else the same bits (zeros' signs)."""
+    nan = np.isnan(expected)
+    return bool(np.all(np.isnan(got[nan]))) and same_bits(got[~nan], expected[~nan])
+
+
+def special_inputs() -> np.ndarray:
+    return np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 1e-320,
+                     -1e-320, 1e-300, 1e300, -1e300, 709.8, 710.5, -745.2, -746.0, 1024.0, -1075.0,
+                     40.0, -40.0, 0.99999999, 1.00000001, np.finfo(float).max])
+
+
+@pytest.mark.parametrize("fn", NAMES)
+def test_special_values_as_float64(fn, device, variant):
+    """Where float64 gives nan, +-inf or +-0, so does the DD function (lo = 0), with the sign;
+    finite float64 results agree to float64 accuracy (NumPy's libm, a few ulps)."""
+    x = special_inputs()
+    with np.errstate(all="ignore"):
+        expected = getattr(np, fn)(x)
+    y = getattr(ddblas, fn)(ddblas.array(x, device=device), **variant).to_device("cpu")
+    hi, lo = np.asarray(y.hi), np.asarray(y.lo)
+    special = ~np.isfinite(expected) | (expected == 0)
+    assert same_specials(hi[special], expected[special]), (x[special], hi[special])
+    assert np.all(lo[special | ~np.isfinite(hi)] == 0)
+    finite = ~special
+    assert np.allclose(hi[finite], expected[finite], rtol=1e-14, atol=0), (x[finite], hi[finite])
+
+
+def test_power_special_values_as_c_pow(device, variant):
+    grid = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0,
+                     -3.0, 2.5, -2.5, 1e300, -1e300])
+    x, y = np.meshgrid(grid, grid)
+    with np.errstate(all="ignore"):
+        expected = np.power(x, y)
+    z = ddblas.power(ddblas.array(x, device=device), ddblas.array(y, device=device), **variant)
+    hi = np.asarray(z.to_device("cpu").hi)
+    special = ~np.isfinite(expected) | (expected == 0)
+    assert same_specials(hi[special], expected[special])
+    assert np.allclose(hi[~special], expected[~special], rtol=1e-14, atol=0)
+
+
+@settings(max_examples=15)
+@given(data=st.data())
+def test_power_within_its_growing_bound(device, variant, data):
+    """|err| <= c (1 + |y ln x|) u^2 relative, c = accuracy.bound("real_power", variant)."""
+    xs = [data.draw(dd_in(1e-15, 1e15, True)) for _ in range(6)]
+    ys = [data.draw(dd_in(-20.0, 20.0, False)) for _ in range(6)]
+    x, y = to_ddarray(xs, device), to_ddarray(ys, device)
+    z = ddblas.power(x, y, **variant)
+    c = Fraction(accuracy.bound("real_power", variant_name(variant))) * U2
+    for a, b, r in zip(exact_values(x), exact_values(y), exact_values(z)):
+        ma, mb = mpf(a), mpf(b)
+        exact = accuracy.exact_value(mpmath.power(ma, mb))
+        growth = accuracy.exact_value(abs(mb * mpmath.log(ma)))
+        assert abs(r - exact) <= c * (1 + growth) * exact, (float(a), float(b))
+
+
+def test_power_negative_base_integer_exponent(device, variant):
+    x = ddblas.array([-2.0, -2.0, -3.0, -0.5], device=device)
+    y = ddblas.array([3.0, 2.0, -1.0, 0.5], device=device)
+    z = ddblas.power(x, y, **variant).to_device("cpu")
+    values = exact_values(z[:3])
+    assert abs(values[0] + 8) <= 8 * 40 * U2 and abs(values[1] - 4) <= 4 * 40 * U2
+    assert abs(values[2] + Fraction(1, 3)) <= Fraction(1, 3) * 40 * U2
+    assert np.isnan(float(z.hi[3]))
+
+
+def test_odd_strides_views_and_shapes(device):
+    rng = np.random.default_rng(3)
+    base = ddblas.array(rng.uniform(0.1, 3.0, (6, 8)), device=device) * ddblas.array(1.0 + 2 ** -60)
+    view = base[::2, 1::3]
+    for fn in NAMES:
+        f = getattr(ddblas, fn)
+        assert same_bits(f(view), f(view.copy()))
+    assert ddblas.exp(ddblas.zeros((0, 3), device=device)).shape == (0, 3)
+    scalar = ddblas.log(ddblas.array(2.0, device=device))
+    ln2 = accuracy.exact_value(mpmath.log(2))
+    assert scalar.shape == () and abs(exact_values(scalar)[0] - ln2) <= 5 * U2 * ln2
+    z = ddblas.power(view, ddblas.array([[0.5], [1.5], [2.5]], device=device))
+    assert same_bits(z, ddblas.power(view.copy(), ddblas.array([[0.5], [1.5], [2.5]])
+                                     .to_device(device)))
+
+
+def test_inputs_not_modified(device):
+    x = ddblas.array([0.5, 1.5, -2.0], device=device)
+    before = bits(x)
+    for fn in NAMES:
+        getattr(ddblas, fn)(x)
+    ddblas.power(x, x)
+    assert np.array_equal(bits(x), before)
+
+
+def test_numpy_ufuncs_dispatch(device):
+    x = ddblas.array([0.25, 0.5, 0.75], device=device)
+    for fn in NAMES:
+        assert same_bits(getattr(np, fn)(x), getattr(ddblas, fn)(x))
+    assert same_bits(np.power(x, x), ddblas.power(x, x))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn", NAMES + ["power"])
+def test_cpu_and_gpu_bitwise_equal(fn, variant):
+    if not ddblas.gpu_available():
+        pytest.skip("needs CuPy and a CUDA device")
+    rng = np.random.default_rng(11)
+    hi = np.concatenate([rng.uniform(-3, 3, 300), np.exp(rng.uniform(-700, 700, 300)),
+                         special_inputs()])
+    x = ddblas.DDArray(hi, hi * rng.uniform(-1, 1, hi.size) * 2 ** -54 * np.isfinite(hi))
+    args = (x, x[::-1].copy()) if fn == "power" else (x,)
+    f = getattr(ddblas, fn)
+    assert same_bits(f(*args, **variant), f(*(a.to_device("gpu") for a in args), **variant))
+
+
+def test_bounds_are_published():
+    for fn in NAMES + ["power"]:
+        for v in ("fma/accurate", "fma/sloppy", "nofma/accurate", "nofma/sloppy"):
+            assert 0 < accuracy.bound(fn, v) <= 8
+    with pytest.raises(ValueError, match="takes no k"):
+        accuracy.bound("exp", k=3)
+
+
+def test_bad_input_named():
+    with pytest.raises((TypeError, ValueError)):
+        ddblas.exp("not a number")
