@@ -41,18 +41,27 @@ struct Variant {
     static constexpr bool accurate = ACCURATE;
 };
 
+// from_bits: the double whose IEEE 754 encoding is `bits` (NVRTC has no __builtin_nan or
+// __builtin_huge_val, and HUGE_VAL needs <cmath>, which device code does not see).
+DD_HD double from_bits(unsigned long long bits) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)bits);
+#else
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+#endif
+}
+
+// quiet_nan, infinity: the canonical quiet NaN 0x7ff8000000000000 and +inf.
+DD_HD double quiet_nan() { return from_bits(0x7ff8000000000000ULL); }
+DD_HD double infinity() { return from_bits(0x7ff0000000000000ULL); }
+
 // canonical: x, or the quiet NaN 0x7ff8000000000000 if x is a NaN. IEEE 754 leaves a NaN's sign
 // and payload to the hardware (x86 and NVIDIA GPUs differ), so kernels store NaNs canonically and
 // CPU and GPU results agree bit for bit, NaNs included.
 DD_HD double canonical(double x) {
-#if defined(__CUDA_ARCH__)
-    const double nan = __longlong_as_double(0x7ff8000000000000LL);
-#else
-    const std::uint64_t bits = 0x7ff8000000000000ULL;
-    double nan;
-    std::memcpy(&nan, &bits, sizeof nan);
-#endif
-    return isnan(x) ? nan : x;
+    return isnan(x) ? quiet_nan() : x;
 }
 
 }  // namespace ddblas

@@ -34,8 +34,6 @@ constexpr double LN2_1 = 0x1.62e42fefa3800p-1;
 constexpr double LN2_2 = 0x1.ef35793c76730p-45;
 constexpr double LN2_3 = 0x1.f97b57a079a19p-103;
 constexpr double SQRT2 = 0x1.6a09e667f3bcdp+0;  // fl(sqrt 2)
-constexpr double INF = __builtin_huge_val();
-constexpr double NAN_VALUE = __builtin_nan("");
 
 constexpr int EXP_HALVINGS = 5;  // the reduced argument is divided by up to 2^5 ([QD]: 2^9)
 constexpr double NEGLIGIBLE = 0x1p-54;  // odd f(x) = x (1 + O(x^2)): x within u^2 / 3 below this
@@ -162,7 +160,7 @@ DD_HD dd exp_scaled(dd x, int shift) {
 template <class V>
 DD_HD dd exp(dd x) {
     if (isnan(x.hi)) return dd_of(x.hi);
-    if (x.hi > 710.0) return dd_of(elementary::INF);
+    if (x.hi > 710.0) return dd_of(infinity());
     if (x.hi < -746.0) return dd_of(0.0);
     return exp_scaled<V>(x, 0);
 }
@@ -172,7 +170,7 @@ DD_HD dd exp(dd x) {
 template <class V>
 DD_HD dd exp2(dd x) {
     if (isnan(x.hi)) return dd_of(x.hi);
-    if (x.hi > 1025.0) return dd_of(elementary::INF);
+    if (x.hi > 1025.0) return dd_of(infinity());
     if (x.hi < -1080.0) return dd_of(0.0);
     const double n = nearest_integer(x.hi);
     dd f;
@@ -269,8 +267,8 @@ DD_HD dd log_positive(dd x, int& k, dd& l) {
 
 // log_special: float64's log for x <= 0, inf or nan ((r, true)); (_, false) for finite x > 0.
 DD_HD bool log_special(dd x, dd& r) {
-    if (isnan(x.hi) || x.hi < 0.0) r = dd_of(elementary::NAN_VALUE);
-    else if (x.hi == 0.0) r = dd_of(-elementary::INF);
+    if (isnan(x.hi) || x.hi < 0.0) r = dd_of(quiet_nan());
+    else if (x.hi == 0.0) r = dd_of(-infinity());
     else if (!isfinite(x.hi)) r = dd_of(x.hi);
     else return false;
     return true;
@@ -311,7 +309,7 @@ template <class V>
 DD_HD dd log1p(dd x) {
     using namespace elementary;
     if (isnan(x.hi) || fabs(x.hi) < LINEAR) return as_is(x);
-    if (less_equal(x, dd_of(-1.0))) return dd_of(equal(x, dd_of(-1.0)) ? -INF : NAN_VALUE);
+    if (less_equal(x, dd_of(-1.0))) return dd_of(equal(x, dd_of(-1.0)) ? -infinity() : quiet_nan());
     if (!isfinite(x.hi)) return x;
     if (x.hi > 1.0 / SQRT2 - 1.0 && x.hi < SQRT2 - 1.0) return log1p_reduced<V>(x);
     if (x.hi <= -0.5) {
@@ -337,13 +335,13 @@ DD_HD dd pow(dd x, dd y) {
     if (!isfinite(y.hi)) {
         const dd ax = abs(x);
         if (ax.hi == 1.0 && ax.lo == 0.0) return dd_of(1.0);
-        return dd_of(less(ax, dd_of(1.0)) == negative_y ? INF : 0.0);
+        return dd_of(less(ax, dd_of(1.0)) == negative_y ? infinity() : 0.0);
     }
     if (x.hi == 0.0 || !isfinite(x.hi)) {  // |x|^y is 0 or inf; the sign from odd y
         const bool zero = (x.hi == 0.0) != negative_y;
-        return dd_of(copysign(zero ? 0.0 : INF, odd ? x.hi : 1.0));
+        return dd_of(copysign(zero ? 0.0 : infinity(), odd ? x.hi : 1.0));
     }
-    if (x.hi < 0.0 && !is_integer(y)) return dd_of(NAN_VALUE);
+    if (x.hi < 0.0 && !is_integer(y)) return dd_of(quiet_nan());
     const dd r = exp<V>(mul<V>(y, log<V>(abs(x))));
     return x.hi < 0.0 && odd ? neg(r) : r;
 }
@@ -357,7 +355,7 @@ DD_HD dd sinh(dd x) {
     const dd a = abs(x);
     dd r;
     if (a.hi > 711.0) {
-        r = dd_of(elementary::INF);
+        r = dd_of(infinity());
     } else if (a.hi > 40.0) {
         r = exp_scaled<V>(a, -1);
     } else {
@@ -372,7 +370,7 @@ template <class V>
 DD_HD dd cosh(dd x) {
     if (!isfinite(x.hi)) return dd_of(fabs(x.hi));
     const dd a = abs(x);
-    if (a.hi > 711.0) return dd_of(elementary::INF);
+    if (a.hi > 711.0) return dd_of(infinity());
     if (a.hi > 40.0) return exp_scaled<V>(a, -1);
     const dd e = exp<V>(a);
     return scaled(add<V>(e, div_accurate<V>(dd_of(1.0), e)), 0.5);
@@ -414,7 +412,7 @@ DD_HD dd arcsinh(dd x) {
 template <class V>
 DD_HD dd arccosh(dd x) {
     using namespace elementary;
-    if (isnan(x.hi) || less(x, dd_of(1.0))) return dd_of(NAN_VALUE);
+    if (isnan(x.hi) || less(x, dd_of(1.0))) return dd_of(quiet_nan());
     if (!isfinite(x.hi)) return x;
     if (x.hi > 0x1p60) return add<V>(log<V>(x), LN2);
     const dd t = sub<V>(x, dd_of(1.0));
@@ -428,9 +426,9 @@ DD_HD dd arctanh(dd x) {
     using namespace elementary;
     if (isnan(x.hi) || fabs(x.hi) < NEGLIGIBLE) return as_is(x);
     const dd a = abs(x), one = dd_of(1.0);
-    if (greater(a, one)) return dd_of(NAN_VALUE);
+    if (greater(a, one)) return dd_of(quiet_nan());
     if (a.hi <= 0.17) return atanh_series<V>(x);
-    const dd r = equal(a, one) ? dd_of(INF)
+    const dd r = equal(a, one) ? dd_of(infinity())
                                : scaled(log1p<V>(div_accurate<V>(scaled(a, 2.0), sub<V>(one, a))),
                                         0.5);
     return signbit(x.hi) ? neg(r) : r;
