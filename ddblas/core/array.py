@@ -8,8 +8,8 @@ import numpy as np
 from .. import eft
 from ..engines import backend as _backend
 from . import convert as _convert
-from ..engines.backend import (addressable, array_module, check_device, device_of_array,
-                               is_gpu_array, move)
+from ..engines.backend import (addressable, array_module, check_device, copy_into,
+                               device_of_array, is_gpu_array, move)
 from .options import get_printoptions
 
 
@@ -225,26 +225,39 @@ class DDArray:
             yield self[i]
 
     # ---- views and copies ----
+    # Parts that kernels cannot address (odd byte strides, a misaligned address: record-array
+    # fields, views at byte offsets) are read and written through addressable copies and
+    # copy_into, never by CuPy's own kernels, which would load misaligned items whole.
     def __getitem__(self, key) -> "DDArray":
         key = _index_key(key)
         xp = self.xp
-        return DDArray(xp.asarray(self._hi[key]), xp.asarray(self._lo[key]), normalize=False)
+        # CuPy gathers advanced indices with its own kernels: on the GPU an unaddressable part
+        # is indexed through an addressable copy (the result is then a copy, not a view).
+        hi, lo = (addressable(p)[key] if is_gpu_array(p) else p[key] for p in (self._hi, self._lo))
+        return DDArray(xp.asarray(hi), xp.asarray(lo), normalize=False)
 
     def __setitem__(self, key, value) -> None:
         value = asarray(value, device=self.device)
         key = _index_key(key)
-        self._hi[key] = value.hi
-        self._lo[key] = value.lo
+        for part, new in ((self._hi, value.hi), (self._lo, value.lo)):
+            if not is_gpu_array(part) or addressable(part) is part:
+                part[key] = new
+            else:   # basic indexing of such a part is a view: written byte by byte
+                target = part[key]
+                copy_into(target, array_module(part).broadcast_to(new, target.shape))
 
     def copy(self) -> "DDArray":
-        return DDArray(self._hi.copy(), self._lo.copy(), normalize=False)
+        return DDArray(*(p.copy() if addressable(p) is p else addressable(p)  # a new copy either way
+                         for p in (self._hi, self._lo)), normalize=False)
 
     def reshape(self, *shape) -> "DDArray":
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
-        return DDArray(self._hi.reshape(shape), self._lo.reshape(shape), normalize=False)
+        return DDArray(addressable(self._hi).reshape(shape), addressable(self._lo).reshape(shape),
+                       normalize=False)
 
     def ravel(self) -> "DDArray":
-        return DDArray(self._hi.ravel(), self._lo.ravel(), normalize=False)
+        return DDArray(addressable(self._hi).ravel(), addressable(self._lo).ravel(),
+                       normalize=False)
 
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
