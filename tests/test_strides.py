@@ -63,15 +63,23 @@ def _laid_out(x: ddblas.DDArray, hi_layout: str, lo_layout: str | None = None) -
     return ddblas.DDArray(*parts)
 
 
+def _allocation(part):
+    """(address, host bytes) of the whole allocation under a NumPy or CuPy array (read as bytes:
+    a view at an odd byte offset is never read item by item)."""
+    if _backend.is_gpu_array(part):
+        import cupy
+        memory = part.data.mem
+        raw = cupy.ndarray((memory.size,), np.uint8, cupy.cuda.MemoryPointer(memory, 0))
+        return memory.ptr, raw.get().tobytes()
+    base = part
+    while base.base is not None:
+        base = base.base
+    return _backend.data_address(base), np.asarray(base).view(np.uint8).tobytes()
+
+
 def _host_bytes(x: ddblas.DDArray) -> bytes:
-    """The bytes of the buffers under x's parts (the whole allocation, as seen from the host)."""
-    out = b""
-    for part in (x.hi, x.lo):
-        base = part
-        while base.base is not None:
-            base = base.base
-        out += (base.get() if _backend.is_gpu_array(base) else base).tobytes()
-    return out
+    """The bytes of the allocations under x's parts, as seen from the host."""
+    return b"".join(_allocation(part)[1] for part in (x.hi, x.lo))
 
 
 def _pair(m, n, k, device, seed=1):
@@ -175,14 +183,12 @@ def _item_bytes(c: ddblas.DDArray) -> set:
     """Offsets (within _host_bytes) of the bytes of c's items."""
     offsets, start = set(), 0
     for part in (c.hi, c.lo):
-        base = part
-        while base.base is not None:
-            base = base.base
-        origin = _backend.data_address(part) - _backend.data_address(base)
+        address, data = _allocation(part)
+        origin = _backend.data_address(part) - address
         for index in np.ndindex(*part.shape):
             first = start + origin + sum(i * s for i, s in zip(index, part.strides))
             offsets.update(range(first, first + 8))
-        start += base.nbytes
+        start += len(data)
     return offsets
 
 

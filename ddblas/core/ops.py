@@ -454,10 +454,12 @@ def register_functions(functions: dict) -> None:
 
 
 def array_function(func, types, args, kwargs):
-    """NEP 18: the NumPy functions listed in _FUNCTIONS run on DDArrays; the others raise
-    NumPy's TypeError naming the function."""
+    """NEP 18: the NumPy functions listed in _FUNCTIONS run on DDArrays (with NumPy or CuPy
+    arrays beside them, e.g. a condition of np.where); the others raise NumPy's TypeError naming
+    the function."""
     impl = _FUNCTIONS.get(func)
-    if impl is None or not all(issubclass(t, (DDArray, np.ndarray)) for t in types):
+    if impl is None or not all(issubclass(t, (DDArray, np.ndarray))
+                               or t.__module__.startswith("cupy") for t in types):
         return NotImplemented
     return impl(*args, **kwargs)
 
