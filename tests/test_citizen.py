@@ -26,8 +26,8 @@ SPECIAL_PAIRS = [(0.0, 0.0), (-0.0, 0.0), (5e-324, 0.0), (1e-300, -5e-324),
 
 def mpf_fraction(value) -> Fraction:
     """An mpmath mpf's exact value (man_exp: every mpmath version has it)."""
-    man, exp = value.man_exp
-    return Fraction(man) * Fraction(2) ** exp
+    man, exp = value.man_exp  # the magnitude's
+    return (-1 if value < 0 else 1) * Fraction(abs(man)) * Fraction(2) ** exp
 
 
 def special_array(device):
