@@ -154,6 +154,8 @@ def test_power_within_its_growing_bound(device, variant, data):
         ma, mb = mpf(a), mpf(b)
         exact = accuracy.exact_value(mpmath.power(ma, mb))
         growth = accuracy.exact_value(abs(mb * mpmath.log(ma)))
+        if exact < Fraction(2) ** -968:  # relative bounds hold above the underflow range
+            continue                      # (e.g. (1e15)^-20 = 1e-300: lo is subnormal)
         assert abs(r - exact) <= c * (1 + growth) * exact, (float(a), float(b))
 
 
@@ -169,7 +171,8 @@ def test_power_negative_base_integer_exponent(device, variant):
 
 def test_odd_strides_views_and_shapes(device):
     rng = np.random.default_rng(3)
-    base = ddblas.array(rng.uniform(0.1, 3.0, (6, 8)), device=device) * ddblas.array(1.0 + 2 ** -60)
+    base = ddblas.array(rng.uniform(0.1, 3.0, (6, 8)), device=device) * \
+        ddblas.array(1.0 + 2 ** -60, device=device)
     view = base[::2, 1::3]
     for fn in NAMES:
         f = getattr(ddblas, fn)

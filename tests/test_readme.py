@@ -30,5 +30,10 @@ def test_readme_snippet_runs(number, capsys, tmp_path, monkeypatch):
     code = python_blocks(README.read_text())[number]
     if not ddblas.gpu_available():
         code = code.replace('"gpu"', '"cpu"')
-    exec(compile(code, f"README.md python block {number + 1}", "exec"), {})
+    try:
+        exec(compile(code, f"README.md python block {number + 1}", "exec"), {})
+    except ImportError as exc:  # an optional package of the test extra (xprec, numpy-quaddtype)
+        if "pip install" not in str(exc):
+            raise
+        pytest.skip(f"README block {number + 1} needs an optional package: {exc}")
     assert capsys.readouterr().out  # every snippet prints what it shows

@@ -237,7 +237,7 @@ def test_power_exponent_kinds_and_broadcasting(device):
 def test_power_refuses_what_it_cannot_do(device):
     a = ddblas.ones((3,), device=device)
     # a non-integer exponent (any of them) takes the exp/log path of core.elementary.power
-    for exponent in (0.5, "0.1", ddblas.array([1, 2.5, 3]), NAN, INF):
+    for exponent in (0.5, "0.1", ddblas.array([1, 2.5, 3], device=device), NAN, INF):
         e = ddblas.asarray(exponent, device=device)
         assert same_bits(ddblas.power(a * 3, exponent), elementary.power(a * 3, e))
     assert same_bits(a ** 0.5, elementary.power(a, ddblas.asarray(0.5, device=device)))
