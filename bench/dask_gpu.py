@@ -63,7 +63,10 @@ def main() -> None:
         a = ddd.random((n, n), chunks=chunk, seed=1, device="gpu").persist()
         b = ddd.random((n, n), chunks=chunk, seed=2, device="gpu").persist()
         distributed.wait([a.parts, b.parts])
-        single = client.submit(_single, a.parts, b.parts, algorithm)
+        # futures of the whole parts (a dask collection passed to submit would reach the task
+        # as a lazy dask array)
+        single = client.submit(_single, client.compute(a.parts), client.compute(b.parts),
+                               algorithm)
         single_seconds = client.submit(lambda s: s[0], single).result()
         rate = 2 * n ** 3 / single_seconds / 1e9
         print(f"single call  N={n} {algorithm}: {single_seconds:.3f} s, {rate:.1f} GFLOP/s")
@@ -83,7 +86,7 @@ def main() -> None:
             starts = range(0, n, chunk)
             if not split_k:
                 same = all(client.submit(_block_equal, single,
-                                         c.parts[:, r:r + chunk, r:r + chunk],
+                                         client.compute(c.parts[:, r:r + chunk, r:r + chunk]),
                                          slice(r, r + chunk), slice(r, r + chunk)).result()
                            for r in starts)
                 print(f"  diagonal blocks equal to the single call bit for bit: {same}")
