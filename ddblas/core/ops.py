@@ -383,22 +383,9 @@ def _matmul(a, b):
 _UFUNCS[np.matmul] = _matmul
 
 
-def _registered(name: str):
-    """The operation `name` that a higher module registers (core.trigonometric...), looked up at
-    call time."""
-    def call(*args):
-        return operation(name)(*args)
-    call.__name__ = name
-    return call
-
-
-_UFUNCS.update({ufunc: _registered(ufunc.__name__) for ufunc in (
-    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot)})
-
-
 def register_ufuncs(table: dict) -> None:
     """Add {NumPy ufunc: DD function} rows to what array_ufunc dispatches (for the modules that
-    import this one, e.g. core.elementary)."""
+    import this one: core.elementary, core.trigonometric)."""
     _UFUNCS.update(table)
 
 

@@ -8,8 +8,9 @@ them; they are measured, not proven.
 """
 from __future__ import annotations
 
-from .array import register_operations
-from .ops import binary, unary
+import numpy as np
+
+from .ops import binary, register_ufuncs, unary
 from .options import resolve
 
 
@@ -164,5 +165,5 @@ def hypot(x1, x2, *, fma=None, add=None):
 
 __all__ = ["arccos", "arcsin", "arctan", "arctan2", "cos", "hypot", "sin", "tan"]
 
-register_operations(sin=sin, cos=cos, tan=tan, arcsin=arcsin, arccos=arccos, arctan=arctan,
-                    arctan2=arctan2, hypot=hypot)
+register_ufuncs({np.sin: sin, np.cos: cos, np.tan: tan, np.arcsin: arcsin, np.arccos: arccos,
+                 np.arctan: arctan, np.arctan2: arctan2, np.hypot: hypot})
