@@ -15,6 +15,8 @@ error of 4 x 4 sampled entries of C checked exactly against rgemm's bound (ddbla
 in block columns, so that no task needs a rechunk copy. The last table gives the speedup of g
 GPUs over one at each (N, chunk, algorithm) and the per-GPU rate.
 Cases that would start after --budget seconds are skipped (and printed as skipped).
+Workers spill stored blocks to host memory above SPILL_AT of their GPU's memory (the operands
+of the largest N plus the operand blocks they receive do not fit otherwise).
 NVLink multicast stays off (NCCL_NVLS_ENABLE=0, the device notes); dask moves data over TCP.
 """
 from __future__ import annotations
@@ -31,7 +33,9 @@ import ddblas  # noqa: E402
 import ddblas.dask as ddd  # noqa: E402
 from ddblas import accuracy  # noqa: E402
 
-SAMPLES = 4   # sampled rows and columns of C checked exactly
+SAMPLES = 4       # sampled rows and columns of C checked exactly
+SPILL_AT = 0.75   # share of a GPU's memory above which its worker spills stored blocks to host
+
 
 
 def _sync(dask_worker=None):
@@ -102,7 +106,7 @@ def main() -> None:
             cases += [(n, args.big_chunk, "auto", True) for n in args.big]
         visible = ",".join(str(i) for i in range(gpus))
         cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, dashboard_address=None,
-                                   device_memory_limit=0) if args.device == "gpu" else \
+                                   device_memory_limit=SPILL_AT) if args.device == "gpu" else \
             distributed.LocalCluster(n_workers=gpus, threads_per_worker=1, dashboard_address=None)
         with cluster, \
                 distributed.Client(cluster) as client:
@@ -111,9 +115,13 @@ def main() -> None:
                 distributed.wait(ddd.rgemm(warm, warm, algorithm=alg).persist().parts)
             for n, chunk, alg, big in cases:
                 if time.perf_counter() - began > args.budget:
-                    skipped.append(f"{gpus} GPU N={n} chunk={chunk} {alg}")
+                    skipped.append(f"{gpus} GPU N={n} chunk={chunk} {alg} (budget)")
                     continue
-                rows.append(run_case(client, gpus, n, chunk, alg, big, args.device))
+                try:
+                    rows.append(run_case(client, gpus, n, chunk, alg, big, args.device))
+                except Exception as exc:  # e.g. out of GPU memory: the next cases still run
+                    print(f"\n{gpus} GPU N={n} chunk={chunk} {alg}: FAILED {exc!r}"[:600])
+                    skipped.append(f"{gpus} GPU N={n} chunk={chunk} {alg} (failed)")
     one = {(r["n"], r["chunk"], r["algorithm"]): r["gflops"] for r in rows if r["gpus"] == 1}
     print("\n| GPUs | N | chunk | algorithm | generate s | multiply s | GFLOP/s | per GPU | "
           "speedup vs 1 GPU | moved GB | sampled error u^2 | bound u^2 |")
@@ -125,7 +133,7 @@ def main() -> None:
               f"{r['multiply']:.2f} | {r['gflops']:.0f} | {r['gflops'] / r['gpus']:.0f} | {speedup} | "
               f"{r['moved_gb']:.2f} | {r['err']:.3g} | {r['bound']:.4g} |")
     for s in skipped:
-        print(f"skipped (budget): {s}")
+        print(f"not measured: {s}")
 
 
 if __name__ == "__main__":
