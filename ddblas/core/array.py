@@ -636,9 +636,10 @@ def random(shape, seed=None, device=None) -> DDArray:
     shape = _shape_argument(shape)
     rng = np.random.default_rng(seed)
     halves = rng.integers(0, 2 ** 53, size=shape + (2,), dtype=np.int64)
-    top, bottom = halves[..., 0], halves[..., 1]
-    a = move(np.ldexp(top.astype(np.float64), -53), device)
-    b = move(np.ldexp(bottom.astype(np.float64), -106), device)
+    halves = move(halves, device)  # converted where they land (exact: each half < 2^53)
+    xp = _backend.backend(device).xp
+    a = xp.ldexp(halves[..., 0].astype(np.float64), -53)
+    b = xp.ldexp(halves[..., 1].astype(np.float64), -106)
     hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)
     return DDArray(hi, lo, normalize=False)
 
