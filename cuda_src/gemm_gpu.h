@@ -282,15 +282,11 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
             c_rs, c_cs, flags, k_begin, k_end);                                                  \
     }
 // DDBLAS_GEMM_SHAPE_KERNELS: the kernels of one row of a geometry.h table, both B layouts, every
-// variant (use: DDBLAS_GEMM_CLASSIC_SHAPES(DDBLAS_GEMM_SHAPE_KERNELS)).
+// variant of the unit (use: DDBLAS_GEMM_CLASSIC_SHAPES(DDBLAS_GEMM_SHAPE_KERNELS)).
 #define DDBLAS_GEMM_SHAPE_LAYOUTS(V, NAME, A, ...)              \
     DDBLAS_GEMM_SHARED_KERNEL(NAME, A, n, V, __VA_ARGS__)       \
     DDBLAS_GEMM_SHARED_KERNEL(NAME, A, k, V, __VA_ARGS__)
-#define DDBLAS_GEMM_SHAPE_KERNELS(...)                          \
-    DDBLAS_GEMM_SHAPE_LAYOUTS(fma_accurate, __VA_ARGS__)        \
-    DDBLAS_GEMM_SHAPE_LAYOUTS(fma_sloppy, __VA_ARGS__)          \
-    DDBLAS_GEMM_SHAPE_LAYOUTS(nofma_accurate, __VA_ARGS__)      \
-    DDBLAS_GEMM_SHAPE_LAYOUTS(nofma_sloppy, __VA_ARGS__)
+#define DDBLAS_GEMM_SHAPE_KERNELS(...) DDBLAS_FOR_VARIANTS(DDBLAS_GEMM_SHAPE_LAYOUTS, __VA_ARGS__)
 // madd_ceiling: the in-register ceiling kernel per variant (the "bench" unit).
 #define DDBLAS_MADD_CEILING_KERNEL(OP, V)                                                        \
     DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t iters, const double *seed, double *out) {   \

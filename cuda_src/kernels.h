@@ -27,8 +27,21 @@ struct nofma_sloppy : Variant<false, false> {};
 }  // namespace variants
 }  // namespace ddblas
 
+// DDBLAS_EACH_VARIANT(M, OP): M(OP, V) for every variant V; DDBLAS_FOR_VARIANTS(M, ...):
+// M(V, ...). A unit compiled with -DDDBLAS_UNIT_VARIANT=<V> (the families that build.py splits
+// by variant, VARIANT_FAMILIES) instantiates that variant only. DDBLAS_APPLY expands the variant
+// macro before M pastes it into kernel names.
+#define DDBLAS_APPLY(M, ...) M(__VA_ARGS__)
+#ifdef DDBLAS_UNIT_VARIANT
+#define DDBLAS_EACH_VARIANT(M, OP) DDBLAS_APPLY(M, OP, DDBLAS_UNIT_VARIANT)
+#define DDBLAS_FOR_VARIANTS(M, ...) DDBLAS_APPLY(M, DDBLAS_UNIT_VARIANT, __VA_ARGS__)
+#else
 #define DDBLAS_EACH_VARIANT(M, OP) \
     M(OP, fma_accurate) M(OP, fma_sloppy) M(OP, nofma_accurate) M(OP, nofma_sloppy)
+#define DDBLAS_FOR_VARIANTS(M, ...)                                    \
+    M(fma_accurate, __VA_ARGS__) M(fma_sloppy, __VA_ARGS__)            \
+    M(nofma_accurate, __VA_ARGS__) M(nofma_sloppy, __VA_ARGS__)
+#endif
 
 #define DDBLAS_DD_PARAM(x) const double *x##_hi, const double *x##_lo, ddblas::index_t x##_step
 #define DDBLAS_DD_LOAD(x, i) {x##_hi[(i) * x##_step], x##_lo[(i) * x##_step]}

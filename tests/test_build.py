@@ -70,13 +70,16 @@ def test_every_cpu_kernel_is_in_the_family_its_name_maps_to():
         pytest.skip("needs nm")
     seen = set()
     for family in _build.units("cpu"):
-        symbols = subprocess.run([nm, "-D", "--defined-only", str(_cpu.artifact(family))],
-                                 capture_output=True, text=True, check=True).stdout
-        names = set(re.findall(r"\b(ddblas_\w+)$", symbols, re.M))
-        assert names and not names & seen, family
-        seen |= names
-        if family != "host":  # the host unit is called directly, never launched
-            assert {_build.family_of(n) for n in names} == {family}, family
+        variants = _build.VARIANTS if family in _build.VARIANT_FAMILIES else (None,)
+        for variant in variants:
+            symbols = subprocess.run(
+                [nm, "-D", "--defined-only", str(_cpu.artifact(family, variant=variant))],
+                capture_output=True, text=True, check=True).stdout
+            names = set(re.findall(r"\b(ddblas_\w+)$", symbols, re.M))
+            assert names and not names & seen, (family, variant)
+            seen |= names
+            if family != "host":  # the host unit is called directly, never launched
+                assert {_build.build_of(n) for n in names} == {(family, variant)}, family
     assert {"ddblas_add_fma_accurate", "ddblas_gemm_cpu_nofma_sloppy",
             "ddblas_gemm_pieces_fma_sloppy",
             "ddblas_gemm_batched_fma_accurate", "ddblas_ozaki_int8_finish_nofma_accurate",
@@ -223,8 +226,8 @@ def fake_gpu(monkeypatch, tmp_path):
     from ddblas.engines import gpu as _gpu
     compiled = []
 
-    def compile_cubin(arch, source, name):
-        compiled.append((arch, name))
+    def compile_cubin(arch, source, name, defines=()):
+        compiled.append((arch, name) + defines)
         return b"\x7fELF fake cubin of " + name.encode() + b" for sm_" + arch.encode()
     monkeypatch.setattr(_gpu, "require", lambda: None)
     monkeypatch.setattr(_gpu, "arch", lambda: "90")
@@ -240,8 +243,8 @@ def test_a_damaged_cubin_is_rebuilt(fake_gpu, kind):
     path = _gpu.cubin_path("gemm")
     assert compiled == [("90", "gemm.cu")] and path.name.startswith("ddblas_gpu_gemm_")
     assert _gpu.cubin_path("gemm") == path and len(compiled) == 1
-    _gpu.cubin_path("tsm")  # another family: its own unit and cubin
-    assert compiled[-1] == ("90", "tsm.cu")
+    _gpu.cubin_path("reduce")  # another family: its own unit and cubin
+    assert compiled[-1] == ("90", "reduce.cu")
     _corrupt(path, kind)
     assert _gpu.cubin_path("gemm") == path and compiled[-1] == ("90", "gemm.cu")
     assert len(compiled) == 3 and _build.check(path) == "ok"
@@ -326,8 +329,8 @@ def test_the_cli_says_when_it_compiles(tmp_path):
     elementwise library is taken from the test cache and only the host unit is compiled."""
     cache = tmp_path / "cache"
     cache.mkdir()
-    for family in ("elementwise", "gemm"):
-        whole = _cpu.artifact(family)
+    for family, variant in (("elementwise", None), ("gemm", "fma_accurate")):
+        whole = _cpu.artifact(family, variant=variant)
         for path in (whole, _build.checksum_path(whole)):
             shutil.copy(path, cache / path.name)
     env = dict(os.environ, DDBLAS_CACHE_DIR=str(cache), PYTHONPATH=REPO)
@@ -377,3 +380,34 @@ def test_complete_elf_restores_the_byte_cupy_drops(tmp_path):
     restored = complete_elf(short)
     assert len(restored) == len(whole) and restored[:-1] == short
     assert complete_elf(whole) == whole and complete_elf(b"not an elf") == b"not an elf"
+
+
+def test_a_first_call_builds_only_the_variant_it_runs(fake_gpu):
+    """The families built by variant: a kernel's launch compiles its variant's unit alone (the
+    first rgemm waits for a quarter of the gemm kernels), each variant its own artifact."""
+    _gpu, compiled = fake_gpu
+    assert _build.build_of("ddblas_gemm_b4_kn_fma_sloppy") == ("gemm", "fma_sloppy")
+    assert _build.build_of("ddblas_gemm_naive_nofma_sloppy") == ("gemm", "nofma_sloppy")
+    assert _build.build_of("ddblas_gemm_pieces_nofma_accurate") == ("tsm", "nofma_accurate")
+    assert _build.build_of("ddblas_add_fma_sloppy") == ("elementwise", None)
+    with pytest.raises(ValueError, match="names no variant"):
+        _build.build_of("ddblas_gemm_b4_kn")
+    with pytest.raises(ValueError, match="variant must be one of"):
+        _build.variant_defines("fma")
+    sloppy = _gpu.cubin_path("gemm", "fma_sloppy")
+    assert compiled == [("90", "gemm.cu", "-DDDBLAS_UNIT_VARIANT=fma_sloppy")]
+    assert sloppy.name.startswith("ddblas_gpu_gemm_fma_sloppy_")
+    accurate = _gpu.cubin_path("gemm", "fma_accurate")
+    assert accurate != sloppy and len(compiled) == 2
+    assert _gpu.cubin_path("gemm", "fma_sloppy") == sloppy and len(compiled) == 2
+
+
+@pytest.mark.parametrize("variant", _build.VARIANTS)
+def test_a_variant_library_defines_that_variant_only(variant):
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("needs nm")
+    symbols = subprocess.run([nm, "-D", "--defined-only", str(_cpu.artifact("gemm", variant=variant))],
+                             capture_output=True, text=True, check=True).stdout
+    names = set(re.findall(r"\b(ddblas_\w+)$", symbols, re.M))
+    assert names == {f"ddblas_gemm_naive_{variant}", f"ddblas_gemm_cpu_{variant}"}

@@ -43,6 +43,12 @@ KERNEL_FAMILIES = (
     ("ddblas_trig_", "trig"),
     ("ddblas_elem_", "elementary"),
 )
+# The variants (cuda_src/kernels.h), as kernel names end.
+VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
+# Families built once per variant, so that a first call compiles only the variant it runs: every
+# kernel name of theirs ends in its variant, and their units compiled with
+# -DDDBLAS_UNIT_VARIANT=<variant> instantiate that variant alone (kernels.h).
+VARIANT_FAMILIES = ("gemm", "tsm")
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -59,6 +65,32 @@ def family_of(kernel: str) -> str:
     """The family whose unit defines `kernel` (KERNEL_FAMILIES)."""
     return next((family for prefix, family in KERNEL_FAMILIES if kernel.startswith(prefix)),
                 "elementwise")
+
+
+def build_of(kernel: str) -> tuple[str, str | None]:
+    """(family, variant) of the artifact that defines `kernel`; variant None for the families
+    built whole."""
+    family = family_of(kernel)
+    if family not in VARIANT_FAMILIES:
+        return family, None
+    variant = next((v for v in VARIANTS if kernel.endswith("_" + v)), None)
+    if variant is None:
+        raise ValueError(f"kernel {kernel!r} of the {family} family names no variant")
+    return family, variant
+
+
+def variant_defines(variant: str | None) -> tuple[str, ...]:
+    """The compiler options that restrict a unit to one variant (none for variant None)."""
+    if variant is None:
+        return ()
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    return (f"-DDDBLAS_UNIT_VARIANT={variant}",)
+
+
+def artifact_stem(device: str, family: str, variant: str | None) -> str:
+    """The start of an artifact's file name, e.g. ddblas_gpu_gemm_fma_sloppy."""
+    return f"ddblas_{device}_{family}" + (f"_{variant}" if variant else "")
 
 
 def units(device: str) -> dict[str, pathlib.Path]:

@@ -89,9 +89,10 @@ def compile_flags(cxx: str, vectorize: bool = True) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def library(family: str, vectorize: bool = True) -> ctypes.CDLL:
+def library(family: str, vectorize: bool = True, variant: str | None = None) -> ctypes.CDLL:
     """One family's compiled CPU kernels (cuda_src/units/<family>.cpp; "host": the thread count,
-    blocking and geometry), built at first use and cached on disk (artifact). vectorize=False:
+    blocking and geometry), or one variant's of a family built by variant
+    (build.VARIANT_FAMILIES), built at first use and cached on disk (artifact). vectorize=False:
     the same sources built without vectorisation (scalar code; for benchmarks, same results).
 
     OpenMP threads wait passively (sleep) between parallel regions unless $OMP_WAIT_POLICY says
@@ -100,15 +101,15 @@ def library(family: str, vectorize: bool = True) -> ctypes.CDLL:
     alternating BLAS GEMMs and kernels, up to 10x slower on 2 cores. libgomp reads the variable
     when it is loaded, i.e. with the first library (unless another module loaded it before)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    return load(str(artifact(family, vectorize)))
+    return load(str(artifact(family, vectorize, variant)))
 
 
-def artifact(family: str, vectorize: bool = True) -> pathlib.Path:
-    """The verified cached shared library of a family, compiled first when missing or damaged
-    (_build.cached)."""
+def artifact(family: str, vectorize: bool = True, variant: str | None = None) -> pathlib.Path:
+    """The verified cached shared library of a family (or of one variant of it), compiled first
+    when missing or damaged (_build.cached)."""
     unit = _build.unit(family, "cpu")
     cxx = find_compiler()
-    flags = compile_flags(cxx, vectorize)
+    flags = compile_flags(cxx, vectorize) + _build.variant_defines(variant)
     key = _build.artifact_key(unit, cxx, compiler_identity(cxx), " ".join(flags),
                               _cpu_identity())
 
@@ -127,8 +128,9 @@ def artifact(family: str, vectorize: bool = True) -> pathlib.Path:
             with open(out, "rb") as f:
                 return f.read()
 
-    what = f"{family} kernels for the CPU{'' if vectorize else ' (not vectorised)'}"
-    return _build.cached(f"ddblas_cpu_{family}_{key}.so", build, what)
+    what = (f"{family}{' ' + variant if variant else ''} kernels for the CPU"
+            f"{'' if vectorize else ' (not vectorised)'}")
+    return _build.cached(f"{_build.artifact_stem('cpu', family, variant)}_{key}.so", build, what)
 
 
 # The return and argument types of the libraries' non-void functions (void ones need none).
@@ -290,7 +292,8 @@ class CpuBackend:
         pointers to their (first) element, floats as double, ints as int64."""
         if work == 0:
             return
-        getattr(library(_build.family_of(kernel), vectorized()), kernel)(*map(_c_arg, args))
+        family, variant = _build.build_of(kernel)
+        getattr(library(family, vectorized(), variant), kernel)(*map(_c_arg, args))
 
 
 def _c_arg(a):

@@ -1,5 +1,6 @@
 """GPU backend: cuda_src/ compiled by NVRTC (through CuPy's bindings) into cached cubins, one per
-kernel family, built at the first launch of one of the family's kernels."""
+kernel family (one per variant for build.VARIANT_FAMILIES), built at the first launch of one of
+its kernels."""
 from __future__ import annotations
 
 import functools
@@ -56,16 +57,17 @@ def complete_elf(data: bytes) -> bytes:
     return data + b"\0" * (end - len(data)) if end > len(data) else data
 
 
-def compile_cubin(arch: str, source: str, name: str) -> bytes:
+def compile_cubin(arch: str, source: str, name: str, defines: tuple[str, ...] = ()) -> bytes:
     """Compile the translation unit `source` (named `name` in messages), which includes the
-    cuda_src headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options."""
+    cuda_src headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options
+    and `defines` (-DNAME=VALUE)."""
     from cupy_backends.cuda.libs import nvrtc
     headers = {p.name: p.read_text() for p in sorted(_build.source_dir().glob("*.h"))}
     prog = nvrtc.createProgram(source, name, [text.encode() for text in headers.values()],
                                [n.encode() for n in headers])
     try:
         try:
-            nvrtc.compileProgram(prog, NVRTC_OPTIONS + (f"-arch=sm_{arch}",))
+            nvrtc.compileProgram(prog, NVRTC_OPTIONS + defines + (f"-arch=sm_{arch}",))
         except nvrtc.NVRTCError as exc:
             raise RuntimeError(f"ddblas: NVRTC failed to compile {name}:\n"
                                + nvrtc.getProgramLog(prog)) from exc
@@ -80,17 +82,19 @@ def nvrtc_version() -> str:
     return ".".join(map(str, nvrtc.getVersion()))
 
 
-def cubin_path(family: str):
-    """The cached cubin of one kernel family (cuda_src/units/<family>.cu) for this device,
-    compiled first if missing or damaged."""
+def cubin_path(family: str, variant: str | None = None):
+    """The cached cubin of one kernel family (cuda_src/units/<family>.cu), or of one variant of a
+    family built by variant (build.VARIANT_FAMILIES), for this device, compiled first if missing
+    or damaged."""
     require()
     unit = _build.unit(family, "gpu")
     target = arch()
-    key = _build.artifact_key(unit, "nvrtc " + nvrtc_version(), " ".join(NVRTC_OPTIONS),
-                              "sm_" + target)
-    return _build.cached(f"ddblas_gpu_{family}_{key}.cubin",
-                         lambda: compile_cubin(target, unit.read_text(), unit.name),
-                         f"{family} kernels for sm_{target}")
+    defines = _build.variant_defines(variant)
+    key = _build.artifact_key(unit, "nvrtc " + nvrtc_version(),
+                              " ".join(NVRTC_OPTIONS + defines), "sm_" + target)
+    what = f"{family}{' ' + variant if variant else ''} kernels for sm_{target}"
+    return _build.cached(f"{_build.artifact_stem('gpu', family, variant)}_{key}.cubin",
+                         lambda: compile_cubin(target, unit.read_text(), unit.name, defines), what)
 
 
 @functools.lru_cache(maxsize=None)
@@ -107,11 +111,11 @@ def max_shared_bytes() -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def module(family: str):
-    """One family's compiled GPU kernels (a cupy.RawModule), built on first use and cached on
-    disk."""
+def module(family: str, variant: str | None = None):
+    """One family's (or one variant's of a family built by variant) compiled GPU kernels (a
+    cupy.RawModule), built on first use and cached on disk."""
     import cupy
-    return cupy.RawModule(path=str(cubin_path(family)))
+    return cupy.RawModule(path=str(cubin_path(family, variant)))
 
 
 class GpuBackend:
@@ -136,7 +140,7 @@ class GpuBackend:
         """Launch kernel(*args) on an explicit grid with `shared_mem` bytes of dynamic shared
         memory a block (beyond geometry's static_shared_bytes the kernel opts in, on the current
         device): ints go as int64, floats as double."""
-        function = module(_build.family_of(kernel)).get_function(kernel)
+        function = module(*_build.build_of(kernel)).get_function(kernel)
         if shared_mem and shared_mem > _cpu.geometry()["static_shared_bytes"]:
             function.max_dynamic_shared_size_bytes = shared_mem
         function(grid, block, tuple(
