@@ -1,0 +1,134 @@
+"""ddblas.linalg.qr: A - Q R and Q^T Q - I measured exactly (rational arithmetic) against the
+Householder QR bound of docs/linalg.md ("QR"), SciPy's modes and shapes, extreme column scales,
+views, errors naming the argument, and the caller's array left untouched."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas import accuracy, linalg
+from ddvalues import ACCURATE_ADD, DIV, MUL, SLOPPY_ADD, SQRT, exact_values, random_matrix
+
+# The per-operation relative error delta of the DD add/mul/div/sqrt (ddvalues' bound constants),
+# and docs/linalg.md's QR constant c_QR(m, n) = 20 m n delta (Higham Thm 19.4's form,
+# gamma~_{mn}; the constant 20 is the documented, measured-with-margin choice).
+DELTA = max(ACCURATE_ADD, SLOPPY_ADD, *MUL.values(), DIV, SQRT)
+
+
+def qr_constant(m: int, n: int) -> Fraction:
+    return 20 * max(m, 1) * max(n, 1) * DELTA
+
+
+def exact(x: ddblas.DDArray) -> list:
+    """x as a list of rows of Fractions (on the CPU)."""
+    x = x.to_device("cpu")
+    values = exact_values(x) if x.size else []
+    cols = x.shape[1]
+    return [values[i * cols:(i + 1) * cols] for i in range(x.shape[0])]
+
+
+def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray) -> None:
+    """Column-wise backward error ||a_j - (Q R)_j||_2 <= c_QR ||a_j||_2 and
+    ||Q^T Q - I||_max <= c_QR, in exact rationals; R upper triangular."""
+    m, n = a.shape
+    A, Q, R = exact(a), exact(q), exact(r)
+    k = q.shape[1]
+    assert r.shape == (k, n)
+    assert all(R[i][j] == 0 for i in range(k) for j in range(min(i, n)))
+    c = qr_constant(m, n)
+    for j in range(n):
+        residual = sum((A[i][j] - sum(Q[i][l] * R[l][j] for l in range(min(k, j + 1)))) ** 2
+                       for i in range(m))
+        norm = sum(A[i][j] ** 2 for i in range(m))
+        assert residual <= c * c * norm, f"column {j}"
+    for i in range(k):
+        for j in range(k):
+            g = sum(Q[l][i] * Q[l][j] for l in range(m)) - (1 if i == j else 0)
+            assert abs(g) <= c, (i, j)
+
+
+SHAPES = [(1, 1), (4, 4), (7, 3), (3, 7), (2, 5), (37, 33), (33, 40)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_qr_bounds(shape, device, variant):
+    a = random_matrix(*shape, seed=sum(shape), device=device)
+    a_copy = (a.hi.copy(), a.lo.copy())
+    q, r = linalg.qr(a, mode="economic", **variant)
+    check_qr(a, q, r)
+    assert (a.hi == a_copy[0]).all() and (a.lo == a_copy[1]).all()
+
+
+@pytest.mark.parametrize("mode", ["full", "complete", "economic", "reduced", "r", "raw"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (0, 3), (3, 0)])
+def test_modes_and_shapes(mode, shape, device):
+    m, n = shape
+    k = min(m, n)
+    a = random_matrix(m, n, seed=1, device=device)
+    out = linalg.qr(a, mode=mode)
+    if mode == "r":
+        (r,) = out
+        assert r.shape == (m, n)
+    elif mode == "raw":
+        (h, tau), r = out
+        assert h.shape == (m, n) and tau.shape == (k,) and r.shape == (m, n)
+    else:
+        q, r = out
+        full = mode in ("full", "complete")
+        assert q.shape == (m, m if full else k)
+        assert r.shape == ((m if full else k), n)
+        check_qr(a, q, r)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-280, 1e-300, 2.0 ** -1070])
+def test_extreme_columns(scale, device):
+    """Columns near DBL_MAX or deep in the subnormals: the scaled norm neither overflows nor
+    loses the column (R's diagonal is finite and nonzero)."""
+    base = random_matrix(6, 3, seed=5, spread=0)
+    hi = np.array(base.hi)
+    hi[:, 1] *= scale
+    a = ddblas.DDArray(hi, np.zeros_like(hi)).to_device(device)
+    q, r = linalg.qr(a, mode="economic")
+    rh = np.array(r.to_device("cpu").hi)
+    assert np.isfinite(rh).all() and (np.diag(rh) != 0).all()
+    if scale >= 2.0 ** -960:   # below, DD's lo parts are subnormal: no relative DD bound
+        check_qr(a, q, r)
+
+
+def test_zero_column_and_views(device):
+    a = random_matrix(9, 8, seed=3, device=device)
+    a.hi[:, 2] = 0
+    a.lo[:, 2] = 0
+    view = a[::2, ::-1].T          # non-contiguous, transposed
+    q, r = linalg.qr(view, mode="economic")
+    check_qr(view, q, r)
+
+
+def test_ill_conditioned(device):
+    a = accuracy.ill_conditioned_matrix(8, 1e20, seed=2, device=device)
+    q, r = linalg.qr(a, mode="economic")
+    check_qr(a, q, r)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="a must not contain"):
+        linalg.qr(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="mode"):
+        linalg.qr(np.eye(2), mode="thin")
+    with pytest.raises(ValueError, match="2-D"):
+        linalg.qr(np.ones(3))
+    with pytest.raises(ValueError, match="pivoting"):
+        linalg.qr(np.eye(2), pivoting=True)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2 ** 32 - 1))
+def test_hypothesis_shapes(m, n, seed):
+    a = random_matrix(m, n, seed=seed)
+    q, r = linalg.qr(a, mode="economic")
+    check_qr(a, q, r)
