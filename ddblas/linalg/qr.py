@@ -5,16 +5,20 @@ dgeqrf / dlarft / dlarfb): each panel of at most QR_PANEL columns is factored by
 the ddblas_linalg_geqr2 kernel (dlarfg reflectors with a power-of-two-scaled DD norm, the panel's
 own updates and the triangular factor T, all on the device); the trailing columns get
 C -= V (T^T (V^T C)) by three rgemm calls on views. Q, when asked for, is formed like dorgqr by
-applying the blocks in reverse order to the first columns of the identity. Bounds:
-docs/linalg.md ("QR").
+applying the blocks in reverse order to the first columns of the identity. lstsq solves
+min ||A x - b||_2 through the QR of A (m >= n: x = R^-1 Q^T b) or, for m < n, the minimum-norm
+solution through the QR of A^T (x = Q R^-T b). Bounds: docs/linalg.md ("QR").
 """
 from __future__ import annotations
 
 from ..blas.gemm import rgemm
 from ..blas.level3 import view_args
+from ..core import ops
 from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
+from .errors import LinAlgError
+from .factor import solve_triangular
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
@@ -134,3 +138,83 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     for j, v, t in reversed(blocks):
         _apply_block(v, t, q[j:, j:], False, opts, algorithm)
     return q, r
+
+
+def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
+    """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]|
+    (default rcond: size * 2^-104, NumPy's max(M, N) eps with DD's 4 u_DD)."""
+    diagonal = abs(r.to_device("cpu").hi.diagonal())
+    if diagonal.size == 0:
+        return
+    limit = (size * 2.0 ** -104 if rcond is None else rcond) * diagonal.max()
+    small = (diagonal <= limit).nonzero()[0]
+    if small.size:
+        j = int(small[0])
+        raise LinAlgError(f"{name} is rank deficient: |R[{j}, {j}]| = {diagonal[j]:.3g} <= "
+                          f"rcond * max|R[i, i]| = {limit:.3g} (QR without pivoting cannot "
+                          f"solve rank-deficient least squares)", j)
+
+
+def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm="auto"):
+    """Least-squares solution of A x = b in DD through Householder QR, as scipy.linalg.lstsq.
+
+    Parameters
+    ----------
+    a : (M, N) DDArray or array_like (float64 accepted).
+    b : (M,) or (M, K), on a's device; not modified.
+    rcond : float or None
+        Columns (rows for M < N) with |R[j, j]| <= rcond * max |R[i, i]| make A rank deficient
+        (default: max(M, N) * 2^-104, NumPy's max(M, N) * eps with 4 u_DD, u_DD = 2^-106).
+    check_finite, fma, add, algorithm : as qr.
+
+    Returns
+    -------
+    x : (N,) or (N, K) DDArray
+        M >= N: the least-squares solution; M < N: the minimum-norm solution.
+    residues : (K,) or () DDArray
+        Squared 2-norms of b - A x per column when M > N (computed in DD); empty otherwise, as
+        SciPy.
+    rank : int
+        min(M, N) (rank-deficient input raises instead).
+    s : None
+        SciPy returns A's singular values from its SVD; QR does not give them.
+
+    Raises
+    ------
+    LinAlgError
+        A is rank deficient by the rcond test (.index: the first small diagonal of R).
+    ValueError
+        Shapes that do not match, or infs / NaNs with check_finite.
+    """
+    a = asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    b = asarray(b, device=a.device) if not isinstance(b, DDArray) else b
+    if b.device != a.device:
+        raise ValueError(f"b is on the {b.device} and a on the {a.device}")
+    if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
+    if check_finite:
+        for x, name in ((a, "a"), (b, "b")):
+            if not bool(x.xp.isfinite(x.hi).all()):
+                raise ValueError(f"{name} must not contain infs or NaNs")
+    m, n = a.shape
+    kw = dict(fma=fma, add=add, algorithm=algorithm)
+    b2 = b.reshape(m, 1) if b.ndim == 1 else b
+    if m >= n:
+        q, r = qr(a, mode="economic", check_finite=False, **kw)
+        _rank_check(r, rcond, max(m, n), "a")
+        x = solve_triangular(r, rgemm(q, b2, transa="T", **kw), check_finite=False, **kw)
+    else:
+        q, r = qr(a.T, mode="economic", check_finite=False, **kw)
+        _rank_check(r, rcond, max(m, n), "a")
+        y = solve_triangular(r, b2, trans="T", check_finite=False, **kw)
+        x = rgemm(q, y, **kw)
+    if m > n:
+        residual = rgemm(a, x, b2.copy(), alpha=-1, beta=1, **kw)
+        residues = ops.sum(ops.multiply(residual, residual, fma=fma, add=add), axis=0,
+                           fma=fma, add=add)
+        residues = residues.reshape(()) if b.ndim == 1 else residues
+    else:
+        residues = _zeros(a.xp, (0,))
+    return (x.reshape(n) if b.ndim == 1 else x), residues, min(m, n), None
