@@ -39,8 +39,8 @@ def main() -> None:
               + ("   (warm-up)" if n == 1024 else ""), flush=True)
         if n <= args.qr_max:
             t_qr = timed(lambda: linalg.qr(a, mode="r", algorithm=args.algorithm))
-            print(f"n = {n:6d}  qr (geqrf) {t_qr:8.3f} s {4 * n ** 3 / 3 / t_qr / 1e9:8.1f} GFLOP/s",
-                  flush=True)
+            rate = 4 * n ** 3 / 3 / t_qr / 1e9
+            print(f"n = {n:6d}  qr (geqrf) {t_qr:8.3f} s {rate:8.1f} GFLOP/s", flush=True)
 
 
 if __name__ == "__main__":

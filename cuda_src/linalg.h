@@ -318,7 +318,8 @@ DD_HD void geqr2_panel(const MatrixView &a, index_t rows, index_t width, double 
             for (index_t i = j + 1; i < rows; ++i)
                 a.set(i, k, sub<V>(a.get(i, k), mul<V>(w, a.get(i, j))));
         }
-        // t(0:j, j) = -tau T(0:j, 0:j) z, z_i = V(:, i)^T v_j = a(j, i) + sum_{r > j} a(r, i) a(r, j)
+        // t(0:j, j) = -tau T(0:j, 0:j) z with z_i = V(:, i)^T v_j (reflector_pair_dot); row i
+        // reads z_l for l >= i only, so the product overwrites z in increasing i.
         for (index_t i = 0; i < j; ++i) t.set(i, j, reflector_pair_dot<V>(a, rows, i, j));
         for (index_t i = 0; i < j; ++i) {
             dd s = {0.0, 0.0};
