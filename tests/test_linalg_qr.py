@@ -12,16 +12,15 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddblas import accuracy, linalg
-from ddvalues import ACCURATE_ADD, DIV, MUL, SLOPPY_ADD, SQRT, exact_values, random_matrix
-
-# The per-operation relative error delta of the DD add/mul/div/sqrt (ddvalues' bound constants),
-# and docs/linalg.md's QR constant c_QR(m, n) = 20 m n delta (Higham Thm 19.4's form,
-# gamma~_{mn}; the constant 20 is the documented, measured-with-margin choice).
-DELTA = max(ACCURATE_ADD, SLOPPY_ADD, *MUL.values(), DIV, SQRT)
+from ddblas.core.options import Options
+from ddvalues import exact_values, random_matrix
 
 
-def qr_constant(m: int, n: int) -> Fraction:
-    return 20 * max(m, 1) * max(n, 1) * DELTA
+def qr_constant(m: int, n: int, variant: dict) -> Fraction:
+    """docs/linalg.md's c_QR(m, n) = accuracy.bound_constant("qr", variant, k=m*n) (a measured
+    constant); the default options' variant when `variant` is empty."""
+    return accuracy.bound_constant("qr", Options(**variant) if variant else None,
+                                   max(m, 1) * max(n, 1))
 
 
 def exact(x: ddblas.DDArray) -> list:
@@ -32,7 +31,8 @@ def exact(x: ddblas.DDArray) -> list:
     return [values[i * cols:(i + 1) * cols] for i in range(x.shape[0])]
 
 
-def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray) -> None:
+def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray,
+             variant: dict | None = None) -> None:
     """Column-wise backward error ||a_j - (Q R)_j||_2 <= c_QR ||a_j||_2 and
     ||Q^T Q - I||_max <= c_QR, in exact rationals; R upper triangular."""
     m, n = a.shape
@@ -40,7 +40,7 @@ def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray) -> None:
     k = q.shape[1]
     assert r.shape == (k, n)
     assert all(R[i][j] == 0 for i in range(k) for j in range(min(i, n)))
-    c = qr_constant(m, n)
+    c = qr_constant(m, n, variant or {})
     for j in range(n):
         residual = sum((A[i][j] - sum(Q[i][l] * R[l][j] for l in range(min(k, j + 1)))) ** 2
                        for i in range(m))
@@ -60,7 +60,7 @@ def test_qr_bounds(shape, device, variant):
     a = random_matrix(*shape, seed=sum(shape), device=device)
     a_copy = (a.hi.copy(), a.lo.copy())
     q, r = linalg.qr(a, mode="economic", **variant)
-    check_qr(a, q, r)
+    check_qr(a, q, r, variant)
     assert (a.hi == a_copy[0]).all() and (a.lo == a_copy[1]).all()
 
 
