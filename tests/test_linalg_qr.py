@@ -189,3 +189,16 @@ def test_lstsq_rank_deficient_and_errors(device):
         linalg.lstsq(np.eye(3), np.ones(2))
     with pytest.raises(ValueError, match="b must not contain"):
         linalg.lstsq(np.eye(2), np.array([1.0, np.inf]))
+
+
+def test_special_values_without_check(device):
+    """check_finite=False: NaN and inf propagate into R (no hang, no crash); a zero matrix gives
+    R = 0 and Q = I (tau = 0, dlarfg's H = I)."""
+    a = np.ones((5, 4))
+    a[2, 1] = np.nan
+    a[0, 3] = np.inf
+    _, r = linalg.qr(ddblas.asarray(a).to_device(device), check_finite=False)
+    assert np.isnan(np.array(r.to_device("cpu").hi)).any()
+    q, r = linalg.qr(ddblas.zeros((4, 3), device=device))
+    assert (np.array(r.to_device("cpu").hi) == 0).all()
+    assert (np.array(q.to_device("cpu").hi) == np.eye(4)).all()
