@@ -19,6 +19,9 @@
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
 #                                    memcheck of the linalg kernels, bench/linalg_factor.py
+#   bash bench/device_run.sh qr      tests/test_linalg_qr.py on the GPU, compute-sanitizer memcheck
+#                                    of qr / lstsq (views, wide, tall, 1x1, panel boundaries), then
+#                                    bench/linalg_factor.py 2048 (qr's DD GFLOP/s up to n = 2048)
 #   bash bench/device_run.sh solve   tests/test_linalg_solve.py on the GPU, compute-sanitizer
 #                                    memcheck of the linalg_batched kernels (views, broadcast,
 #                                    1x1, singular), then the linalg bench at the issue's sizes
@@ -68,6 +71,21 @@ linalg.cholesky(accuracy.random_dd((300, 9, 9), seed=5, device='gpu') * 0 + ddbl
 " > "$OUT/memcheck_linalg.log" 2>&1
 echo "memcheck linalg exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_linalg.log" | tail -1
 timeout 200 python3 bench/linalg_factor.py 2>&1 | tee "$OUT/linalg_factor.log"
+fi
+if has qr; then
+echo "== qr tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 120 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings tests/test_linalg_qr.py > "$OUT/qr_tests.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/qr_tests.log" | tail -25
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import linalg
+for m, n in ((1, 1), (33, 31), (31, 40), (70, 65)):
+    a = ddblas.random((2 * m, n + 3), seed=m, device='gpu')[::2, 3:]
+    for mode in ('full', 'economic', 'r', 'raw'): linalg.qr(a, mode=mode)
+    linalg.qr(a.T, algorithm='blocked'); linalg.lstsq(a, ddblas.random((m, 2), seed=1, device='gpu'))
+" > "$OUT/memcheck_qr.log" 2>&1
+echo "memcheck qr exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_qr.log" | tail -1
+timeout 200 python3 bench/linalg_factor.py 2048 --qr-max 2048 2>&1 | tee "$OUT/qr_factor.log"
 fi
 if has solve; then
 echo "== solve tests"

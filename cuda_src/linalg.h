@@ -198,3 +198,138 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
+
+namespace ddblas {
+namespace linalg {
+
+// power_of_two_scale: splits the scaling of values near |largest| to about 1 into two powers of
+// two (each representable when the whole factor 2^-e is not, e.g. for subnormal `largest`):
+// x * first * second is x * 2^-e with frexp(largest) = f * 2^e. Exact unless a part underflows.
+DD_HD void power_of_two_scale(double largest, double &first, double &second, int &e) {
+    ::frexp(largest, &e);
+    first = ::ldexp(1.0, -e / 2);
+    second = ::ldexp(1.0, -e - (-e / 2));
+}
+
+// column_norm: sqrt(a(first, col)^2 + ... + a(end - 1, col)^2), scaled by a power of two so that
+// neither squares of columns near DBL_MAX overflow nor those of subnormal columns vanish
+// (LAPACK dnrm2's idea with an exact power-of-two scale): each term a DD mul and DD add of the
+// variant on values <= 1, then one DD sqrt and the exact scaling back. 0 for an all-zero range.
+template <class V>
+DD_HD dd column_norm(const MatrixView &a, index_t col, index_t first, index_t end) {
+    double largest = 0.0;
+    for (index_t i = first; i < end; ++i) {
+        const double x = ::fabs(a.get(i, col).hi);
+        if (x > largest || isnan(x)) largest = x;
+        if (isnan(x)) break;
+    }
+    const dd zero = {0.0, 0.0};
+    if (largest == 0.0 || !isfinite(largest)) {
+        const dd special = {largest, 0.0};   // an inf or NaN column gives inf or NaN
+        return special;
+    }
+    double down1, down2;
+    int e;
+    power_of_two_scale(largest, down1, down2, e);
+    dd sum = zero;
+    for (index_t i = first; i < end; ++i) {
+        dd x = scaled(scaled(a.get(i, col), down1), down2);
+        sum = add<V>(sum, mul<V>(x, x));
+    }
+    return scaled(scaled(sqrt<V>(sum), 1.0 / down1), 1.0 / down2);
+}
+
+}  // namespace linalg
+}  // namespace ddblas
+
+// ---- Householder panel QR (one item): dgeqr2 + dlarft of the m x width view a, in place.
+// Column j: LAPACK dlarfg on (alpha, x) = (a(j, j), a(j+1:m, j)): beta = -sign(alpha) *
+// ||(alpha, x)|| (column_norm: scaled, no spurious over/underflow), tau = (beta - alpha) / beta,
+// v = x / (alpha - beta) stored below the diagonal (v_0 = 1 implied), a(j, j) = beta; x = 0 gives
+// tau = 0 (H = I) as dlarfg. Then H_j = I - tau v v^T applied to the panel's columns k > j
+// (w = v^T a(:, k), a(:, k) -= (tau w) v). tau[j] is written, and the upper triangle of the
+// width x width view t becomes the compact WY factor (Schreiber & Van Loan 1989; dlarft
+// "Forward", "Columnwise"): H_0 ... H_{k-1} = I - V T V^T, t(j, j) = tau_j,
+// t(0:j, j) = -tau_j T(0:j, 0:j) V(:, 0:j)^T v_j. Every step is a DD mul / add / div / sqrt of
+// the variant in a fixed order; bounds in docs/linalg.md ("QR").
+#define DDBLAS_LINALG_GEQR2_KERNEL(OP, V)                                                     \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t rows,           \
+                                           ddblas::index_t width, DDBLAS_LINALG_MATRIX_PARAM(a), \
+                                           double *tau_hi, double *tau_lo,                     \
+                                           DDBLAS_LINALG_MATRIX_PARAM(t)) {                    \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        DDBLAS_LINALG_VIEW(t);                                                                 \
+        DDBLAS_FOR_EACH(item, n) {                                                             \
+            ddblas::linalg::geqr2_panel<ddblas::variants::V>(a, rows, width, tau_hi, tau_lo, t); \
+        }                                                                                      \
+    }
+
+namespace ddblas {
+namespace linalg {
+
+// householder: dlarfg on column j of a from row j: overwrites a(j:rows, j) with (beta, v) and
+// returns tau (0 when a(j+1:rows, j) = 0).
+template <class V>
+DD_HD dd householder(const MatrixView &a, index_t rows, index_t j) {
+    const dd zero = {0.0, 0.0};
+    const dd alpha = a.get(j, j);
+    bool below_zero = true;
+    for (index_t i = j + 1; i < rows; ++i) below_zero = below_zero && a.get(i, j).hi == 0.0;
+    if (below_zero) return zero;
+    const dd norm = column_norm<V>(a, j, j, rows);
+    const dd beta = signbit(alpha.hi) ? norm : neg(norm);
+    const dd tau = div<V>(sub<V>(beta, alpha), beta);
+    const dd pivot = sub<V>(alpha, beta);
+    for (index_t i = j + 1; i < rows; ++i) a.set(i, j, div<V>(a.get(i, j), pivot));
+    a.set(j, j, beta);
+    return tau;
+}
+
+// reflector_dot: v_j^T a(:, k) over rows j..rows-1 (v_j(j) = 1 implied), in increasing row order.
+template <class V>
+DD_HD dd reflector_dot(const MatrixView &a, index_t rows, index_t j, index_t k) {
+    dd s = a.get(j, k);
+    for (index_t i = j + 1; i < rows; ++i) s = add<V>(s, mul<V>(a.get(i, j), a.get(i, k)));
+    return s;
+}
+
+// reflector_pair_dot: V(:, i)^T v_j for i < j (both with their implied unit entries):
+// a(j, i) + sum_{r > j} a(r, i) a(r, j), in increasing row order.
+template <class V>
+DD_HD dd reflector_pair_dot(const MatrixView &a, index_t rows, index_t i, index_t j) {
+    dd s = a.get(j, i);
+    for (index_t r = j + 1; r < rows; ++r) s = add<V>(s, mul<V>(a.get(r, i), a.get(r, j)));
+    return s;
+}
+
+// geqr2_panel: the kernel's work (DDBLAS_LINALG_GEQR2_KERNEL's comment).
+template <class V>
+DD_HD void geqr2_panel(const MatrixView &a, index_t rows, index_t width, double *tau_hi,
+                       double *tau_lo, const MatrixView &t) {
+    const index_t steps = rows < width ? rows : width;
+    for (index_t j = 0; j < steps; ++j) {
+        const dd tau = householder<V>(a, rows, j);
+        tau_hi[j] = canonical(tau.hi);
+        tau_lo[j] = canonical(tau.lo);
+        for (index_t k = j + 1; k < width; ++k) {
+            if (tau.hi == 0.0) break;
+            const dd w = mul<V>(tau, reflector_dot<V>(a, rows, j, k));
+            a.set(j, k, sub<V>(a.get(j, k), w));
+            for (index_t i = j + 1; i < rows; ++i)
+                a.set(i, k, sub<V>(a.get(i, k), mul<V>(w, a.get(i, j))));
+        }
+        // t(0:j, j) = -tau T(0:j, 0:j) z with z_i = V(:, i)^T v_j (reflector_pair_dot); row i
+        // reads z_l for l >= i only, so the product overwrites z in increasing i.
+        for (index_t i = 0; i < j; ++i) t.set(i, j, reflector_pair_dot<V>(a, rows, i, j));
+        for (index_t i = 0; i < j; ++i) {
+            dd s = {0.0, 0.0};
+            for (index_t l = i; l < j; ++l) s = add<V>(s, mul<V>(t.get(i, l), t.get(l, j)));
+            t.set(i, j, neg(mul<V>(tau, s)));
+        }
+        t.set(j, j, tau);
+    }
+}
+
+}  // namespace linalg
+}  // namespace ddblas
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_GEQR2_KERNEL, geqr2)

@@ -30,6 +30,9 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
     exp, log, ..., arctanh |err| <= c |exact|   relative, MEASURED (not proven) on the ranges of
                            docs/algorithms.md "Elementary functions"
     power                  |err| <= c (1 + |y ln x|) |exact|       measured likewise
+    trsm, lu, cholesky     docs/linalg.md's backward errors         k = n
+    qr                     ||a_j - (Q R)_j||_2 <= c ||a_j||_2 and |Q^T Q - I| <= c, k = m n,
+                           MEASURED constant (docs/linalg.md "QR")
 """
 from __future__ import annotations
 

@@ -115,10 +115,18 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # ddblas.linalg's recursive algorithms (docs/linalg.md): rgemm updates per element, at most
 # (depth + 1) for trsm and 2 (depth + 1) for LU and Cholesky, with depth = ceil(log2 n) for any
 # block sizes; kernel chains of at most n DD mul + sub steps; one DD div (and one sqrt).
-FACTORIZATIONS = ("trsm", "lu", "cholesky")
+# "qr" (k = m * n): Householder QR's column-wise backward error and |Q^T Q - I|, Higham Thm 19.4's
+# form gamma~_{mn} = 20 m n delta with delta the variant's largest DD add/mul/div/sqrt constant:
+# MEASURED (the factor 20 is a margin checked by tests/test_linalg_qr.py, not derived).
+FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr")
+QR_MEASURED_FACTOR = 20
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
+    if op == "qr":
+        delta = max(_mul_constant(opts.fma), _add_constant(opts.add == "accurate"),
+                    bound_constant("div", opts), bound_constant("sqrt", opts))
+        return QR_MEASURED_FACTOR * max(n, 1) * delta
     depth = max(n - 1, 0).bit_length()   # ceil(log2 n) for n >= 1
     gemm = bound_constant("gemm", opts, n)
     updates = depth + 1 if op == "trsm" else 2 * (depth + 1)

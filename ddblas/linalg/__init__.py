@@ -3,7 +3,9 @@ Algorithms and bounds: docs/linalg.md."""
 from .errors import LinAlgError
 from .factor import (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve,
                      solve_triangular)
+from .qr import lstsq, qr
 from .solve import cond, det, inv, norm, slogdet, solve
 
-__all__ = ["LinAlgError", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv", "lu",
-           "lu_factor", "lu_solve", "norm", "slogdet", "solve", "solve_triangular"]
+__all__ = ["LinAlgError", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv",
+           "lstsq", "lu", "lu_factor", "lu_solve", "norm", "qr", "slogdet", "solve",
+           "solve_triangular"]

@@ -29,7 +29,8 @@ ddblas stands.
   the workers: nothing is copied back).
 - linalg: ddblas.linalg (issue 16): solve at large n with prescribed kappa (time, iterations,
   backward and forward error, against float64 LU alone: cuSOLVER / LAPACK); DD GFLOP/s of
-  lu_factor (getrf, 2n^3/3) and cholesky (potrf, n^3/3) against float64; the batched small-system
+  lu_factor (getrf, 2n^3/3), cholesky (potrf, n^3/3) and qr (geqrf, 2mn^2 - 2n^3/3, mode "r")
+  against float64; the batched small-system
   solve (10^4 systems of 9x9, 19x19, 64x64 on the GPU) against the in-register DD madd ceiling;
   python-flint arb_mat.solve (prec 106) and mpmath lu_solve (dps 32) on the same systems; the
   forward error against kappa (1e2 .. 1e30) of float64 solve, ddblas refine and the DD LU; and
@@ -106,6 +107,8 @@ class Plan:
     solve_kappas: tuple = (1e8, 1e12)
     factor_gpu_sizes: tuple = (4096, 8192, 16384)
     factor_cpu_sizes: tuple = (256, 512, 1024)
+    qr_gpu_sizes: tuple = (1024, 2048)   # the geqr2 panel is one GPU thread: smaller sizes
+    qr_cpu_sizes: tuple = (128, 256)
     batched_solve_orders: tuple = (9, 19, 64)
     batched_solve_gpu_batch: int = 10000
     batched_solve_cpu_batch: int = 1000
@@ -126,6 +129,7 @@ class Plan:
                    tsm_columns=(1, 4, 16), dask_cpu=(512, 256, 2), dask_gpu=(8192, 4096),
                    solve_gpu_sizes=(2048,), solve_cpu_sizes=(200,),
                    factor_gpu_sizes=(1024,), factor_cpu_sizes=(128,),
+                   qr_gpu_sizes=(256,), qr_cpu_sizes=(64,),
                    batched_solve_orders=(9, 19), batched_solve_gpu_batch=1000,
                    batched_solve_cpu_batch=100, flint_n=60, mpmath_n=30,
                    kappa_sweep=(1e4, 1e12, 1e20, 1e28), kappa_sweep_n=10, repeat=3)
@@ -697,7 +701,8 @@ def _solve_rows(plan: Plan, device: str) -> list[dict]:
 
 
 def _factor_rows(plan: Plan, device: str) -> list[dict]:
-    """DD GFLOP/s of lu_factor (2n^3/3) and cholesky (n^3/3) against float64 (same n)."""
+    """DD GFLOP/s of lu_factor (2n^3/3), cholesky (n^3/3) and qr (4n^3/3) against float64
+    (same n)."""
     rows = []
     sizes = plan.factor_gpu_sizes if device == "gpu" else plan.factor_cpu_sizes
     factor64, _ = _float64_solver(device)
@@ -715,6 +720,14 @@ def _factor_rows(plan: Plan, device: str) -> list[dict]:
             rows.append(dict(device=device, routine=name, n=n, seconds=t,
                              dd_gflops=flops / t / 1e9, float64_seconds=t64,
                              float64_gflops=flops / t64 / 1e9, slowdown=t / t64))
+    for n in plan.qr_gpu_sizes if device == "gpu" else plan.qr_cpu_sizes:
+        a = random((n, n), seed=4, device=device)
+        flops = 2 * n ** 3 - 2 * n ** 3 / 3   # geqrf: 2mn^2 - 2n^3/3 at m = n
+        t = time_on(device, lambda: ddblas.linalg.qr(a, mode="r"), plan.repeat)
+        t64 = time_on(device, lambda: a.xp.linalg.qr(a.hi, mode="r"), plan.repeat)
+        rows.append(dict(device=device, routine="geqrf", n=n, seconds=t,
+                         dd_gflops=flops / t / 1e9, float64_seconds=t64,
+                         float64_gflops=flops / t64 / 1e9, slowdown=t / t64))
     return rows
 
 

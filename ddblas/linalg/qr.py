@@ -1,0 +1,220 @@
+"""DD QR factorization with SciPy's names and semantics (scipy.linalg.qr), on both devices.
+
+Blocked Householder QR with the compact WY representation (Schreiber & Van Loan 1989; LAPACK
+dgeqrf / dlarft / dlarfb): each panel of at most QR_PANEL columns is factored by one launch of
+the ddblas_linalg_geqr2 kernel (dlarfg reflectors with a power-of-two-scaled DD norm, the panel's
+own updates and the triangular factor T, all on the device); the trailing columns get
+C -= V (T^T (V^T C)) by three rgemm calls on views. Q, when asked for, is formed like dorgqr by
+applying the blocks in reverse order to the first columns of the identity. lstsq solves
+min ||A x - b||_2 through the QR of A (m >= n: x = R^-1 Q^T b) or, for m < n, the minimum-norm
+solution through the QR of A^T (x = Q R^-T b). Bounds: docs/linalg.md ("QR").
+"""
+from __future__ import annotations
+
+from ..blas.gemm import rgemm
+from ..blas.level3 import view_args
+from ..core import ops
+from ..core.array import DDArray, asarray
+from ..core.options import resolve
+from ..engines import backend as _backend
+from .errors import LinAlgError
+from .factor import solve_triangular
+
+QR_PANEL = 32   # columns per panel (one geqr2 launch each)
+
+_MODES = {"full": "full", "complete": "full", "economic": "economic", "reduced": "economic",
+          "r": "r", "raw": "raw"}
+
+
+def _zeros(xp, shape) -> DDArray:
+    return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
+
+
+def _unit_lower(panel: DDArray) -> DDArray:
+    """V: a new copy of the m x w view's strict lower trapezoid with a unit diagonal."""
+    xp = panel.xp
+    hi = xp.tril(panel.hi, -1)
+    lo = xp.tril(panel.lo, -1)
+    width = min(panel.shape)
+    hi[xp.arange(width), xp.arange(width)] = 1.0
+    return DDArray(hi, lo, normalize=False)
+
+
+def _apply_block(v: DDArray, t: DDArray, c: DDArray, transpose: bool, opts, algorithm) -> None:
+    """c := (I - V T V^T)^T c (transpose) or (I - V T V^T) c in place: dlarfb by rgemm."""
+    if c.shape[1] == 0:
+        return
+    kw = dict(fma=opts.fma, add=opts.add, algorithm=algorithm)
+    w = rgemm(v, c, transa="T", **kw)
+    w = rgemm(t, w, transa="T" if transpose else "N", **kw)
+    rgemm(v, w, c, alpha=-1, beta=1, **kw)
+
+
+def _geqrf(work: DDArray, opts, algorithm) -> tuple:
+    """work := (R, V below the diagonal) in place; (tau, [(column, V, T) per panel])."""
+    xp = work.xp
+    m, n = work.shape
+    k = min(m, n)
+    tau = _zeros(xp, (k,))
+    blocks = []
+    for j in range(0, k, QR_PANEL):
+        w = min(QR_PANEL, k - j)
+        panel = work[j:, j:j + w]
+        t = _zeros(xp, (w, w))
+        _backend.backend(work.device).launch(
+            "ddblas_linalg_geqr2_" + opts.suffix, 1, 1, m - j, w, *view_args(panel),
+            tau.hi[j:], tau.lo[j:], *view_args(t))
+        v = _unit_lower(panel)
+        _apply_block(v, t, work[j:, j + w:], True, opts, algorithm)
+        blocks.append((j, v, t))
+    return tau, blocks
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True, *,
+       fma=None, add=None, algorithm="auto"):
+    """QR decomposition of a matrix in DD, as scipy.linalg.qr: A = Q R.
+
+    Parameters
+    ----------
+    a : (M, N) DDArray or array_like (float64 accepted), on either device.
+    overwrite_a : bool
+        Accepted for SciPy compatibility; a is never modified.
+    lwork : None
+        Accepted for SciPy compatibility (must be None or an int; ignored).
+    mode : {"full", "r", "economic", "raw"}
+        SciPy's modes; NumPy's names "complete" (= "full") and "reduced" (= "economic") are
+        accepted too. "full": Q (M, M), R (M, N). "economic": Q (M, K), R (K, N), K = min(M, N).
+        "r": the 1-tuple (R,) with R (M, N), as SciPy. "raw": ((h, tau), R): h (M, N) holds R
+        and the Householder vectors below the diagonal (LAPACK dgeqrf's layout), tau (K,).
+    pivoting : False
+        Column pivoting is not implemented (ValueError when True).
+    check_finite : bool
+        Check that a holds no inf or NaN (ValueError naming ``a``).
+    fma, add : the arithmetic variant (default: ddblas.options).
+    algorithm : rgemm's algorithm for the block updates ("auto").
+
+    Returns
+    -------
+    Q, R (or (R,), or ((h, tau), R)) as DDArrays on a's device.
+
+    Notes
+    -----
+    Blocked Householder QR (module docstring); LAPACK's sign convention (R's diagonal may be
+    negative). Backward error (docs/linalg.md, "QR"): Q R = A + dA with
+    ||dA[:, j]||_2 <= c_QR(m, n) u_DD ||A[:, j]||_2 (Higham, Thm 19.4).
+    """
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
+    if pivoting:
+        raise ValueError("pivoting=True (column-pivoted QR) is not implemented in ddblas")
+    if lwork is not None and not isinstance(lwork, int):
+        raise ValueError(f"lwork must be None or an int, got {lwork!r}")
+    del overwrite_a
+    mode = _MODES[mode]
+    a = asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if check_finite and not bool(a.xp.isfinite(a.hi).all()):
+        raise ValueError("a must not contain infs or NaNs")
+    opts = resolve(fma, add)
+    xp = a.xp
+    m, n = a.shape
+    k = min(m, n)
+    parts = []
+    for x in (a.hi, a.lo):
+        y = _backend.contiguous(x)
+        parts.append(y.copy() if y is x else y)
+    work = DDArray(*parts, normalize=False)
+    tau, blocks = _geqrf(work, opts, algorithm)
+    rows = k if mode == "economic" else m
+    r = DDArray(xp.triu(work.hi[:rows]), xp.triu(work.lo[:rows]), normalize=False)
+    if mode == "r":
+        return (r,)
+    if mode == "raw":
+        return (work, tau), r
+    columns = m if mode == "full" else k
+    q = _zeros(xp, (m, columns))
+    q.hi[xp.arange(columns), xp.arange(columns)] = 1.0
+    for j, v, t in reversed(blocks):
+        _apply_block(v, t, q[j:, j:], False, opts, algorithm)
+    return q, r
+
+
+def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
+    """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]|
+    (default rcond: size * 2^-104, NumPy's max(M, N) eps with DD's 4 u_DD)."""
+    diagonal = abs(r.to_device("cpu").hi.diagonal())
+    if diagonal.size == 0:
+        return
+    limit = (size * 2.0 ** -104 if rcond is None else rcond) * diagonal.max()
+    small = (diagonal <= limit).nonzero()[0]
+    if small.size:
+        j = int(small[0])
+        raise LinAlgError(f"{name} is rank deficient: |R[{j}, {j}]| = {diagonal[j]:.3g} <= "
+                          f"rcond * max|R[i, i]| = {limit:.3g} (QR without pivoting cannot "
+                          f"solve rank-deficient least squares)", j)
+
+
+def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm="auto"):
+    """Least-squares solution of A x = b in DD through Householder QR, as scipy.linalg.lstsq.
+
+    Parameters
+    ----------
+    a : (M, N) DDArray or array_like (float64 accepted).
+    b : (M,) or (M, K), on a's device; not modified.
+    rcond : float or None
+        Columns (rows for M < N) with |R[j, j]| <= rcond * max |R[i, i]| make A rank deficient
+        (default: max(M, N) * 2^-104, NumPy's max(M, N) * eps with 4 u_DD, u_DD = 2^-106).
+    check_finite, fma, add, algorithm : as qr.
+
+    Returns
+    -------
+    x : (N,) or (N, K) DDArray
+        M >= N: the least-squares solution; M < N: the minimum-norm solution.
+    residues : (K,) or () DDArray
+        Squared 2-norms of b - A x per column when M > N (computed in DD); empty otherwise, as
+        SciPy.
+    rank : int
+        min(M, N) (rank-deficient input raises instead).
+    s : None
+        SciPy returns A's singular values from its SVD; QR does not give them.
+
+    Raises
+    ------
+    LinAlgError
+        A is rank deficient by the rcond test (.index: the first small diagonal of R).
+    ValueError
+        Shapes that do not match, or infs / NaNs with check_finite.
+    """
+    a = asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    b = asarray(b, device=a.device) if not isinstance(b, DDArray) else b
+    if b.device != a.device:
+        raise ValueError(f"b is on the {b.device} and a on the {a.device}")
+    if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
+    if check_finite:
+        for x, name in ((a, "a"), (b, "b")):
+            if not bool(x.xp.isfinite(x.hi).all()):
+                raise ValueError(f"{name} must not contain infs or NaNs")
+    m, n = a.shape
+    kw = dict(fma=fma, add=add, algorithm=algorithm)
+    b2 = b.reshape(m, 1) if b.ndim == 1 else b
+    if m >= n:
+        q, r = qr(a, mode="economic", check_finite=False, **kw)
+        _rank_check(r, rcond, max(m, n), "a")
+        x = solve_triangular(r, rgemm(q, b2, transa="T", **kw), check_finite=False, **kw)
+    else:
+        q, r = qr(a.T, mode="economic", check_finite=False, **kw)
+        _rank_check(r, rcond, max(m, n), "a")
+        y = solve_triangular(r, b2, trans="T", check_finite=False, **kw)
+        x = rgemm(q, y, **kw)
+    if m > n:
+        residual = rgemm(a, x, b2.copy(), alpha=-1, beta=1, **kw)
+        residues = ops.sum(ops.multiply(residual, residual, fma=fma, add=add), axis=0,
+                           fma=fma, add=add)
+        residues = residues.reshape(()) if b.ndim == 1 else residues
+    else:
+        residues = _zeros(a.xp, (0,))
+    return (x.reshape(n) if b.ndim == 1 else x), residues, min(m, n), None

@@ -1,0 +1,204 @@
+"""ddblas.linalg.qr: A - Q R and Q^T Q - I measured exactly (rational arithmetic) against the
+Householder QR bound of docs/linalg.md ("QR"), SciPy's modes and shapes, extreme column scales,
+views, errors naming the argument, and the caller's array left untouched."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ddblas
+from ddblas import accuracy, linalg
+from ddblas.core.options import Options
+from ddvalues import exact_values, random_matrix
+
+
+def qr_constant(m: int, n: int, variant: dict) -> Fraction:
+    """docs/linalg.md's c_QR(m, n) = accuracy.bound_constant("qr", variant, k=m*n) (a measured
+    constant); the default options' variant when `variant` is empty."""
+    return accuracy.bound_constant("qr", Options(**variant) if variant else None,
+                                   max(m, 1) * max(n, 1))
+
+
+def exact(x: ddblas.DDArray) -> list:
+    """x as a list of rows of Fractions (on the CPU)."""
+    x = x.to_device("cpu")
+    values = exact_values(x) if x.size else []
+    cols = x.shape[1]
+    return [values[i * cols:(i + 1) * cols] for i in range(x.shape[0])]
+
+
+def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray,
+             variant: dict | None = None) -> None:
+    """Column-wise backward error ||a_j - (Q R)_j||_2 <= c_QR ||a_j||_2 and
+    ||Q^T Q - I||_max <= c_QR, in exact rationals; R upper triangular."""
+    m, n = a.shape
+    A, Q, R = exact(a), exact(q), exact(r)
+    k = q.shape[1]
+    assert r.shape == (k, n)
+    assert all(R[i][j] == 0 for i in range(k) for j in range(min(i, n)))
+    c = qr_constant(m, n, variant or {})
+    for j in range(n):
+        residual = sum((A[i][j] - sum(Q[i][l] * R[l][j] for l in range(min(k, j + 1)))) ** 2
+                       for i in range(m))
+        norm = sum(A[i][j] ** 2 for i in range(m))
+        assert residual <= c * c * norm, f"column {j}"
+    for i in range(k):
+        for j in range(k):
+            g = sum(Q[l][i] * Q[l][j] for l in range(m)) - (1 if i == j else 0)
+            assert abs(g) <= c, (i, j)
+
+
+SHAPES = [(1, 1), (4, 4), (7, 3), (3, 7), (2, 5), (37, 33), (33, 40)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_qr_bounds(shape, device, variant):
+    a = random_matrix(*shape, seed=sum(shape), device=device)
+    a_copy = (a.hi.copy(), a.lo.copy())
+    q, r = linalg.qr(a, mode="economic", **variant)
+    check_qr(a, q, r, variant)
+    assert (a.hi == a_copy[0]).all() and (a.lo == a_copy[1]).all()
+
+
+@pytest.mark.parametrize("mode", ["full", "complete", "economic", "reduced", "r", "raw"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (0, 3), (3, 0)])
+def test_modes_and_shapes(mode, shape, device):
+    m, n = shape
+    k = min(m, n)
+    a = random_matrix(m, n, seed=1, device=device)
+    out = linalg.qr(a, mode=mode)
+    if mode == "r":
+        (r,) = out
+        assert r.shape == (m, n)
+    elif mode == "raw":
+        (h, tau), r = out
+        assert h.shape == (m, n) and tau.shape == (k,) and r.shape == (m, n)
+    else:
+        q, r = out
+        full = mode in ("full", "complete")
+        assert q.shape == (m, m if full else k)
+        assert r.shape == ((m if full else k), n)
+        check_qr(a, q, r)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-280, 1e-300, 2.0 ** -1070])
+def test_extreme_columns(scale, device):
+    """Columns near DBL_MAX or deep in the subnormals: the scaled norm neither overflows nor
+    loses the column (R's diagonal is finite and nonzero)."""
+    base = random_matrix(6, 3, seed=5, spread=0)
+    hi = np.array(base.hi)
+    hi[:, 1] *= scale
+    a = ddblas.DDArray(hi, np.zeros_like(hi)).to_device(device)
+    q, r = linalg.qr(a, mode="economic")
+    rh = np.array(r.to_device("cpu").hi)
+    assert np.isfinite(rh).all() and (np.diag(rh) != 0).all()
+    if scale >= 2.0 ** -960:   # below, DD's lo parts are subnormal: no relative DD bound
+        check_qr(a, q, r)
+
+
+def test_zero_column_and_views(device):
+    a = random_matrix(9, 8, seed=3, device=device)
+    a.hi[:, 2] = 0
+    a.lo[:, 2] = 0
+    view = a[::2, ::-1].T          # non-contiguous, transposed
+    q, r = linalg.qr(view, mode="economic")
+    check_qr(view, q, r)
+
+
+def test_ill_conditioned(device):
+    a = accuracy.ill_conditioned_matrix(8, 1e20, seed=2, device=device)
+    q, r = linalg.qr(a, mode="economic")
+    check_qr(a, q, r)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="a must not contain"):
+        linalg.qr(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="mode"):
+        linalg.qr(np.eye(2), mode="thin")
+    with pytest.raises(ValueError, match="2-D"):
+        linalg.qr(np.ones(3))
+    with pytest.raises(ValueError, match="pivoting"):
+        linalg.qr(np.eye(2), pivoting=True)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2 ** 32 - 1))
+def test_hypothesis_shapes(m, n, seed):
+    a = random_matrix(m, n, seed=seed)
+    q, r = linalg.qr(a, mode="economic")
+    check_qr(a, q, r)
+
+
+def exact_solve(rows: list, rhs: list) -> list:
+    """The solution of a square nonsingular rational system (Gauss-Jordan in Fractions)."""
+    n = len(rows)
+    aug = [list(r) + [v] for r, v in zip(rows, rhs)]
+    for c in range(n):
+        p = next(i for i in range(c, n) if aug[i][c] != 0)
+        aug[c], aug[p] = aug[p], aug[c]
+        for i in range(n):
+            if i != c and aug[i][c] != 0:
+                f = aug[i][c] / aug[c][c]
+                aug[i] = [x - f * y for x, y in zip(aug[i], aug[c])]
+    return [aug[i][n] / aug[i][i] for i in range(n)]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (6, 6), (3, 5)])
+def test_lstsq_exact(shape, device, variant):
+    """x against the exact least-squares (m >= n: normal equations) or minimum-norm
+    (m < n: x = A^T (A A^T)^-1 b) solution in Fractions; measured bound 2^-90 relative on these
+    well-conditioned random systems (forward error ~ kappa^2 u_DD, docs/linalg.md)."""
+    m, n = shape
+    a = random_matrix(m, n, seed=11, device=device, spread=0)
+    b = random_matrix(m, 1, seed=12, device=device, spread=0)[:, 0]
+    b_copy = b.hi.copy()
+    x, residues, rank, s = linalg.lstsq(a, b, **variant)
+    assert rank == min(m, n) and s is None and x.shape == (n,)
+    assert (b.hi == b_copy).all()
+    A, B = exact(a), exact(b.reshape(m, 1))
+    B = [row[0] for row in B]
+    if m >= n:
+        normal = [[sum(A[k][i] * A[k][j] for k in range(m)) for j in range(n)] for i in range(n)]
+        xe = exact_solve(normal, [sum(A[k][i] * B[k] for k in range(m)) for i in range(n)])
+    else:
+        gram = [[sum(A[i][k] * A[j][k] for k in range(n)) for j in range(m)] for i in range(m)]
+        y = exact_solve(gram, B)
+        xe = [sum(A[k][i] * y[k] for k in range(m)) for i in range(n)]
+    X = [row[0] for row in exact(x.reshape(n, 1))]
+    scale = max(abs(v) for v in xe)
+    assert max(abs(u - v) for u, v in zip(X, xe)) <= Fraction(1, 2 ** 90) * scale
+    if m > n:
+        res = sum((B[i] - sum(A[i][j] * xe[j] for j in range(n))) ** 2 for i in range(m))
+        got = exact_values(residues.reshape(1).to_device("cpu"))[0]
+        assert abs(got - res) <= Fraction(1, 2 ** 90) * max(res, sum(v * v for v in B))
+    else:
+        assert residues.shape == (0,)
+
+
+def test_lstsq_rank_deficient_and_errors(device):
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    with pytest.raises(linalg.LinAlgError, match=r"R\[1, 1\]") as info:
+        linalg.lstsq(ddblas.asarray(a).to_device(device), np.ones(3))
+    assert info.value.index == 1
+    with pytest.raises(ValueError, match="b must be"):
+        linalg.lstsq(np.eye(3), np.ones(2))
+    with pytest.raises(ValueError, match="b must not contain"):
+        linalg.lstsq(np.eye(2), np.array([1.0, np.inf]))
+
+
+def test_special_values_without_check(device):
+    """check_finite=False: NaN and inf propagate into R (no hang, no crash); a zero matrix gives
+    R = 0 and Q = I (tau = 0, dlarfg's H = I)."""
+    a = np.ones((5, 4))
+    a[2, 1] = np.nan
+    a[0, 3] = np.inf
+    _, r = linalg.qr(ddblas.asarray(a).to_device(device), check_finite=False)
+    assert np.isnan(np.array(r.to_device("cpu").hi)).any()
+    q, r = linalg.qr(ddblas.zeros((4, 3), device=device))
+    assert (np.array(r.to_device("cpu").hi) == 0).all()
+    assert (np.array(q.to_device("cpu").hi) == np.eye(4)).all()
