@@ -38,6 +38,10 @@ constexpr double SQRT2 = 0x1.6a09e667f3bcdp+0;  // fl(sqrt 2)
 constexpr int EXP_HALVINGS = 5;  // the reduced argument is divided by up to 2^5 ([QD]: 2^9)
 constexpr double NEGLIGIBLE = 0x1p-54;  // odd f(x) = x (1 + O(x^2)): x within u^2 / 3 below this
 constexpr double LINEAR = 0x1p-110;     // expm1, log1p = x (1 + O(x)): x within u^2 / 8 below this
+// fmod's loops, bounded so that no input can hang a kernel: 2^2100 / 2^52 needs 41 passes;
+// trunc(a.hi / bs.hi) is within 2 of the quotient a / bs.
+constexpr int FMOD_PASSES = 48;
+constexpr int FMOD_FIXES = 4;
 
 }  // namespace elementary
 
@@ -432,6 +436,58 @@ DD_HD dd arctanh(dd x) {
                                : scaled(log1p<V>(div_accurate<V>(scaled(a, 2.0), sub<V>(one, a))),
                                         0.5);
     return signbit(x.hi) ? neg(r) : r;
+}
+
+// minus_multiple: a - q b for an integer double q (|q| < 2^53), finite a, b: the six exact parts
+// a.hi, a.lo, -(q b.hi) and -(q b.lo) (two_prod's pairs; exact with FMA, and without FMA where no
+// part underflows) summed by a two_sum cascade and rounded once to a DD. Exact whenever the exact
+// result is a DD whose lo part the cascade's last fast_two_sum keeps (measured, not proven).
+template <class V>
+DD_HD dd minus_multiple(dd a, double q, dd b) {
+    double p1, e1, p2, e2, s, t1, t2, t3, t4, t5;
+    two_prod<V::fma>(q, b.hi, p1, e1);
+    two_prod<V::fma>(q, b.lo, p2, e2);
+    two_sum(a.hi, -p1, s, t1);
+    two_sum(s, a.lo, s, t2);
+    two_sum(s, -p2, s, t3);
+    two_sum(s, -e1, s, t4);
+    two_sum(s, -e2, s, t5);
+    dd r;
+    fast_two_sum(s, (((t1 + t2) + t3) + t4) + t5, r.hi, r.lo);
+    return r;
+}
+
+// fmod: x - n y with n = trunc(x / y), C's fmod (the sign of x, |r| < |y|), by long division in
+// base 2^52 on a = |x|, b = |y| (no x - y trunc(x / y), which loses everything for quotients past
+// 2^106 [QD]): while a >= b, take bs = b 2^k with k >= 0 the largest that keeps a / bs < 2^53
+// (exact scaling), q = trunc(a.hi / bs.hi) and a = a - q bs (minus_multiple), then add or subtract
+// bs until 0 <= a < bs; each pass removes 52 bits of the quotient (<= 41 passes over the whole
+// range; the loops are bounded). Every pass computes a mod bs, whose bits lie between the lowest bit of x or of b 2^k and
+// the top of bs: for float64 x and y (and DDs with no gap between their parts) it is a DD and the
+// result is exact; otherwise each pass rounds once (measured bound in docs/algorithms.md).
+// Special values as float64: fmod(x, 0), fmod(+-inf, y) and nan in give nan; fmod(x, +-inf) = x;
+// a zero result has the sign of x.
+template <class V>
+DD_HD dd fmod(dd x, dd y) {
+    if (!isfinite(x.hi) || isnan(y.hi) || y.hi == 0.0) return dd_of(quiet_nan());
+    if (!isfinite(y.hi) || x.hi == 0.0) return x;  // y = +-inf here
+    dd a = abs(x);
+    const dd b = abs(y);
+    int eb;
+    frexp(b.hi, &eb);
+    for (int pass = 0; pass < elementary::FMOD_PASSES && !less(a, b); ++pass) {
+        int ea;
+        frexp(a.hi, &ea);
+        const int k = ea - eb > 52 ? ea - eb - 52 : 0;
+        const dd bs = {ldexp(b.hi, k), ldexp(b.lo, k)};  // exact: no overflow since bs <= a
+        a = minus_multiple<V>(a, trunc(a.hi / bs.hi), bs);  // q within 2 of a / bs
+        for (int fix = 0; fix < elementary::FMOD_FIXES && a.hi < 0.0; ++fix)
+            a = minus_multiple<V>(a, -1.0, bs);
+        for (int fix = 0; fix < elementary::FMOD_FIXES && !less(a, bs); ++fix)
+            a = minus_multiple<V>(a, 1.0, bs);
+    }
+    if (a.hi == 0.0) return dd_of(copysign(0.0, x.hi));
+    return signbit(x.hi) ? neg(a) : a;
 }
 
 }  // namespace ddblas

@@ -1,6 +1,6 @@
 // elementary_kernels.h: the "elementary" family's kernels, ddblas_elem_<fn>_<variant>, written
 // once for both backends with kernels.h's macros and elementwise.h's kernel shapes: f(DD) -> DD
-// for the unary functions, DD (op) DD -> DD for pow. The functions are in elementary.h.
+// for the unary functions, DD (op) DD -> DD for pow and fmod. The functions are in elementary.h.
 #pragma once
 #include "elementary.h"
 #include "kernels.h"
@@ -38,3 +38,4 @@ DDBLAS_EACH_VARIANT(DDBLAS_ELEM_UNARY_KERNEL, arctanh)
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_ELEM_POW_KERNEL, pow)
+DDBLAS_EACH_VARIANT(DDBLAS_ELEM_POW_KERNEL, fmod)

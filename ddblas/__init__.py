@@ -25,7 +25,7 @@ from .core.building import (allclose, arange, argsort, broadcast_to, concatenate
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
 from .core.trigonometric import arccos, arcsin, arctan, arctan2, cos, hypot, sin, tan
-from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, log, log1p,
+from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, fmod, log, log1p,
                               log2, log10, sinh, tanh)
 
 __version__ = "0.1.0"
@@ -41,7 +41,7 @@ __all__ = [
     "argsort", "array", "asarray", "broadcast_to", "ceil", "concatenate", "copysign", "cos",
     "cosh", "cpu_threads", "cumprod", "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal",
     "divide", "dot", "eft", "empty_like", "equal", "exp", "exp2", "expm1", "eye", "flip",
-    "floor", "fmax", "fmin", "from_mpmath", "from_quad", "from_xprec", "full", "full_like",
+    "floor", "fmax", "fmin", "fmod", "from_mpmath", "from_quad", "from_xprec", "full", "full_like",
     "get_cpu_threads", "get_options", "get_printoptions", "gpu_available", "greater",
     "greater_equal", "hstack", "hypot", "isclose", "isfinite", "isinf", "isnan", "less",
     "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2", "matmul",
