@@ -28,6 +28,8 @@
 #                                    (n = 16384 solves, kappa 1e8 and 1e12; 10^4 batched 9x9,
 #                                    19x19, 64x64) into $OUT/solve-bench (needs scipy: carry a
 #                                    wheel in .whl/ if the machine lacks it)
+#   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
+#                                    elementwise function) into $OUT/fma
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -158,7 +160,8 @@ with mock.patch.object(_ozaki, 'INT8_CHUNK', 100):
 " > "$OUT/memcheck_transfer_int8.log" 2>&1
 echo "memcheck transfers + ozaki-int8 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_transfer_int8.log" | tail -1
 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -x \
-    -p no:cacheprovider -p no:warnings tests/test_elementary.py -k "bitwise or (gpu and (odd_strides or special))" \
+    -p no:cacheprovider -p no:warnings tests/test_elementary.py tests/test_fmod.py tests/test_trigonometric.py \
+    -k "bitwise or (gpu and (odd_strides or special or fmod))" \
     > "$OUT/memcheck_elementary.log" 2>&1
 echo "memcheck elementary exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_elementary.log" | tail -1
 fi
@@ -167,6 +170,11 @@ echo "== bench"
 timeout ${BENCH_TIMEOUT:-500} python3 -m ddblas bench all --sizes ${SIZES:-256 512 1024 2048 4096 8192} \
     --out-dir "$OUT" --doc docs/performance.md --section h100 2>&1 | tee "$OUT/bench.txt"
 cp docs/performance.md docs/bench-h100-*.png "$OUT/" 2>/dev/null
+fi
+if has fma; then
+echo "== fma suite (instruction census, throughput, a row per elementwise function)"
+timeout 300 python3 -m ddblas bench fma --out-dir "$OUT/fma" 2>&1 | tail -4
+grep -A60 "Elementwise functions" "$OUT/fma/bench.md" | grep "| gpu |" | head -45
 fi
 if has profile; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"

@@ -405,24 +405,32 @@ def suite_fma(plan: Plan, progress) -> dict:
 
 
 # The elementwise functions timed by the fma suite: name -> number of DD operands (inputs).
-ELEMENTWISE_FUNCTIONS = {"exp": 1, "exp2": 1, "expm1": 1, "log": 1, "log2": 1, "log10": 1,
-                         "log1p": 1, "sinh": 1, "cosh": 1, "tanh": 1, "arcsinh": 1,
-                         "arccosh": 1, "arctanh": 1, "power": 2}
+ELEMENTWISE_FUNCTIONS = {
+    **dict.fromkeys(("abs", "square", "reciprocal", "sqrt", "exp", "exp2", "expm1", "log", "log2",
+                     "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh",
+                     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc",
+                     "rint", "sign", "isfinite", "isinf", "isnan"), 1),
+    **dict.fromkeys(("power", "arctan2", "hypot", "fmod", "copysign", "maximum", "minimum",
+                     "fmax", "fmin"), 2)}
+UNIT_INTERVAL_FUNCTIONS = ("arcsin", "arccos", "arctanh")  # timed on [0, 0.5), the rest on [1, 1.5)
+PREDICATES = ("isfinite", "isinf", "isnan")               # boolean results: 1 byte written
 
 
 def _function_rows(plan: Plan, device: str) -> list[dict]:
-    """One row per ELEMENTWISE_FUNCTIONS entry (default variant) on arguments in [1, 1.5) (in
-    every function's domain, no special-value branch): results/s, GB/s moved (16 bytes per DD
-    read or written), and on the GPU the fraction of the measured device copy rate."""
+    """One row per ELEMENTWISE_FUNCTIONS entry (default variant) on arguments in [1, 1.5) (or
+    [0, 0.5) for the functions of [-1, 1]: in every function's domain, no special-value branch):
+    results/s, GB/s moved (16 bytes per DD read or written, 1 per boolean), and on the GPU the
+    fraction of the measured device copy rate."""
     n = plan.elementwise_gpu_n if device == "gpu" else plan.elementwise_cpu_n
     x = random((n,), seed=3, device=device) * 0.5 + 1
     y = random((n,), seed=4, device=device) * 0.5 + 1
     memory = device_copy_gbs() if device == "gpu" else None
     rows = []
     for name, inputs in ELEMENTWISE_FUNCTIONS.items():
-        fn, args = getattr(ddblas, name), (x, y)[:inputs]
+        first = x - 1 if name in UNIT_INTERVAL_FUNCTIONS else x
+        fn, args = getattr(ddblas, name), (first, y)[:inputs]
         t = time_on(device, lambda fn=fn, args=args: fn(*args), plan.repeat)
-        gbs = 16 * (inputs + 1) * n / t / 1e9
+        gbs = (16 * inputs + (1 if name in PREDICATES else 16)) * n / t / 1e9
         rows.append(dict(device=device, function=name, n=n, variant=variant_name(DEFAULT),
                          rate=n / t / 1e9, gbs=gbs,
                          memory_fraction=gbs / memory if memory else None, seconds=t))
