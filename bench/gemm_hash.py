@@ -4,9 +4,12 @@ algorithms: structural changes must leave it unchanged (bit for bit the same res
 python bench/gemm_hash.py [cpu|gpu]   prints one line per algorithm and the overall hash.
 Uses public names only, so it runs at any commit since rgemm_batched and ozaki-int8 exist. Its
 operands come from its own generator (uniform_dd), fixed here so that changes to ddblas.random
-leave the hash alone.
+leave the hash alone. The Ozaki rows of "all" use accuracy="bound" (the rule for S before the
+accuracy-faithful default) where rgemm has that keyword; the lines after "all" hash the
+default rule's Ozaki rows (accuracy="classic"), to compare devices.
 """
 import hashlib
+import inspect
 import sys
 
 import numpy as np
@@ -44,20 +47,28 @@ def digest(h, x):
     h.update(np.ascontiguousarray(x.lo).tobytes())
 
 
+def algorithm_hash(algorithm, device, accuracy):
+    """The hash of one algorithm's outputs over SHAPES x transposes x VARIANTS."""
+    extra = {"accuracy": accuracy} if accuracy else {}
+    h = hashlib.sha256()
+    seed = 10
+    for m, n, k in SHAPES:
+        for ta, tb in (("N", "N"), ("T", "N"), ("N", "T")):
+            for fma, add in VARIANTS:
+                seed += 3
+                a, b = operands(m, n, k, ta, tb, seed, device)
+                c0 = uniform_dd((m, n), seed + 5, device)
+                c = ddblas.rgemm(a, b, c0.copy(), alpha="0.3", beta="-1.25", transa=ta,
+                                 transb=tb, fma=fma, add=add, algorithm=algorithm, **extra)
+                digest(h, c)
+    return h
+
+
 def main(device):
     total = hashlib.sha256()
+    rules = "accuracy" in inspect.signature(ddblas.rgemm).parameters
     for algorithm in ALGORITHMS:
-        h = hashlib.sha256()
-        seed = 10
-        for m, n, k in SHAPES:
-            for ta, tb in (("N", "N"), ("T", "N"), ("N", "T")):
-                for fma, add in VARIANTS:
-                    seed += 3
-                    a, b = operands(m, n, k, ta, tb, seed, device)
-                    c0 = uniform_dd((m, n), seed + 5, device)
-                    c = ddblas.rgemm(a, b, c0.copy(), alpha="0.3", beta="-1.25", transa=ta,
-                                     transb=tb, fma=fma, add=add, algorithm=algorithm)
-                    digest(h, c)
+        h = algorithm_hash(algorithm, device, "bound" if rules else None)
         print(f"{algorithm:12s} {h.hexdigest()[:16]}")
         total.update(h.digest())
     h = hashlib.sha256()
@@ -68,6 +79,10 @@ def main(device):
     print(f"{'batched':12s} {h.hexdigest()[:16]}")
     total.update(h.digest())
     print(f"{'all':12s} {total.hexdigest()[:16]}")
+    if rules:
+        for algorithm in ("ozaki-fp64", "ozaki-int8", "auto"):
+            h = algorithm_hash(algorithm, device, "classic")
+            print(f"{algorithm + ' (accuracy=classic)':33s} {h.hexdigest()[:16]}")
 
 
 if __name__ == "__main__":

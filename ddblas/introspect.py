@@ -74,13 +74,14 @@ def default_gemm_block(m: int, n: int) -> int:
     return _gemm.default_block(m, n)
 
 
-def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None) -> str:
-    """The algorithm rgemm(a, b, algorithm="auto") would run for DDArrays a, b on their device
-    with the given (else the active) options, from the same cost model and operand scan; no
-    product is computed."""
+def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None,
+                   accuracy: str = "classic") -> str:
+    """The algorithm rgemm(a, b, algorithm="auto", accuracy=accuracy) would run for DDArrays
+    a, b on their device with the given (else the active) options, from the same cost model and
+    operand scan; no product is computed."""
     opts = resolve(fma, add)
     return _auto.choose(a.device, a.shape[0], b.shape[1], a.shape[1], opts.suffix,
-                        lambda: _gemmcall.plans(a, b, opts, None, _ozaki.ENGINES))[0]
+                        lambda: _gemmcall.plans(a, b, opts, None, _ozaki.ENGINES, accuracy))[0]
 
 
 # ---- the Ozaki scheme's engines ----

@@ -145,8 +145,9 @@ def _exact_matrix(x):
     return np.array(exact_values(x), dtype=object).reshape(x.shape)
 
 
-def check_gemm_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
-    """|C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) entry by entry, in Fractions."""
+def check_gemm_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add, const=None):
+    """|C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|) entry by entry, in Fractions;
+    c = const, or rgemm's classic constant when None."""
     ea, eb = _exact_matrix(a), _exact_matrix(b)
     ea = ea.T if transa != "N" else ea
     eb = eb.T if transb != "N" else eb
@@ -154,7 +155,7 @@ def check_gemm_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add):
     ec0 = _exact_matrix(c0) if c0 is not None else np.zeros((ea.shape[0], eb.shape[1]),
                                                              dtype=object)
     k = ea.shape[1]
-    const = gemm_constant(fma, add, k)
+    const = gemm_constant(fma, add, k) if const is None else const
     got = _exact_matrix(c)
     for i in range(ea.shape[0]):
         for j in range(eb.shape[1]):
@@ -170,7 +171,8 @@ def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans,
     """rgemm(algorithm=...) on scaled_matrix operands (within-row spread 2^+-spread, rows of
     op(A) and columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) with _ozaki's
     chunk constant `limit` set to chunk_length (None: unchanged): |C - exact| <= the classic
-    bound, and the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
+    bound and, where the scheme ran, <= bound("ozaki", variant, S) (accuracy="classic", the
+    default); the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
     transa, transb = trans
     alpha, beta = scalars
     op_a = scaled_matrix(m, k, seed, spread, outer, 0, zeros, ())
@@ -184,16 +186,21 @@ def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans,
                          transa=transa, transb=transb, algorithm=algorithm, info=info, **variant)
     check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
     assert (info["algorithm"] == algorithm) == (info["fallback"] is None)
+    if info["fallback"] is None:
+        check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant,
+                         const=bound_constant("ozaki", Options(**variant), info["slices"]))
     return info
 
 
 def ozaki_within_bound(a, b, variant, algorithm="ozaki-fp64"):
-    """The algorithm runs (no fallback) on a @ b and its error is within the classic bound.
-    Returns C."""
+    """The algorithm runs (no fallback) on a @ b and its error is within the classic bound and
+    bound("ozaki", variant, S). Returns C."""
     info = {}
     c = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
     assert info["algorithm"] == algorithm
-    bound = accuracy.bound("gemm", ddblas.Options(**variant), a.shape[1])
+    opts = ddblas.Options(**variant)
+    bound = min(accuracy.bound("gemm", opts, a.shape[1]),
+                accuracy.bound("ozaki", opts, info["slices"]))
     assert accuracy.gemm_error(c, a, b).within(bound)
     return c
 

@@ -272,3 +272,54 @@ def test_too_few_slices_break_the_bound(variant):
     with mock.patch.object(_ozaki, "slices_needed", lambda *args: 3):
         c = ddblas.rgemm(a, b, algorithm=OZAKI, **variant)
     assert not accuracy.gemm_error(c, a, b).within(bound)
+
+
+# ---- accuracy="classic" (the default) against accuracy="bound" (docs/ozaki.md) ----
+
+def _error(a, b, **kw) -> float:
+    return accuracy.gemm_error(ddblas.rgemm(a, b, **kw), a, b).max
+
+
+@pytest.mark.parametrize("algorithm", [OZAKI, "ozaki-int8"])
+@pytest.mark.parametrize("k, spread", [(64, 0), (700, 0), (300, 12)])
+def test_default_is_as_accurate_as_the_classic_kernel(device, algorithm, k, spread):
+    """The default rule's measured error is at most twice the classic kernel's on the same data
+    (issue 18's criterion), and within bound("ozaki", variant, S)."""
+    a, b = (accuracy.random_dd(shape, exponents=(-spread, spread), seed=s, device=device)
+            if spread else ddblas.random(shape, seed=s, device=device) * 2 - 1
+            for shape, s in (((12, k), 1), ((k, 10), 2)))
+    info = {}
+    ozaki = _error(a, b, algorithm=algorithm, info=info)
+    assert info["algorithm"] == algorithm
+    assert ozaki <= 2 * _error(a, b, algorithm="blocked")
+    assert ozaki <= accuracy.bound("ozaki", None, info["slices"])
+
+
+def test_bound_rule_is_reachable_and_the_default_has_teeth():
+    """At K = 4096 on uniform data accuracy="bound" picks fewer slices, within the classic
+    bound but more than twice the classic kernel's error; the default does not."""
+    a, b = ddblas.random((8, 4096), seed=1) * 2 - 1, ddblas.random((4096, 8), seed=11) * 2 - 1
+    classic = _error(a, b, algorithm="blocked")
+    faithful, fewest = {}, {}
+    assert _error(a, b, algorithm=OZAKI, info=faithful) <= 2 * classic
+    loose = _error(a, b, algorithm=OZAKI, accuracy="bound", info=fewest)
+    assert fewest["slices"] < faithful["slices"]
+    assert 2 * classic < loose <= accuracy.bound("gemm", None, 4096)
+
+
+@pytest.mark.parametrize("beta", [7, 26])
+def test_default_rule_bounds_the_truncation(beta):
+    """slices_needed(accuracy="classic") returns the fewest S meeting both the Theorem's
+    condition and K (S+1) 2^(-beta S) <= u^2 M at M = low; "bound" never more slices."""
+    opts = ddblas.Options()
+    for k, low in ((1, Fraction(1, 4)), (300, Fraction(75)), (8192, Fraction(1, 2 ** 20))):
+        s = _ozaki.slices_needed(low, k, beta, opts, 40)
+        fewest = _ozaki.slices_needed(low, k, beta, opts, 40, "bound")
+        assert fewest <= s and _ozaki.truncation_fits(low, k, beta, s)
+        assert s == fewest or not _ozaki.truncation_fits(low, k, beta, s - 1)
+
+
+def test_accuracy_argument_is_checked():
+    a = ddblas.ones((2, 2))
+    with pytest.raises(ValueError, match="accuracy must be one of 'classic', 'bound'"):
+        ddblas.rgemm(a, a, accuracy="fast")

@@ -68,7 +68,8 @@ RUNNERS = {"naive": _classic, "tiled": _classic, "blocked": _classic, "tsm": _ge
 
 
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
-          algorithm="auto", block=None, info=None, device=None, chunk=None) -> DDArray:
+          algorithm="auto", block=None, info=None, device=None, chunk=None,
+          accuracy="classic") -> DDArray:
     """C = alpha * op(A) * op(B) + beta * C in double-double.
 
     a, b: 2-D DDArrays (or anything ddblas.asarray accepts) on one device; op(X) is X for
@@ -81,7 +82,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
     kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64 and
     ozaki-int8 has the lowest estimated time (from the number of slices one scan of the data
-    gives each). All meet the bound below, so "auto" does too; its choice and
+    gives each). All meet the bound below, and with accuracy="classic" (the default) the Ozaki
+    schemes are at least as accurate as the classic kernel, so "auto" is too; its choice and
     the reason are in info["algorithm"] and info["auto"] and in a debug message of the logger
     "ddblas". Results equal the CPU's bit for bit when both devices pick the same algorithm;
     where the GPU picks an Ozaki scheme they differ from the CPU's (both within the bound).
@@ -105,8 +107,14 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     devices): the same scheme with 7-bit slices (int8 digits in
     [-127, 127]) whose products are exact int8 x int8 -> int32 GEMMs (cuBLAS on the GPU, NumPy
     on the CPU), the products of one t + u as one GEMM over the concatenated K; the same bound,
-    the same result on CPU and GPU and the same fallbacks (S up to 24; about 14 or more for
-    full DD data). info: a dict to fill with what was done ("algorithm"; for "auto" its
+    the same result on CPU and GPU and the same fallbacks (S up to 32; about 17 for full DD
+    data). accuracy: how the Ozaki schemes choose their number of slices S: "classic" (the
+    default) the fewest that also keep the slices' truncation at most u^2 (|op(A)||op(B)|)_ij,
+    so that the error stays at the classic kernel's level or below (and within
+    accuracy.bound("ozaki", variant, S), at most about 100 u^2 whatever K); "bound" the fewest
+    that meet the bound below (faster: S = 5 instead of 6 for ozaki-fp64 and 15 instead of 17
+    for ozaki-int8 on full DD data, but up to about 100 times the classic kernel's error at
+    large K; docs/ozaki.md, "The accuracy-faithful rule"). info: a dict to fill with what was done ("algorithm"; for "auto" its
     reason, "auto"; when an Ozaki algorithm ran or fell back
     "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "bound" (the GEMM that gave
     S's lower bound: "int8 first digits" or "float64"), "fallback", "seconds" per
@@ -136,7 +144,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     """
     return _gemmcall.execute(_gemmcall.prepare(
         "rgemm", a, b, c, alpha=alpha, beta=beta, transa=transa, transb=transb, fma=fma, add=add,
-        algorithm=algorithm, block=block, device=device, chunk=chunk, info=info), RUNNERS)
+        algorithm=algorithm, block=block, device=device, chunk=chunk, info=info,
+        accuracy=accuracy), RUNNERS)
 
 
 def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:

@@ -83,6 +83,7 @@ class GemmCall:
     target: str            # where it runs ("gpu" with host operands: the pipeline)
     chunk: int | None
     info: dict | None
+    accuracy: str = "classic"  # Ozaki's rule for S: one of _ozaki.ACCURACY
 
     @property
     def m(self) -> int:
@@ -116,9 +117,12 @@ def _op(x: DDArray, flip: bool) -> DDArray:
     return x.transpose(*range(x.ndim - 2), x.ndim - 1, x.ndim - 2) if flip else x
 
 
-def _check_options(routine: str, algorithm, block, chunk, info) -> None:
+def _check_options(routine: str, algorithm, block, chunk, info, accuracy) -> None:
     if routine == "rgemm" and algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if accuracy not in _ozaki.ACCURACY:
+        raise ValueError(f"accuracy must be one of {', '.join(map(repr, _ozaki.ACCURACY))}, got "
+                         f"{accuracy!r}")
     if info is not None and not isinstance(info, dict):
         raise TypeError(f"info must be a dict (filled with what {routine} did), got "
                         f"{type(info).__name__}")
@@ -171,13 +175,13 @@ def _check_output(c: DDArray, shape: tuple, routine: str) -> None:
 
 def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,
             add=None, algorithm="auto", block=None, device=None, chunk=None,
-            info=None) -> GemmCall:
+            info=None, accuracy="classic") -> GemmCall:
     """Check every argument of rgemm or rgemm_batched (routine) and normalise it into a GemmCall:
     a, b, c as DDArrays on one device (a and b readable by kernels in place, else copied), op()
     applied, alpha and beta as 0-d DDArrays, the variant resolved; c None: a new output (then
     beta must be 0). Errors name the argument."""
     flip_a, flip_b = transposed(transa, "transa"), transposed(transb, "transb")
-    _check_options(routine, algorithm, block, chunk, info)
+    _check_options(routine, algorithm, block, chunk, info, accuracy)
     opts = resolve(fma, add)
     given = on_one_device(a, b) if c is None else on_one_device(a, b, c)
     a, b = operands(*given[:2])
@@ -196,7 +200,7 @@ def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="
         _check_output(c, shape, routine)
     return GemmCall(routine, op_a, op_b, c, alpha_dd, beta_dd, opts,
                     algorithm if routine == "rgemm" else BATCHED, block, a.device, target, chunk,
-                    info)
+                    info, accuracy)
 
 
 def _shares_memory(x: DDArray, c: DDArray) -> bool:
@@ -239,12 +243,12 @@ def _compute(call: GemmCall, runners: dict[str, Callable]) -> None:
         _dispatch(call, runners)
 
 
-def plans(op_a, op_b, opts: Options, info, engines=("fp64",)) -> dict:
-    """The plans of the Ozaki engines ("fp64", "int8") from one scan of the data; info (a dict
-    or None) gets the time in seconds["plan"] (record_plan adds the chosen plan)."""
+def plans(op_a, op_b, opts: Options, info, engines=("fp64",), accuracy="classic") -> dict:
+    """The plans of the Ozaki engines ("fp64", "int8") from one scan of the data, S by the rule
+    `accuracy`; info (a dict or None) gets the time in seconds["plan"]."""
     start = time.perf_counter()
     scanned = _ozaki.scan(op_a, op_b)
-    found = {e: _ozaki.plan(op_a, op_b, opts, e, scanned) for e in engines}
+    found = {e: _ozaki.plan(op_a, op_b, opts, e, scanned, accuracy) for e in engines}
     if info is not None:
         info["seconds"] = {"plan": time.perf_counter() - start}
     return found
@@ -255,7 +259,7 @@ def _choose(call: GemmCall, device: str, m: int, info) -> tuple:
     on call's operands."""
     algorithm, reason, plan = _auto.choose(
         device, m, call.n, call.k, call.opts.suffix,
-        lambda: plans(call.op_a, call.op_b, call.opts, info, _ozaki.ENGINES))
+        lambda: plans(call.op_a, call.op_b, call.opts, info, _ozaki.ENGINES, call.accuracy))
     _log.debug("rgemm M=%d N=%d K=%d on %s: algorithm='auto' chose %s: %s", m, call.n, call.k,
                device, "cpu" if device == "cpu" and algorithm == "blocked" else algorithm,
                reason)
@@ -272,7 +276,7 @@ def _dispatch(call: GemmCall, runners: dict[str, Callable]) -> None:
     if algorithm in _OZAKI:
         engine = _OZAKI[algorithm]
         if plan is None:
-            plan = plans(call.op_a, call.op_b, call.opts, info, (engine,))[engine]
+            plan = plans(call.op_a, call.op_b, call.opts, info, (engine,), call.accuracy)[engine]
         if info is not None:
             info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk,
                         chunks=plan.chunks, gemms=0, bound=plan.bound, fallback=plan.fallback)

@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..engines import backend as _backend
-from ..core.bounds import bound_constant
+from ..core.bounds import OZAKI_TRUNCATION, bound_constant
 
 CHUNK = 8192         # the longest stretch of K in one exact slice product (fp64)
 MAX_SLICES = 16      # beyond this the classic kernel is used (fp64)
@@ -41,6 +41,7 @@ INT8_CHUNK = (2 ** 31 - 1) // 127 ** 2  # 133144: int8 products summed over this
 INT8_ALIGN = 16      # K padded, and int8 GEMMs cut, to multiples of 16 bytes (IMMA alignment)
 INT8_MAX_SLICES = 32  # beyond this the classic kernel is used (int8)
 ENGINES = ("fp64", "int8")
+ACCURACY = ("classic", "bound")  # rgemm's accuracy=: S for the classic kernel's level / the bound
 GAP_LIMIT = 450      # scaled |hi| >= 2^-450: the bound GEMM's products stay normal (>= 2^-900)
 _U = Fraction(1, 2 ** 53)
 _GROWTH = 1 + Fraction(1, 2 ** 40)
@@ -111,14 +112,24 @@ def budget(variant, k: int) -> Fraction:
             - 2 * bound_constant("add", variant))
 
 
-def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES) -> int | None:
+def truncation_fits(low, k: int, beta: int, slices: int) -> bool:
+    """Whether S = slices leaves Lemma 4's truncation term K (S+1) 2^(-beta S) at most
+    OZAKI_TRUNCATION u^2 M for every entry with M >= low (a Fraction): the rule of
+    accuracy="classic" (docs/ozaki.md, "The accuracy-faithful rule")."""
+    return k * (slices + 1) * Fraction(1, 2 ** (beta * slices)) <= OZAKI_TRUNCATION * _U * _U * low
+
+
+def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES,
+                  accuracy: str = "classic") -> int | None:
     """The fewest S >= 2 for which, with M the exact scaled (|op(A)||op(B)|)_ij of any entry
     with M > 0 and `low` <= M (a Fraction; None when every M is 0),
         K (S+1) 2^(-beta S) + c_add (1+2^-40) sum_(s=3..S) min(M, X_s) <= B M,
         X_s = (s-1) K 2^(-beta (s-2))
-    (docs/ozaki.md, Theorem); None beyond max_slices. The left side minus the right is concave
-    and piecewise linear in M with kinks at the X_s, so it is checked at M = low and at the
-    kinks above it."""
+    (docs/ozaki.md, Theorem) and, for accuracy="classic", truncation_fits; None beyond
+    max_slices. The left side minus the right is concave and piecewise linear in M with kinks
+    at the X_s, so it is checked at M = low and at the kinks above it."""
+    if accuracy not in ACCURACY:
+        raise ValueError(f"accuracy must be one of {', '.join(ACCURACY)}, got {accuracy!r}")
     if low is None:     # every (|A||B|)_ij is 0: C = beta C0 exactly
         return 2
     c_add = bound_constant("add", variant) * _GROWTH
@@ -129,7 +140,8 @@ def slices_needed(low, k: int, beta: int, variant, max_slices: int = MAX_SLICES)
         def fits(m):
             return k * (s + 1) * Fraction(1, 2 ** (beta * s)) \
                 + c_add * sum(min(m, x) for x in kinks) <= room * m
-        if all(fits(m) for m in [low] + [x for x in kinks if x > low]):
+        if all(fits(m) for m in [low] + [x for x in kinks if x > low]) and \
+                (accuracy == "bound" or truncation_fits(low, k, beta, s)):
             return s
     return None
 
@@ -198,9 +210,11 @@ def scan(op_a, op_b) -> Scan:
     return Scan(row_exp, col_exp, low, "float64")
 
 
-def plan(op_a, op_b, variant, engine: str = "fp64", scanned: Scan | None = None) -> Plan:
+def plan(op_a, op_b, variant, engine: str = "fp64", scanned: Scan | None = None,
+         accuracy: str = "classic") -> Plan:
     """The slicing plan for op(A) (m x K) and op(B) (K x n), DDArrays on one device, on the
-    engine "fp64" or "int8"; scanned: scan(op_a, op_b) if already done (it serves both)."""
+    engine "fp64" or "int8"; scanned: scan(op_a, op_b) if already done (it serves both);
+    accuracy: one of ACCURACY (slices_needed)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     k = op_a.shape[1]
@@ -212,7 +226,7 @@ def plan(op_a, op_b, variant, engine: str = "fp64", scanned: Scan | None = None)
         chunk, max_slices, beta = int8_chunk(), INT8_MAX_SLICES, INT8_BITS
     if sc.fallback is not None:
         return Plan(engine=engine, k=k, fallback=sc.fallback)
-    s = slices_needed(sc.low, k, beta, variant, max_slices)
+    s = slices_needed(sc.low, k, beta, variant, max_slices, accuracy)
     if s is None:
         return Plan(beta=beta, engine=engine, k=k, bound=sc.bound, fallback=f"more than "
                     f"{max_slices} slices needed (entries far below their row's or column's "

@@ -76,7 +76,7 @@ BATCHED_FIXED_SECONDS = 1.5e-4
 # are charged by BATCHED_FIXED_SECONDS (batch 1000, 7.6 a multiprocessor, took 0.13 ms on the
 # H100, within the fit). 64 forced one chunk, hence no overlap at all, up to batch 16895.
 MIN_BATCH_CHUNK_PER_SM = 16
-TYPICAL_SLICES = 5            # ozaki-fp64's S on random full-precision data (docs/ozaki.md)
+TYPICAL_SLICES = 6            # ozaki-fp64's S on random full-precision data, accuracy="classic"
 TILE_ROWS, TILE_COLS, WAVES = 64, 32, 3   # rgemm's b = 4 tile, and the tiles per multiprocessor
 
 

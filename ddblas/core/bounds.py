@@ -74,7 +74,7 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
     """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
-    needs_k = op in ("sum", "dot", "gemm", "power") + FACTORIZATIONS
+    needs_k = op in ("sum", "dot", "gemm", "power", "ozaki") + FACTORIZATIONS
     if needs_k and (not isinstance(k, numbers.Integral) or (k < 0 and op != "power")):
         raise ValueError(f"bound({op!r}) needs k, a{'n' if op == 'power' else ' non-negative'} "
                          f"integer (got {k!r})")
@@ -105,10 +105,14 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         else:
             c_first, c_acc = _madd_sloppy_product_constant(opts.fma), c_add
         return (c_mul + c_add + c_first + max(k - 1, 0) * c_acc) * GROWTH
+    if op == "ozaki":   # k = S: docs/ozaki.md, "The accuracy-faithful rule"
+        if k < 1:
+            raise ValueError(f"bound('ozaki') needs k = S >= 1 slices, got {k}")
+        return (OZAKI_TRUNCATION * U2 + c_mul + c_add + max(k - 1, 1) * c_add) * GROWTH
     if op in FACTORIZATIONS:
         return _factorization_constant(op, opts, k)
     raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, square, "
-                     f"reciprocal, power, sum, dot, gemm, "
+                     f"reciprocal, power, sum, dot, gemm, ozaki, "
                      f"{', '.join(FACTORIZATIONS + tuple(TRIG_MEASURED) + tuple(ELEMENTARY_MEASURED))}")
 
 
@@ -120,6 +124,9 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # MEASURED (the factor 20 is a margin checked by tests/test_linalg_qr.py, not derived).
 FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr")
 QR_MEASURED_FACTOR = 20
+# rgemm's Ozaki schemes with accuracy="classic" choose S so that the truncation of the slice
+# products (docs/ozaki.md, Lemma 4) is at most OZAKI_TRUNCATION u^2 (|op(A)||op(B)|)_ij.
+OZAKI_TRUNCATION = 1
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:

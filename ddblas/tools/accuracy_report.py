@@ -6,8 +6,12 @@ documented bounds and write DIR/accuracy.md with four PNG plots:
 3. dot products: relative error against the condition number (2 ... 1e40) for float64 and the
    DD variants, with the u*cond and u^2*cond lines;
 4. rgemm's algorithms: the classic kernel, ozaki-fp64 and ozaki-int8 against the exponent spread
-   within the rows of A and columns of B (with the Ozaki schemes' S or fallback), with the bound.
-Every case runs on the CPU and, when present, on the GPU (results must agree bit for bit; GPU
+   within the rows of A and columns of B (with the Ozaki schemes' S or fallback), with the bound;
+5. rgemm's algorithms against N (square products, sampled entries): the classic kernel, both
+   Ozaki schemes under both rules for S (accuracy="classic", the default, and "bound") and
+   "auto", with S, the time and the ratio to the classic kernel's error, on the GPU when
+   present (N up to 16384) else on the CPU (smaller N).
+Cases 1-4 run on the CPU and, when present, on the GPU (results must agree bit for bit; GPU
 points are drawn over the CPU ones). Returns 1 (and prints the worst case) if any error exceeds
 its bound or the devices disagree, else 0.
 """
@@ -22,7 +26,9 @@ from fractions import Fraction
 import numpy as np
 
 from ddblas import (DDArray, Options, __version__, accuracy, add, divide, dot, gpu_available,
-                    multiply, rgemm, sqrt, subtract)
+                    multiply, random, rgemm, sqrt, subtract)
+
+from .timing import time_on
 
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
@@ -37,6 +43,14 @@ OPS = ["add", "sub", "mul", "div", "sqrt"]
 ALGORITHMS = {"blocked": "tab:blue", "ozaki-fp64": "tab:purple",  # rgemm's, as plotted
               "ozaki-int8": "tab:orange"}
 U2 = float(accuracy.U2)
+# Section 5's series: (label, rgemm keywords), and the rows and columns of C checked exactly
+SIZE_SERIES = [("classic (blocked)", dict(algorithm="blocked")),
+               ("ozaki-fp64", dict(algorithm="ozaki-fp64")),
+               ("ozaki-fp64, accuracy=bound", dict(algorithm="ozaki-fp64", accuracy="bound")),
+               ("ozaki-int8", dict(algorithm="ozaki-int8")),
+               ("ozaki-int8, accuracy=bound", dict(algorithm="ozaki-int8", accuracy="bound")),
+               ("auto (default)", dict(algorithm="auto"))]
+SIZE_SAMPLES = 8
 
 
 def _name(v: Options) -> str:
@@ -162,6 +176,45 @@ def _algorithms(spreads, m, ks, devices, checks, progress):
                 row[device] = accuracy.gemm_error(result, a, b).max
                 checks.bound(f"{what} ({device})", row[device], limit)
             rows.append(row)
+            progress.update()
+    return rows
+
+
+def _against_n(sizes, device, checks, progress):
+    """Section 5: every SIZE_SERIES entry on uniform A, B in [-1, 1) (N x N, all 106 bits
+    random) on `device`; the error of SIZE_SAMPLES x SIZE_SAMPLES entries of C (exact), S, the
+    time of one call (after a warm-up of each series on the smallest N)."""
+    rows = []
+    warm = random((64, 64), seed=1, device=device)
+    for _, kw in SIZE_SERIES:
+        rgemm(warm, warm, **kw)
+    for n in sizes:
+        a = random((n, n), seed=400 + n, device=device) * 2 - 1
+        b = random((n, n), seed=500 + n, device=device) * 2 - 1
+        picks = list(range(0, n, max(1, n // SIZE_SAMPLES)))[:SIZE_SAMPLES]
+        limit = accuracy.bound("gemm", Options(), k=n)
+        classic = None
+        for label, kw in SIZE_SERIES:
+            info = {}
+            try:
+                c = rgemm(a, b, info=info, **kw)
+                seconds = time_on(device, lambda: rgemm(a, b, **kw), 1)
+            except MemoryError as exc:   # cupy's OutOfMemoryError is a MemoryError
+                rows.append(dict(n=n, series=label, error=None, note=f"out of memory ({exc})"))
+                progress.update()
+                continue
+            error = accuracy.gemm_error(c, a, b, rows=picks, cols=picks).max
+            del c
+            ran = info.get("algorithm", kw["algorithm"])
+            own = accuracy.bound("ozaki", Options(), info["slices"]) \
+                if ran.startswith("ozaki") and kw.get("accuracy", "classic") == "classic" \
+                else limit
+            checks.bound(f"rgemm {label} N={n} ({device})", error, min(limit, own))
+            classic = error if label.startswith("classic") else classic
+            rows.append(dict(n=n, series=label, error=error, bound=min(limit, own),
+                             ratio=error / classic if classic else None, ran=ran,
+                             slices=info.get("slices") if ran.startswith("ozaki") else None,
+                             seconds=seconds, gflops=2 * n ** 3 / seconds / 1e9, note=""))
             progress.update()
     return rows
 
@@ -302,6 +355,35 @@ def _plot_algorithms(rows, path):
           "rgemm algorithms against the exponent spread (fma/accurate)")
 
 
+def _plot_against_n(rows, device, path):
+    fig, ax = figure((7, 4.5))
+    colors = ["tab:blue", "tab:purple", "tab:purple", "tab:orange", "tab:orange", "black"]
+    for (label, kw), color in zip(SIZE_SERIES, colors):
+        mine = [r for r in rows if r["series"] == label and r["error"] is not None]
+        ax.loglog([r["n"] for r in mine], [max(r["error"], 1e-3) for r in mine],
+                  "o" + (":" if kw.get("accuracy") == "bound" else "-"), color=color,
+                  markersize=4 if label.startswith("auto") else 5, label=label, base=2)
+    ns = sorted({r["n"] for r in rows})
+    ax.loglog(ns, [accuracy.bound("gemm", Options(), k=n) for n in ns], "k--", linewidth=0.8,
+              label="classic bound", base=2)
+    save_figure(fig, ax, path, "N (A, B: N × N, entries uniform in [−1, 1))",
+                "max sampled |C − C_exact| / (|A||B|)  in u²",
+                f"rgemm algorithms against N ({device}, fma/accurate)")
+
+
+def _against_n_table(rows) -> list:
+    lines = ["| N | series | ran | S | error (u²) | / classic | bound | time (s) | GFLOP/s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["error"] is None:
+            lines.append(f"| {r['n']} | {r['series']} | | | {r['note']} | | | | |")
+            continue
+        lines.append(f"| {r['n']} | {r['series']} | {r['ran']} | {r['slices'] or ''} | "
+                     f"{r['error']:.3g} | {r['ratio']:.2g} | {r['bound']:.4g} | "
+                     f"{r['seconds']:.3g} | {r['gflops']:.4g} |")
+    return lines
+
+
 def _device_line(devices) -> str:
     line = f"CPU: {platform.processor() or platform.machine()} ({os.cpu_count()} cores)"
     if "gpu" in devices:
@@ -337,8 +419,8 @@ def _algorithm_table(rows) -> list:
     return lines
 
 
-def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, sizes, devices, command,
-              checks) -> str:
+def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, size_rows, sizes, devices,
+              command, checks) -> str:
     import mpmath
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
@@ -384,12 +466,23 @@ def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, sizes, devices,
             "reach the small entries) until they need more than 16 (fp64) or 32 (int8) or an "
             "entry lies more than 2^450 below its row's largest, and they fall back to the "
             "classic kernel (then the columns are the same result). Componentwise error, max "
-            "over C; all are proven within the same bound. The Ozaki schemes pick the fewest "
-            "slices that meet the bound, so their error is not always below the classic "
-            "kernel's (at large K and small spread it can be larger; docs/performance.md saw "
-            "the same at N = 4096 and 8192).", "",
+            "over C; all are proven within the same bound. The Ozaki schemes run with the "
+            "default rule (accuracy=\"classic\": the slices' truncation at most u² (|A||B|)ij, "
+            "docs/ozaki.md).", "",
             "![algorithms](accuracy-ozaki.png)", ""]
     out += _algorithm_table(algorithm_rows)
+    device = sizes["n_device"]
+    out += ["", "## rgemm algorithms against N", "",
+            f"C = A·B, A and B N×N with entries uniform in [−1, 1) (all 106 bits random), on "
+            f"the {device.upper()}; the error of {SIZE_SAMPLES}×{SIZE_SAMPLES} sampled entries of "
+            "C, exact; the time of one call after a warm-up. The Ozaki schemes under both rules "
+            "for S: accuracy=\"classic\" (the default: the slices' truncation at most "
+            "u² (|A||B|)ij, bound `accuracy.bound(\"ozaki\", variant, S)`) and "
+            "accuracy=\"bound\" (the fewest slices that meet the classic bound, the rule "
+            "before; faster, and at large N up to ~100× less accurate than the classic "
+            "kernel). \"/ classic\": the ratio to the classic kernel's error on the same "
+            "entries.", "", "![against N](accuracy-ozaki-n.png)", ""]
+    out += _against_n_table(size_rows)
     out += ["", "## Dot products against the condition number", "",
             f"x, y of length {sizes['dot_n']} from `accuracy.ill_conditioned_dot(..., dd=False)` "
             "(float64 entries, so float64 and DD compute the same exact dot product); relative "
@@ -424,7 +517,10 @@ print(accuracy.error(ddblas.sqrt(abs(x)), ref))
 inputs of a chosen condition number (`dot_condition`, `matrix_condition` measure it exactly);
 `accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals."""
 
-def run(quick: bool = False, out_dir: str = "ddblas-accuracy", command: str = "python -m ddblas accuracy") -> int:
+def run(quick: bool = False, out_dir: str = "ddblas-accuracy",
+        command: str = "python -m ddblas accuracy", n_sizes=None) -> int:
+    """Measure, write out_dir/accuracy.md and the plots; n_sizes: section 5's N (default by
+    device and `quick`). Returns 1 if any error exceeds its bound or the devices disagree."""
     try:
         import matplotlib
         from tqdm import tqdm
@@ -436,32 +532,41 @@ def run(quick: bool = False, out_dir: str = "ddblas-accuracy", command: str = "p
     devices = ["cpu", "gpu"] if gpu_available() else ["cpu"]
     sizes = dict(zip(("elementwise", "gemm_m", "dot_n", "spread_ks"),
                      (2000, 4, 20, (64,)) if quick else (20000, 8, 50, (256, 4096))))
+    sizes["n_device"] = devices[-1]
+    if n_sizes is None:
+        n_sizes = {("cpu", True): (128, 256), ("cpu", False): (256, 512, 1024),
+                   ("gpu", True): (1024, 2048),
+                   ("gpu", False): (1024, 2048, 4096, 8192, 16384)}[devices[-1], quick]
     spreads = [0, 20, 50, 100, 200, 300]
     ks = [16, 64, 256] if quick else [16, 64, 256, 1024, 4096, 8192]
     conds = [2.0] + [10.0 ** e for e in ((10, 20, 30, 40) if quick else range(2, 41, 2))]
     checks = _Checks()
     total = (len(OPS) * len(VARIANTS) + len(ks) * (len(VARIANTS) + 1)
              + len(conds) * len(VARIANTS)
-             + len(sizes["spread_ks"]) * len(spreads) * len(ALGORITHMS))
+             + len(sizes["spread_ks"]) * len(spreads) * len(ALGORITHMS)
+             + len(n_sizes) * len(SIZE_SERIES))
     with tqdm(total=total, desc="accuracy", unit="case") as progress:
         element_rows = _elementwise(sizes["elementwise"], devices, checks, progress)
         gemm_rows = _gemm(ks, sizes["gemm_m"], devices, checks, progress)
         dot_rows = _dot(conds, sizes["dot_n"], devices, checks, progress)
         algorithm_rows = _algorithms(spreads, sizes["gemm_m"], sizes["spread_ks"], devices,
                                      checks, progress)
+        size_rows = _against_n(n_sizes, devices[-1], checks, progress)
     os.makedirs(out_dir, exist_ok=True)
     _plot_elementwise(element_rows, os.path.join(out_dir, "accuracy-elementwise.png"))
     _plot_gemm(gemm_rows, os.path.join(out_dir, "accuracy-gemm.png"))
     _plot_dot(dot_rows, os.path.join(out_dir, "accuracy-dot.png"))
     _plot_algorithms(algorithm_rows, os.path.join(out_dir, "accuracy-ozaki.png"))
+    _plot_against_n(size_rows, devices[-1], os.path.join(out_dir, "accuracy-ozaki-n.png"))
     with open(os.path.join(out_dir, "accuracy.md"), "w") as f:
-        f.write(_markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, sizes, devices,
-                          command, checks))
-    print(f"wrote {os.path.join(out_dir, 'accuracy.md')} and 4 plots")
+        f.write(_markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, size_rows, sizes,
+                          devices, command, checks))
+    print(f"wrote {os.path.join(out_dir, 'accuracy.md')} and 5 plots")
     if checks.failures:
         print(f"{len(checks.failures)} violations; the worst: {checks.worst()}")
         return 1
-    worst = max(r["cpu"] / r["bound"] for r in element_rows + algorithm_rows
-                + [g for g in gemm_rows if g["variant"] != "float64"])
+    worst = max([r["cpu"] / r["bound"] for r in element_rows + algorithm_rows
+                 + [g for g in gemm_rows if g["variant"] != "float64"]]
+                + [r["error"] / r["bound"] for r in size_rows if r["error"] is not None])
     print(f"every error within its bound (worst error/bound ratio {worst:.3f})")
     return 0

@@ -67,6 +67,9 @@ def main(argv=None) -> int:
     acc.add_argument("--out-dir", default="ddblas-accuracy",
                      help="where accuracy.md and the PNGs go (default: ./ddblas-accuracy, made "
                           "if missing; pass --out-dir docs to regenerate the repository's docs)")
+    acc.add_argument("--sizes", type=int, nargs="+", default=None,
+                     help="N of the 'against N' section (default: 1024 .. 16384 on the GPU, "
+                          "256 .. 1024 on the CPU)")
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
@@ -81,8 +84,10 @@ def main(argv=None) -> int:
         return _bench(parser, args, argv)
     if args.command == "accuracy":
         from .accuracy_report import run as accuracy_run
-        command = "python -m ddblas accuracy" + (" --quick" if args.quick else "")
-        return accuracy_run(quick=args.quick, out_dir=args.out_dir, command=command)
+        command = "python -m ddblas accuracy" + (" --quick" if args.quick else "") + \
+            (" --sizes " + " ".join(map(str, args.sizes)) if args.sizes else "")
+        return accuracy_run(quick=args.quick, out_dir=args.out_dir, command=command,
+                            n_sizes=args.sizes)
     if args.command == "check-kernels":
         from .kernelcheck import main as check
         return check()
