@@ -28,6 +28,11 @@ constexpr int GEMM_BATCHED_MAX_THREADS = 256;
 static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 256,
               "whole warps, launchable at 255 registers a thread");
 
+// GPU LU panel (linalg.h, lu_panel_block): the one block that factors a panel.
+constexpr int LU_PANEL_THREADS = 512;
+static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
+              "a power of two of whole warps: the pivot search's tree reduction halves it");
+
 // gemm_threads: the block size of a shared-memory GEMM configuration (a thread per TM x TN tile).
 DD_HD constexpr int gemm_threads(int BM, int BN, int TM, int TN) { return (BM / TM) * (BN / TN); }
 

@@ -4,6 +4,7 @@
 // rgemm. Matrices are strided views (row step rs, column step cs, in items); pivots and info
 // words are int64 in device memory, so no kernel needs a host round trip.
 #pragma once
+#include "geometry.h"  // LU_PANEL_THREADS
 #include "kernels.h"
 
 namespace ddblas {
@@ -26,14 +27,25 @@ struct MatrixView {
 // Rows of a column that one pivot-search item scans (the first pass of the pivot search).
 constexpr index_t PIVOT_CHUNK = 256;
 
-// first_max_abs: the first index in [first, end) of the largest |a(i, col)| (exact DD compare,
-// LAPACK idamax's tie rule); `first` itself when all are NaN. Precondition: first < end.
+// pivot_beats: whether |a| = x in row i is the better pivot than y in row j (i != j): the larger
+// magnitude (exact DD compare), the smaller row among equals (LAPACK idamax's tie rule), any
+// number before NaN. A strict total order, so every reduction order picks the same row.
+DD_HD bool pivot_beats(dd x, index_t i, dd y, index_t j) {
+    const bool x_nan = isnan(x.hi), y_nan = isnan(y.hi);
+    if (x_nan != y_nan) return y_nan;
+    if (!x_nan && greater(x, y)) return true;
+    if (!x_nan && greater(y, x)) return false;
+    return i < j;
+}
+
+// first_max_abs: the best pivot row (pivot_beats) of column `col` in [first, end).
+// Precondition: first < end.
 DD_HD index_t first_max_abs(const MatrixView &a, index_t col, index_t first, index_t end) {
     index_t best = first;
     dd best_abs = abs(a.get(first, col));
     for (index_t i = first + 1; i < end; ++i) {
         dd x = abs(a.get(i, col));
-        if (greater(x, best_abs)) {
+        if (pivot_beats(x, i, best_abs, best)) {
             best = i;
             best_abs = x;
         }
@@ -47,6 +59,71 @@ DD_HD void swap_rows(const MatrixView &a, index_t col, index_t i, index_t p) {
     a.set(i, col, y);
     a.set(p, col, x);
 }
+
+// eliminate_row: dgetf2's step for row `row` below the pivot row j (pivot a(j, j) != 0):
+// l = a(row, j) / pivot (DD div), stored in its place, then a(row, k) -= l a(j, k) (DD mul, DD
+// sub of the variant) for k = j + 1 .. width - 1.
+template <class V>
+DD_HD void eliminate_row(const MatrixView &a, index_t j, index_t row, index_t width, dd pivot) {
+    const dd l = div<V>(a.get(row, j), pivot);
+    a.set(row, j, l);
+    for (index_t k = j + 1; k < width; ++k) a.set(row, k, sub<V>(a.get(row, k), mul<V>(l, a.get(j, k))));
+}
+
+#if defined(__CUDACC__)
+// lu_panel_block: dgetf2 (unblocked LU with partial pivoting) of the m x n view `a` (n <= m) by
+// one block of LU_PANEL_THREADS threads, column by column with no host round trip: the pivot
+// search (each thread its rows, then a tree reduction under pivot_beats: the row
+// first_max_abs gives), piv[j] = the pivot row (0-based, rows of `a`), *info = min(*info,
+// column + j) for a zero pivot, the interchange on the panel's n columns, and eliminate_row for
+// every row below. Every element gets the same operations as from the CPU's per-column kernels
+// (pivot_chunks, pivot_pick, laswp, lu_column), so the results are the same bits.
+template <class V>
+__device__ void lu_panel_block(index_t m, index_t n, const MatrixView &a, index_t *piv,
+                               index_t column, index_t *info) {
+    __shared__ double best_hi[LU_PANEL_THREADS], best_lo[LU_PANEL_THREADS];
+    __shared__ index_t best_row[LU_PANEL_THREADS];
+    const int t = threadIdx.x;
+    for (index_t j = 0; j < n; ++j) {
+        index_t row = -1;
+        dd best = {0.0, 0.0};
+        for (index_t i = j + t; i < m; i += LU_PANEL_THREADS) {
+            const dd x = abs(a.get(i, j));
+            if (row < 0 || pivot_beats(x, i, best, row)) {
+                best = x;
+                row = i;
+            }
+        }
+        best_hi[t] = best.hi;
+        best_lo[t] = best.lo;
+        best_row[t] = row;
+        __syncthreads();
+        for (int half = LU_PANEL_THREADS / 2; half > 0; half /= 2) {
+            if (t < half && best_row[t + half] >= 0) {
+                const dd other = {best_hi[t + half], best_lo[t + half]}, mine = {best_hi[t], best_lo[t]};
+                if (best_row[t] < 0 || pivot_beats(other, best_row[t + half], mine, best_row[t])) {
+                    best_hi[t] = other.hi;
+                    best_lo[t] = other.lo;
+                    best_row[t] = best_row[t + half];
+                }
+            }
+            __syncthreads();
+        }
+        const index_t p = best_row[0];
+        if (t == 0) {
+            piv[j] = p;
+            if (best_hi[0] == 0.0 && *info > column + j) *info = column + j;
+        }
+        if (p != j)
+            for (index_t c = t; c < n; c += LU_PANEL_THREADS) swap_rows(a, c, j, p);
+        __syncthreads();   // the pivot row in place (and best_* read) before anyone goes on
+        const dd pivot = a.get(j, j);
+        if (pivot.hi != 0.0)
+            for (index_t i = j + 1 + t; i < m; i += LU_PANEL_THREADS) eliminate_row<V>(a, j, i, n, pivot);
+        __syncthreads();
+    }
+}
+#endif
 
 }  // namespace linalg
 }  // namespace ddblas
@@ -82,7 +159,7 @@ DDBLAS_KERNEL ddblas_linalg_pivot_pick(ddblas::index_t n, ddblas::index_t chunks
         ddblas::dd p_abs = ddblas::abs(a.get(p, 0));
         for (ddblas::index_t c = 1; c < chunks; ++c) {
             ddblas::dd x = ddblas::abs(a.get(best[c], 0));
-            if (ddblas::greater(x, p_abs)) {
+            if (ddblas::linalg::pivot_beats(x, best[c], p_abs, p)) {
                 p = best[c];
                 p_abs = x;
             }
@@ -120,16 +197,25 @@ DDBLAS_KERNEL ddblas_linalg_laswp(ddblas::index_t n, DDBLAS_LINALG_MATRIX_PARAM(
         const ddblas::dd pivot = a.get(0, 0);                                                  \
         DDBLAS_FOR_EACH(i, n) {                                                                \
             if (pivot.hi == 0.0) continue;                                                     \
-            const ddblas::index_t row = i + 1;                                                 \
-            const ddblas::dd l = ddblas::div<ddblas::variants::V>(a.get(row, 0), pivot);       \
-            a.set(row, 0, l);                                                                  \
-            for (ddblas::index_t k = 1; k < width; ++k) {                                      \
-                ddblas::dd p = ddblas::mul<ddblas::variants::V>(l, a.get(0, k));               \
-                a.set(row, k, ddblas::sub<ddblas::variants::V>(a.get(row, k), p));             \
-            }                                                                                  \
+            ddblas::linalg::eliminate_row<ddblas::variants::V>(a, 0, i + 1, width, pivot);     \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_COLUMN_KERNEL, lu_column)
+
+#if defined(__CUDACC__)
+// ---- LU panel in one launch (GPU only; one block of LU_PANEL_THREADS threads):
+// lu_panel_block on the m x n view `a`. The CPU runs the per-column kernels above instead (its
+// launches cost microseconds, the GPU's tens of microseconds from Python).
+#define DDBLAS_LINALG_LU_PANEL_KERNEL(OP, V)                                                  \
+    extern "C" __global__ void __launch_bounds__(ddblas::LU_PANEL_THREADS)                     \
+    ddblas_linalg_##OP##_##V(ddblas::index_t m, ddblas::index_t n,                             \
+                             DDBLAS_LINALG_MATRIX_PARAM(a), ddblas::index_t *piv,              \
+                             ddblas::index_t column, ddblas::index_t *info) {                  \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        ddblas::linalg::lu_panel_block<ddblas::variants::V>(m, n, a, piv, column, info);       \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_KERNEL, lu_panel)
+#endif
 
 // ---- small triangular solve, in place (one item per right-hand side column of b):
 // op(T) x = b with T the `order` x `order` view `a` (only its `lower` or upper triangle is read;

@@ -441,6 +441,18 @@ def test_rgemv_large_runs_tsm():
     assert info["algorithm"] == "tsm"
 
 
+def test_pivot_rule_ties_and_nan(device):
+    """The pivot is the largest |a| by exact DD compare, the first row among equals, any number
+    before NaN (linalg.h pivot_beats): the same on both devices and however the search is cut."""
+    a = np.eye(6) + 0.25
+    a[:, 0] = [np.nan, 1, -5, 2, 5, 0]
+    _, piv = linalg.lu_factor(ddblas.asarray(a, device=device), check_finite=False)
+    assert int(piv[0]) == 2
+    a[:, 0] = np.nan
+    _, piv = linalg.lu_factor(ddblas.asarray(a, device=device), check_finite=False)
+    assert int(piv[0]) == 0
+
+
 # ---- CPU == GPU ----
 
 @pytest.mark.gpu
@@ -458,6 +470,12 @@ def test_gpu_equals_cpu_bitwise(device, variant):
     x_c = linalg.lu_solve((lu_c, piv_c), b, algorithm="blocked", **variant)
     x_g = linalg.lu_solve((lu_g, piv_g), b.to_device("gpu"), algorithm="blocked", **variant)
     assert same_bits(x_c, x_g)
+    ties = random_matrix(600, 600, seed=4, device="cpu")   # equal |pivots| across chunks
+    first = int(np.argmax(np.abs(ties.hi[:, 0])))
+    ties[590, 0] = -ties[first, 0]
+    lu_c, piv_c = linalg.lu_factor(ties, algorithm="blocked", **variant)
+    lu_g, piv_g = linalg.lu_factor(ties.to_device("gpu"), algorithm="blocked", **variant)
+    assert same_bits(lu_c, lu_g) and np.array_equal(piv_c, piv_g.get())
     stack = ddblas.asarray(np.stack([np.eye(9) * 9 + np.ones((9, 9))] * 50))
     assert same_bits(linalg.cholesky(stack, **variant),
                      linalg.cholesky(stack.to_device("gpu"), **variant))

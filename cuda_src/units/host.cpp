@@ -31,6 +31,7 @@ static std::string geometry_text() {
     put("parallel_min_items", ddblas::PARALLEL_MIN_ITEMS);
     put("parallel_min_madds", ddblas::PARALLEL_MIN_MADDS);
     put("batched_max_threads", ddblas::GEMM_BATCHED_MAX_THREADS);
+    put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
 #define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \
     {                                                                                         \
         const std::string row = "gemm." #NAME "." #A ".";                                   \

@@ -22,6 +22,7 @@ from ..blas.level3 import rsyrk, solve_lower_left, view_args
 from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
+from ..engines import cpu as _cpu
 from .errors import LinAlgError
 
 PANEL_WIDTH = 16   # LU panels of at most this many columns are factored column by column
@@ -87,9 +88,16 @@ def _laswp(a: DDArray, piv, k1: int, k2: int, reverse: bool = False) -> None:
 
 
 def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
-    """Unblocked LU (dgetf2) of the m x n view a, n <= PANEL_WIDTH: per column the two-pass pivot
-    search, the interchange on the panel's columns and the scale + rank-1 update kernel."""
+    """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, PANEL_WIDTH). GPU: one launch of
+    the block kernel lu_panel (linalg.h). CPU: per column the two-pass pivot search, the
+    interchange on the panel's columns and the scale + rank-1 update kernel. The same bits."""
     m, n = a.shape
+    be = _backend.backend(a.device)
+    if a.device == "gpu":
+        be.launch_grid("ddblas_linalg_lu_panel_" + opts.suffix, (1,),
+                       (_cpu.geometry()["lu_panel_threads"],), m, n, *view_args(a), piv, column,
+                       info)
+        return
     for j in range(min(m, n)):
         rows = m - j
         chunks = -(-rows // PIVOT_CHUNK)
