@@ -3,7 +3,7 @@ under cProfile with CUDA_LAUNCH_BLOCKING=1, so that each kernel's time is charge
 call that launched it (the blocking costs a little; the totals are printed beside the unprofiled
 times).
 
-    python bench/linalg_profile.py [--n 16384] [--top 25]
+    python bench/linalg_profile.py [--n 16384] [--top 25] [--only lu_factor|cholesky]
 """
 import argparse
 import cProfile
@@ -23,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=16384)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--only", choices=("lu_factor", "cholesky"), default=None)
     args = parser.parse_args()
     n = args.n
     a = ddblas.random((n, n), seed=1, device="gpu")
@@ -31,6 +32,8 @@ def main() -> None:
     linalg.cholesky(spd[:512, :512], lower=True)  # kernels built
     for name, call, flops in (("lu_factor", lambda: linalg.lu_factor(a), 2 * n ** 3 / 3),
                               ("cholesky", lambda: linalg.cholesky(spd, lower=True), n ** 3 / 3)):
+        if args.only not in (None, name):
+            continue
         cupy.cuda.Device().synchronize()
         start = time.perf_counter()
         profile = cProfile.Profile()

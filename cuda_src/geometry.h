@@ -28,8 +28,11 @@ constexpr int GEMM_BATCHED_MAX_THREADS = 256;
 static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 256,
               "whole warps, launchable at 255 registers a thread");
 
-// GPU LU panel (linalg.h, lu_panel_block): the one block that factors a panel.
-constexpr int LU_PANEL_THREADS = 512;
+// LU panels (ddblas/linalg/factor.py): at most LU_PANEL_WIDTH columns, factored column by column
+// (GPU: by one block of LU_PANEL_THREADS threads, linalg.h lu_panel_block, a row's entries in
+// registers).
+constexpr int LU_PANEL_WIDTH = 16;
+constexpr int LU_PANEL_THREADS = 256;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 

@@ -4,8 +4,15 @@
 // rgemm. Matrices are strided views (row step rs, column step cs, in items); pivots and info
 // words are int64 in device memory, so no kernel needs a host round trip.
 #pragma once
-#include "geometry.h"  // LU_PANEL_THREADS
+#include "geometry.h"  // LU_PANEL_THREADS, LU_PANEL_WIDTH
 #include "kernels.h"
+
+// DDBLAS_UNROLL: unroll the next loop (constant trip count) on both compilers.
+#if defined(__CUDACC__)
+#define DDBLAS_UNROLL _Pragma("unroll")
+#else
+#define DDBLAS_UNROLL _Pragma("GCC unroll 32")
+#endif
 
 namespace ddblas {
 namespace linalg {
@@ -60,67 +67,108 @@ DD_HD void swap_rows(const MatrixView &a, index_t col, index_t i, index_t p) {
     a.set(p, col, x);
 }
 
-// eliminate_row: dgetf2's step for row `row` below the pivot row j (pivot a(j, j) != 0):
-// l = a(row, j) / pivot (DD div), stored in its place, then a(row, k) -= l a(j, k) (DD mul, DD
-// sub of the variant) for k = j + 1 .. width - 1.
-template <class V>
-DD_HD void eliminate_row(const MatrixView &a, index_t j, index_t row, index_t width, dd pivot) {
-    const dd l = div<V>(a.get(row, j), pivot);
-    a.set(row, j, l);
-    for (index_t k = j + 1; k < width; ++k) a.set(row, k, sub<V>(a.get(row, k), mul<V>(l, a.get(j, k))));
+// eliminate_entries: dgetf2's step on the entries r[k], k in [j, n), of one row below the pivot
+// row u (u[j] the pivot, nonzero): r[j] = l = r[j] / u[j] (DD div), then r[k] = r[k] - l u[k]
+// (DD mul, DD sub of the variant) for k in (j, n). W >= n, the arrays' compile-time length:
+// every index is a constant after unrolling, so r can live in registers.
+template <class V, int W>
+DD_HD void eliminate_entries(dd (&r)[W], const dd (&u)[W], index_t j, index_t n) {
+    dd l = {0.0, 0.0};
+    DDBLAS_UNROLL
+    for (int k = 0; k < W; ++k)
+        if (k == j) l = r[k] = div<V>(r[k], u[k]);
+    DDBLAS_UNROLL
+    for (int k = 0; k < W; ++k)
+        if (k > j && k < n) r[k] = sub<V>(r[k], mul<V>(l, u[k]));
+}
+
+// load_row, store_row: a(i, k) <-> r[k] for k in [j, n) (n <= W).
+template <int W>
+DD_HD void load_row(dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t n) {
+    DDBLAS_UNROLL
+    for (int k = 0; k < W; ++k)
+        if (k >= j && k < n) r[k] = a.get(i, k);
+}
+template <int W>
+DD_HD void store_row(const dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t n) {
+    DDBLAS_UNROLL
+    for (int k = 0; k < W; ++k)
+        if (k >= j && k < n) a.set(i, k, r[k]);
 }
 
 #if defined(__CUDACC__)
-// lu_panel_block: dgetf2 (unblocked LU with partial pivoting) of the m x n view `a` (n <= m) by
-// one block of LU_PANEL_THREADS threads, column by column with no host round trip: the pivot
-// search (each thread its rows, then a tree reduction under pivot_beats: the row
-// first_max_abs gives), piv[j] = the pivot row (0-based, rows of `a`), *info = min(*info,
-// column + j) for a zero pivot, the interchange on the panel's n columns, and eliminate_row for
-// every row below. Every element gets the same operations as from the CPU's per-column kernels
+// PivotCandidate: a thread's best pivot so far (row -1: none), kept under pivot_beats.
+struct PivotCandidate {
+    dd abs_value;
+    index_t row;
+    __device__ void offer(dd x, index_t i) {
+        if (row < 0 || pivot_beats(x, i, abs_value, row)) {
+            abs_value = x;
+            row = i;
+        }
+    }
+};
+
+// lu_panel_block: dgetf2 (unblocked LU with partial pivoting) of the m x n view `a`
+// (n <= LU_PANEL_WIDTH, n <= m) by one block of LU_PANEL_THREADS threads, with no host round
+// trip. Column j: the block reduces the threads' pivot candidates (pivot_beats: the row that
+// first_max_abs gives), writes piv[j] (0-based, rows of `a`) and, for a zero pivot, *info =
+// min(*info, column + j); interchanges rows j and p on the panel's n columns; stages the pivot
+// row in shared memory; then each thread takes its rows below j, loads each row's n - j entries
+// into registers at once (independent loads: one memory latency a row), applies
+// eliminate_entries and stores them, offering the new a(i, j + 1) as its candidate
+// for the next column. Every element gets the operations of the CPU's per-column kernels
 // (pivot_chunks, pivot_pick, laswp, lu_column), so the results are the same bits.
 template <class V>
 __device__ void lu_panel_block(index_t m, index_t n, const MatrixView &a, index_t *piv,
                                index_t column, index_t *info) {
-    __shared__ double best_hi[LU_PANEL_THREADS], best_lo[LU_PANEL_THREADS];
-    __shared__ index_t best_row[LU_PANEL_THREADS];
+    constexpr int W = LU_PANEL_WIDTH, T = LU_PANEL_THREADS;
+    __shared__ double cand_hi[T], cand_lo[T];
+    __shared__ index_t cand_row[T];
+    __shared__ dd pivot_row[W];
     const int t = threadIdx.x;
+    PivotCandidate mine = {{0.0, 0.0}, -1};
+    for (index_t i = t; i < m; i += T) mine.offer(abs(a.get(i, 0)), i);
     for (index_t j = 0; j < n; ++j) {
-        index_t row = -1;
-        dd best = {0.0, 0.0};
-        for (index_t i = j + t; i < m; i += LU_PANEL_THREADS) {
-            const dd x = abs(a.get(i, j));
-            if (row < 0 || pivot_beats(x, i, best, row)) {
-                best = x;
-                row = i;
-            }
-        }
-        best_hi[t] = best.hi;
-        best_lo[t] = best.lo;
-        best_row[t] = row;
+        cand_hi[t] = mine.abs_value.hi;
+        cand_lo[t] = mine.abs_value.lo;
+        cand_row[t] = mine.row;
         __syncthreads();
-        for (int half = LU_PANEL_THREADS / 2; half > 0; half /= 2) {
-            if (t < half && best_row[t + half] >= 0) {
-                const dd other = {best_hi[t + half], best_lo[t + half]}, mine = {best_hi[t], best_lo[t]};
-                if (best_row[t] < 0 || pivot_beats(other, best_row[t + half], mine, best_row[t])) {
-                    best_hi[t] = other.hi;
-                    best_lo[t] = other.lo;
-                    best_row[t] = best_row[t + half];
+        for (int half = T / 2; half > 0; half /= 2) {
+            if (t < half && cand_row[t + half] >= 0) {
+                const dd other = {cand_hi[t + half], cand_lo[t + half]};
+                const dd best = {cand_hi[t], cand_lo[t]};
+                if (cand_row[t] < 0 || pivot_beats(other, cand_row[t + half], best, cand_row[t])) {
+                    cand_hi[t] = other.hi;
+                    cand_lo[t] = other.lo;
+                    cand_row[t] = cand_row[t + half];
                 }
             }
             __syncthreads();
         }
-        const index_t p = best_row[0];
+        const index_t p = cand_row[0];
         if (t == 0) {
             piv[j] = p;
-            if (best_hi[0] == 0.0 && *info > column + j) *info = column + j;
+            if (cand_hi[0] == 0.0 && *info > column + j) *info = column + j;
         }
-        if (p != j)
-            for (index_t c = t; c < n; c += LU_PANEL_THREADS) swap_rows(a, c, j, p);
-        __syncthreads();   // the pivot row in place (and best_* read) before anyone goes on
-        const dd pivot = a.get(j, j);
-        if (pivot.hi != 0.0)
-            for (index_t i = j + 1 + t; i < m; i += LU_PANEL_THREADS) eliminate_row<V>(a, j, i, n, pivot);
+        if (p != j && t < n) swap_rows(a, t, j, p);
+        __syncthreads();   // rows swapped and cand_* read before the pivot row is staged
+        if (t < n) pivot_row[t] = a.get(j, t);
         __syncthreads();
+        const bool eliminate = pivot_row[j].hi != 0.0;
+        mine.row = -1;
+        for (index_t i = j + 1 + t; i < m; i += T) {
+            dd r[W];
+            load_row(r, a, i, j, n);
+            if (eliminate) {
+                eliminate_entries<V>(r, pivot_row, j, n);
+                store_row(r, a, i, j, n);
+            }
+            DDBLAS_UNROLL
+            for (int k = 0; k < W; ++k)
+                if (k == j + 1 && k < n) mine.offer(abs(r[k]), i);
+        }
+        __syncthreads();   // the shared pivot row is rewritten by the next column
     }
 }
 #endif
@@ -186,18 +234,23 @@ DDBLAS_KERNEL ddblas_linalg_laswp(ddblas::index_t n, DDBLAS_LINALG_MATRIX_PARAM(
 }
 
 // ---- LU column step (one item per row below the pivot): a is the panel from the pivot
-// a(0, 0) on, `width` columns. Row i + 1 gets l = a(i + 1, 0) / a(0, 0) (DD div, 15u^2 + 56u^3
-// relative) and its trailing panel entries a(i + 1, k) - l * a(0, k) (DD mul, then DD sub of the
-// variant), k = 1 .. width - 1: dgetf2's scale and rank-1 update. A zero pivot leaves the rows
-// as they are (the column below it is zero too; pivot_pick recorded it).
+// a(0, 0) on, `width` <= LU_PANEL_WIDTH columns. Row i + 1 gets eliminate_entries: l =
+// a(i + 1, 0) / a(0, 0) (DD div, 15u^2 + 56u^3 relative) and a(i + 1, k) - l * a(0, k) (DD mul,
+// then DD sub of the variant), k = 1 .. width - 1: dgetf2's scale and rank-1 update. A zero
+// pivot leaves the rows as they are (the column below it is zero too; pivot_pick recorded it).
 #define DDBLAS_LINALG_LU_COLUMN_KERNEL(OP, V)                                                 \
     DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t width,           \
                                            DDBLAS_LINALG_MATRIX_PARAM(a)) {                    \
+        constexpr int W = ddblas::LU_PANEL_WIDTH;                                              \
         DDBLAS_LINALG_VIEW(a);                                                                 \
-        const ddblas::dd pivot = a.get(0, 0);                                                  \
+        ddblas::dd pivot_row[W];                                                               \
+        ddblas::linalg::load_row(pivot_row, a, 0, 0, width);                                   \
         DDBLAS_FOR_EACH(i, n) {                                                                \
-            if (pivot.hi == 0.0) continue;                                                     \
-            ddblas::linalg::eliminate_row<ddblas::variants::V>(a, 0, i + 1, width, pivot);     \
+            if (pivot_row[0].hi == 0.0) continue;                                              \
+            ddblas::dd r[W];                                                                   \
+            ddblas::linalg::load_row(r, a, i + 1, 0, width);                                   \
+            ddblas::linalg::eliminate_entries<ddblas::variants::V>(r, pivot_row, 0, width);    \
+            ddblas::linalg::store_row(r, a, i + 1, 0, width);                                  \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_COLUMN_KERNEL, lu_column)

@@ -32,6 +32,7 @@ static std::string geometry_text() {
     put("parallel_min_madds", ddblas::PARALLEL_MIN_MADDS);
     put("batched_max_threads", ddblas::GEMM_BATCHED_MAX_THREADS);
     put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
+    put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
 #define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \
     {                                                                                         \
         const std::string row = "gemm." #NAME "." #A ".";                                   \

@@ -5,10 +5,12 @@ LU with partial pivoting is recursive (Toledo 1997; Gustavson 1997): the columns
 halves, the left half factored, its row interchanges applied to the right half (laswp kernel,
 pivots read from device memory), U12 = L11^-1 A12 by the recursive triangular solve, A22 -= L21
 U12 by rgemm(alpha=-1, beta=1) on views, the right half factored, its interchanges applied to
-the left half. Panels of at most PANEL_WIDTH columns are factored column by column by kernels
-that leave everything on the device: the pivot search (two passes, exact DD compare of |a|, the
-first maximum as LAPACK's idamax), the interchange, the DD division by the pivot and the rank-1
-update. A zero pivot is recorded on the device (the first in column order) and checked once at
+the left half. Panels of at most LU_PANEL_WIDTH (geometry.h) columns are factored on the device
+with no host round trip: on the GPU by one launch of a block-wide kernel, on the CPU column by
+column (the pivot search in two passes, the interchange, the column step), both with the same
+operations on every element: the pivot the first largest |a| by exact DD compare (LAPACK
+idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1 update. A zero
+pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
 A22 -= L21 L21^T by rsyrk, then L22), bottoming out in the ddblas_linalg_potrf kernel (one work
 item per matrix: a stack of small matrices is one launch). Bounds: docs/linalg.md.
@@ -25,7 +27,6 @@ from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from .errors import LinAlgError
 
-PANEL_WIDTH = 16   # LU panels of at most this many columns are factored column by column
 POTRF_BLOCK = 32   # Cholesky diagonal blocks of at most this order go to the potrf kernel
 PIVOT_CHUNK = 256  # rows per item of the pivot search's first pass (linalg.h: PIVOT_CHUNK)
 
@@ -88,7 +89,7 @@ def _laswp(a: DDArray, piv, k1: int, k2: int, reverse: bool = False) -> None:
 
 
 def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
-    """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, PANEL_WIDTH). GPU: one launch of
+    """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, LU_PANEL_WIDTH). GPU: one launch of
     the block kernel lu_panel (linalg.h). CPU: per column the two-pass pivot search, the
     interchange on the panel's columns and the scale + rank-1 update kernel. The same bits."""
     m, n = a.shape
@@ -123,7 +124,7 @@ def _getrf(a: DDArray, piv, info, column: int, scratch, opts, algorithm) -> None
         _laswp(a[:, m:], piv, 0, m)
         solve_lower_left(a[:, :m], a[:, m:], True, True, opts, algorithm)
         return
-    if n <= PANEL_WIDTH:
+    if n <= _cpu.geometry()["lu_panel_width"]:  # geometry.h LU_PANEL_WIDTH
         _panel(a, piv, info, column, scratch, opts)
         return
     half = n // 2
