@@ -67,33 +67,30 @@ DD_HD void swap_rows(const MatrixView &a, index_t col, index_t i, index_t p) {
     a.set(p, col, x);
 }
 
-// eliminate_entries: dgetf2's step on the entries r[k], k in [j, n), of one row below the pivot
-// row u (u[j] the pivot, nonzero): r[j] = l = r[j] / u[j] (DD div), then r[k] = r[k] - l u[k]
-// (DD mul, DD sub of the variant) for k in (j, n). W >= n, the arrays' compile-time length:
-// every index is a constant after unrolling, so r can live in registers.
+// eliminate_entries: dgetf2's step on the entries r[0 .. width) of one row, r[0] in the pivot's
+// column, below the pivot row u (u[0] the pivot, nonzero): r[0] = l = r[0] / u[0] (DD div),
+// then r[k] = r[k] - l u[k] (DD mul, DD sub of the variant) for k in [1, width). W >= width,
+// the arrays' compile-time length: every index is a constant, so r can live in registers.
 template <class V, int W>
-DD_HD void eliminate_entries(dd (&r)[W], const dd (&u)[W], index_t j, index_t n) {
-    dd l = {0.0, 0.0};
+DD_HD void eliminate_entries(dd (&r)[W], const dd (&u)[W], index_t width) {
+    const dd l = r[0] = div<V>(r[0], u[0]);
     DDBLAS_UNROLL
-    for (int k = 0; k < W; ++k)
-        if (k == j) l = r[k] = div<V>(r[k], u[k]);
-    DDBLAS_UNROLL
-    for (int k = 0; k < W; ++k)
-        if (k > j && k < n) r[k] = sub<V>(r[k], mul<V>(l, u[k]));
+    for (int k = 1; k < W; ++k)
+        if (k < width) r[k] = sub<V>(r[k], mul<V>(l, u[k]));
 }
 
-// load_row, store_row: a(i, k) <-> r[k] for k in [j, n) (n <= W).
+// load_row, store_row: r[k] <-> a(i, j + k) for k in [0, width) (width <= W).
 template <int W>
-DD_HD void load_row(dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t n) {
+DD_HD void load_row(dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t width) {
     DDBLAS_UNROLL
     for (int k = 0; k < W; ++k)
-        if (k >= j && k < n) r[k] = a.get(i, k);
+        if (k < width) r[k] = a.get(i, j + k);
 }
 template <int W>
-DD_HD void store_row(const dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t n) {
+DD_HD void store_row(const dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t width) {
     DDBLAS_UNROLL
     for (int k = 0; k < W; ++k)
-        if (k >= j && k < n) a.set(i, k, r[k]);
+        if (k < width) a.set(i, j + k, r[k]);
 }
 
 #if defined(__CUDACC__)
@@ -115,8 +112,8 @@ struct PivotCandidate {
 // first_max_abs gives), writes piv[j] (0-based, rows of `a`) and, for a zero pivot, *info =
 // min(*info, column + j); interchanges rows j and p on the panel's n columns; stages the pivot
 // row in shared memory; then each thread takes its rows below j, loads each row's n - j entries
-// into registers at once (independent loads: one memory latency a row), applies
-// eliminate_entries and stores them, offering the new a(i, j + 1) as its candidate
+// from column j on into registers at once (independent loads: one memory latency a row),
+// applies eliminate_entries and stores them, offering the new a(i, j + 1) as its candidate
 // for the next column. Every element gets the operations of the CPU's per-column kernels
 // (pivot_chunks, pivot_pick, laswp, lu_column), so the results are the same bits.
 template <class V>
@@ -153,20 +150,18 @@ __device__ void lu_panel_block(index_t m, index_t n, const MatrixView &a, index_
         }
         if (p != j && t < n) swap_rows(a, t, j, p);
         __syncthreads();   // rows swapped and cand_* read before the pivot row is staged
-        if (t < n) pivot_row[t] = a.get(j, t);
+        if (t < n - j) pivot_row[t] = a.get(j, j + t);
         __syncthreads();
-        const bool eliminate = pivot_row[j].hi != 0.0;
+        const bool eliminate = pivot_row[0].hi != 0.0;
         mine.row = -1;
         for (index_t i = j + 1 + t; i < m; i += T) {
             dd r[W];
-            load_row(r, a, i, j, n);
+            load_row(r, a, i, j, n - j);
             if (eliminate) {
-                eliminate_entries<V>(r, pivot_row, j, n);
-                store_row(r, a, i, j, n);
+                eliminate_entries<V>(r, pivot_row, n - j);
+                store_row(r, a, i, j, n - j);
             }
-            DDBLAS_UNROLL
-            for (int k = 0; k < W; ++k)
-                if (k == j + 1 && k < n) mine.offer(abs(r[k]), i);
+            if (j + 1 < n) mine.offer(abs(r[1]), i);
         }
         __syncthreads();   // the shared pivot row is rewritten by the next column
     }
@@ -249,7 +244,7 @@ DDBLAS_KERNEL ddblas_linalg_laswp(ddblas::index_t n, DDBLAS_LINALG_MATRIX_PARAM(
             if (pivot_row[0].hi == 0.0) continue;                                              \
             ddblas::dd r[W];                                                                   \
             ddblas::linalg::load_row(r, a, i + 1, 0, width);                                   \
-            ddblas::linalg::eliminate_entries<ddblas::variants::V>(r, pivot_row, 0, width);    \
+            ddblas::linalg::eliminate_entries<ddblas::variants::V>(r, pivot_row, width);       \
             ddblas::linalg::store_row(r, a, i + 1, 0, width);                                  \
         }                                                                                      \
     }
