@@ -90,14 +90,17 @@ def _laswp(a: DDArray, piv, k1: int, k2: int, reverse: bool = False) -> None:
 
 def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
     """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, LU_PANEL_WIDTH). GPU: one launch of
-    the block kernel lu_panel (linalg.h). CPU: per column the two-pass pivot search, the
+    the block kernel lu_panel (linalg.h) on a column-major copy of a. CPU: per column the two-pass pivot search, the
     interchange on the panel's columns and the scale + rank-1 update kernel. The same bits."""
     m, n = a.shape
     be = _backend.backend(a.device)
-    if a.device == "gpu":
+    if a.device == "gpu":   # on a column-major copy: a warp's loads of one column coalesce
+        work = DDArray(a.hi.T.copy().T, a.lo.T.copy().T, normalize=False)
         be.launch_grid("ddblas_linalg_lu_panel_" + opts.suffix, (1,),
-                       (_cpu.geometry()["lu_panel_threads"],), m, n, *view_args(a), piv, column,
-                       info)
+                       (_cpu.geometry()["lu_panel_threads"],), m, n, *view_args(work), piv,
+                       column, info)
+        _backend.copy_into(a.hi, work.hi)
+        _backend.copy_into(a.lo, work.lo)
         return
     for j in range(min(m, n)):
         rows = m - j
