@@ -385,3 +385,19 @@ def test_cond_estimator_beyond_the_exact_order(device, p):
     a[:, 3] = ddblas.zeros(n, device=device)
     assert float(linalg.cond(a, p).hi) == np.inf
 
+
+
+def test_refinement_goes_on_to_16_u2(device):
+    """n = 400, kappa = 1e10: a step reaches 16 u^2 < eta <= n u^2 (where the solver first
+    stopped), refinement goes on, and the exact backward error ends at most 16 u^2."""
+    from ddblas.tools.bench import conditioned_float64
+    xp = ddblas.zeros(1, device=device).xp
+    a64 = conditioned_float64(400, 1e10, xp)
+    a = ddblas.DDArray(a64, xp.zeros_like(a64))
+    b = ddblas.rgemm(a, ddblas.random((400, 1), seed=3, device=device))
+    info = {}
+    x = linalg.solve(a, b, info=info)
+    etas = info["backward_errors"]
+    assert info["method"] == "refine" and "<= 16 u^2" in info["stopped"]
+    assert any(16 * U2 < eta <= 400 * U2 for eta in etas[:-1]) and etas[-1] <= 16 * U2
+    assert backward_error(a.to_device("cpu"), x.to_device("cpu"), b.to_device("cpu")) <= 16 * U2
