@@ -6,34 +6,19 @@
 #include "dd_simple.h"
 
 // ---- DD (op) DD -> DD, per variant: add, sub, mul, div ----
-#define DDBLAS_BINARY_KERNEL(OP, V)                                                          \
-    DDBLAS_KERNEL ddblas_##OP##_##V(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b), \
-                                    double *out_hi, double *out_lo) {                         \
-        DDBLAS_FOR_EACH(i, n) {                                                               \
-            ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                    \
-            ddblas::dd r = ddblas::OP<ddblas::variants::V>(a, b);                             \
-            DDBLAS_DD_STORE(out, i, r);                                                       \
-        }                                                                                     \
-    }
+#define DDBLAS_BINARY_KERNEL(OP, V) \
+    DDBLAS_BINARY_KERNEL_OF(ddblas_##OP##_##V, ddblas::OP<ddblas::variants::V>(a, b))
 DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, add)
 DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, sub)
 DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, mul)
 DDBLAS_EACH_VARIANT(DDBLAS_BINARY_KERNEL, div)
 
 // ---- f(DD) -> DD: sqrt per variant; neg and abs (exact, no variant) ----
-#define DDBLAS_UNARY_BODY(EXPR)                                      \
-    DDBLAS_FOR_EACH(i, n) {                                          \
-        ddblas::dd a = DDBLAS_DD_LOAD(a, i);                         \
-        ddblas::dd r = EXPR;                                         \
-        DDBLAS_DD_STORE(out, i, r);                                  \
-    }
-#define DDBLAS_UNARY_HEAD(NAME) \
-    DDBLAS_KERNEL NAME(ddblas::index_t n, DDBLAS_DD_PARAM(a), double *out_hi, double *out_lo)
 #define DDBLAS_UNARY_VARIANT_KERNEL(OP, V) \
-    DDBLAS_UNARY_HEAD(ddblas_##OP##_##V) { DDBLAS_UNARY_BODY(ddblas::OP<ddblas::variants::V>(a)) }
+    DDBLAS_UNARY_KERNEL_OF(ddblas_##OP##_##V, ddblas::OP<ddblas::variants::V>(a))
 DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, sqrt)
-DDBLAS_UNARY_HEAD(ddblas_neg) { DDBLAS_UNARY_BODY(ddblas::neg(a)) }
-DDBLAS_UNARY_HEAD(ddblas_abs) { DDBLAS_UNARY_BODY(ddblas::abs(a)) }
+DDBLAS_UNARY_KERNEL_OF(ddblas_neg, ddblas::neg(a))
+DDBLAS_UNARY_KERNEL_OF(ddblas_abs, ddblas::abs(a))
 
 // ---- DD (compare) DD -> bool ----
 #define DDBLAS_COMPARE_KERNEL(OP)                                                          \
@@ -123,11 +108,11 @@ DDBLAS_EACH_VARIANT(DDBLAS_DOT_KERNEL, dot)
 
 // ---- the simple functions of dd_simple.h ----
 // f(DD) -> DD, exact: rounding to integers and sign; per variant: square, reciprocal.
-DDBLAS_UNARY_HEAD(ddblas_floor) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::down>(a)) }
-DDBLAS_UNARY_HEAD(ddblas_ceil) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::up>(a)) }
-DDBLAS_UNARY_HEAD(ddblas_trunc) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::toward_zero>(a)) }
-DDBLAS_UNARY_HEAD(ddblas_rint) { DDBLAS_UNARY_BODY(ddblas::round_to_integer<ddblas::Rounding::to_nearest_even>(a)) }
-DDBLAS_UNARY_HEAD(ddblas_sign) { DDBLAS_UNARY_BODY(ddblas::sign(a)) }
+DDBLAS_UNARY_KERNEL_OF(ddblas_floor, ddblas::round_to_integer<ddblas::Rounding::down>(a))
+DDBLAS_UNARY_KERNEL_OF(ddblas_ceil, ddblas::round_to_integer<ddblas::Rounding::up>(a))
+DDBLAS_UNARY_KERNEL_OF(ddblas_trunc, ddblas::round_to_integer<ddblas::Rounding::toward_zero>(a))
+DDBLAS_UNARY_KERNEL_OF(ddblas_rint, ddblas::round_to_integer<ddblas::Rounding::to_nearest_even>(a))
+DDBLAS_UNARY_KERNEL_OF(ddblas_sign, ddblas::sign(a))
 DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, square)
 DDBLAS_EACH_VARIANT(DDBLAS_UNARY_VARIANT_KERNEL, reciprocal)
 
@@ -145,15 +130,7 @@ DDBLAS_CLASSIFY_KERNEL(is_finite)
 
 // DD (op) DD -> DD, exact: copy_sign, maximum, minimum and the NaN-ignoring maximum_number,
 // minimum_number.
-#define DDBLAS_BINARY_EXACT_KERNEL(OP)                                                       \
-    DDBLAS_KERNEL ddblas_##OP(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b),      \
-                              double *out_hi, double *out_lo) {                              \
-        DDBLAS_FOR_EACH(i, n) {                                                              \
-            ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);                   \
-            ddblas::dd r = ddblas::OP(a, b);                                                 \
-            DDBLAS_DD_STORE(out, i, r);                                                      \
-        }                                                                                    \
-    }
+#define DDBLAS_BINARY_EXACT_KERNEL(OP) DDBLAS_BINARY_KERNEL_OF(ddblas_##OP, ddblas::OP(a, b))
 DDBLAS_BINARY_EXACT_KERNEL(copy_sign)
 DDBLAS_BINARY_EXACT_KERNEL(maximum)
 DDBLAS_BINARY_EXACT_KERNEL(minimum)

@@ -49,3 +49,23 @@ struct nofma_sloppy : Variant<false, false> {};
 #define DDBLAS_DD_STORE(out, i, r)            \
     out##_hi[i] = ddblas::canonical((r).hi); \
     out##_lo[i] = ddblas::canonical((r).lo)
+
+// The elementwise kernel shapes of every family: NAME(n, a, out) and NAME(n, a, b, out) with
+// out[i] = EXPR, EXPR a DD expression of the DD operands `a` (and `b`) at i.
+#define DDBLAS_UNARY_KERNEL_OF(NAME, EXPR)                                                    \
+    DDBLAS_KERNEL NAME(ddblas::index_t n, DDBLAS_DD_PARAM(a), double *out_hi, double *out_lo) { \
+        DDBLAS_FOR_EACH(i, n) {                                                                \
+            const ddblas::dd a = DDBLAS_DD_LOAD(a, i);                                         \
+            const ddblas::dd r = EXPR;                                                         \
+            DDBLAS_DD_STORE(out, i, r);                                                        \
+        }                                                                                      \
+    }
+#define DDBLAS_BINARY_KERNEL_OF(NAME, EXPR)                                                   \
+    DDBLAS_KERNEL NAME(ddblas::index_t n, DDBLAS_DD_PARAM(a), DDBLAS_DD_PARAM(b),              \
+                       double *out_hi, double *out_lo) {                                       \
+        DDBLAS_FOR_EACH(i, n) {                                                                \
+            const ddblas::dd a = DDBLAS_DD_LOAD(a, i), b = DDBLAS_DD_LOAD(b, i);               \
+            const ddblas::dd r = EXPR;                                                         \
+            DDBLAS_DD_STORE(out, i, r);                                                        \
+        }                                                                                      \
+    }
