@@ -23,8 +23,16 @@ constexpr index_t PARALLEL_MIN_ITEMS = 16384;
 // CPU GEMMs (single and batched) start a team from this many multiply-adds M N K (batch M N K).
 constexpr index_t PARALLEL_MIN_MADDS = 32768;
 
-// GPU batched GEMM: the largest block (gemm_batched.h; ddblas/_batched.py picks the size).
+// CUDA's launch limits that the Python side plans with: threads a warp, gridDim.y and gridDim.z.
+constexpr int WARP_SIZE = 32;
+constexpr int GRID_YZ_LIMIT = 65535;
+
+// GPU batched GEMM: the largest block (gemm_batched.h; ddblas/_batched.py picks the size), the
+// blocks launched at most (the kernel loops over the groups) and the largest m and n (IndexWalk's
+// 32-bit element coordinates).
 constexpr int GEMM_BATCHED_MAX_THREADS = 256;
+constexpr int GEMM_BATCHED_MAX_BLOCKS = 65535;
+constexpr long long GEMM_BATCHED_MAX_DIM = 2147483647;
 static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 256,
               "whole warps, launchable at 255 registers a thread");
 

@@ -55,7 +55,7 @@ def test_plan_pieces_and_transposition():
     assert _tsm.plan(8192, 16, 1000, "fma_sloppy").pieces == 1    # partial sums: too much traffic
     assert _tsm.plan(2 * 10 ** 6, 16, 10 ** 6, "fma_sloppy").pieces == 1  # rows fill the GPU
     with pytest.raises(ValueError, match="rows exceed"):
-        _tsm.plan(_tsm.MAX_GRID_YZ * _tsm.shape(2)["BM"] + 1, 2, 8, "fma_sloppy")
+        _tsm.plan(_cpu.geometry()["grid_yz_limit"] * _tsm.shape(2)["BM"] + 1, 2, 8, "fma_sloppy")
 
 
 def test_auto_takes_tsm_for_tall_and_skinny_only():

@@ -30,7 +30,11 @@ static std::string geometry_text() {
     put("dynamic_shared_limit", ddblas::DYNAMIC_SHARED_LIMIT);
     put("parallel_min_items", ddblas::PARALLEL_MIN_ITEMS);
     put("parallel_min_madds", ddblas::PARALLEL_MIN_MADDS);
+    put("warp_size", ddblas::WARP_SIZE);
+    put("grid_yz_limit", ddblas::GRID_YZ_LIMIT);
     put("batched_max_threads", ddblas::GEMM_BATCHED_MAX_THREADS);
+    put("batched_max_blocks", ddblas::GEMM_BATCHED_MAX_BLOCKS);
+    put("batched_max_dim", ddblas::GEMM_BATCHED_MAX_DIM);
     put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
 #define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \

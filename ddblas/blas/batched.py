@@ -14,10 +14,6 @@ from . import gemmcall as _gemmcall
 from ..core.array import DDArray
 from .gemmcall import BATCHED, GemmCall
 
-WARP = 32
-MAX_GRID = 65535              # blocks launched at most (the kernel loops over the groups)
-MAX_DIM = 2**31 - 1           # m and n at most (the kernel's 32-bit element coordinates)
-
 
 def _ceil_div(x: int, y: int) -> int:
     return -(-x // y)
@@ -41,7 +37,8 @@ def _gpu_launch(batch: int, m: int, n: int, k: int, a_bs: int, b_bs: int):
 
     def block(g):  # (threads, passes)
         passes = _ceil_div(g * elements, MAX_THREADS)
-        return _ceil_div(_ceil_div(g * elements, passes), WARP) * WARP, passes
+        warp = _cpu.geometry()["warp_size"]
+        return _ceil_div(_ceil_div(g * elements, passes), warp) * warp, passes
 
     def busy(g):
         threads, passes = block(g)
@@ -77,11 +74,13 @@ def run(call: GemmCall, plan=None) -> None:
     if call.device == "cpu":
         be.launch(kernel, batch * m * n, *args)
     else:
-        if max(m, n) > MAX_DIM:
-            raise ValueError(f"rgemm_batched on the GPU needs m, n <= {MAX_DIM}, got {m}, {n}")
+        limits = _cpu.geometry()
+        if max(m, n) > limits["batched_max_dim"]:
+            raise ValueError(f"rgemm_batched on the GPU needs m, n <= "
+                             f"{limits['batched_max_dim']}, got {m}, {n}")
         group, threads, shared = _gpu_launch(batch, m, n, k, a_bs, b_bs)
-        be.launch_grid(kernel, (min(_ceil_div(batch, group), MAX_GRID),), (threads,), group,
-                       *args, shared_mem=shared)
+        be.launch_grid(kernel, (min(_ceil_div(batch, group), limits["batched_max_blocks"]),),
+                       (threads,), group, *args, shared_mem=shared)
 
 
 RUNNERS = {BATCHED: run}   # rgemm_batched's dispatch table

@@ -42,7 +42,6 @@ PIECE_ALIGN = 8              # piece_len: a multiple of 8, as the pieces were be
 TARGET_BLOCKS = 8192         # blocks worth launching: >= 6 waves on a 132-SM H100
 MIN_PIECE = 64               # the shortest piece of K worth its partial sum
 WORKSPACE_SHARE = 32         # partial sums move <= 1/16 of op(A)'s bytes: P <= K / (32 N)
-MAX_GRID_YZ = 65535          # CUDA's limit on grid dimensions y (row blocks) and z (pieces)
 
 
 @dataclass(frozen=True)
@@ -90,11 +89,12 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
                                  for w in widths())
     rows = shape(width)["BM"]
     row_blocks = -(-m // rows)
-    if row_blocks > MAX_GRID_YZ:
+    grid_limit = _cpu.geometry()["grid_yz_limit"]   # row blocks (y) and pieces (z)
+    if row_blocks > grid_limit:
         raise ValueError(f"rgemm(algorithm='tsm'): {max(m, n)} rows exceed the kernel's grid "
-                         f"({MAX_GRID_YZ * rows} at most); use algorithm='blocked'")
+                         f"({grid_limit * rows} at most); use algorithm='blocked'")
     wanted = -(-TARGET_BLOCKS // (row_blocks * groups))
-    pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), MAX_GRID_YZ))
+    pieces = max(1, min(wanted, k // MIN_PIECE, k // (WORKSPACE_SHARE * n), grid_limit))
     piece_len = -(-k // pieces)
     piece_len = -(-piece_len // PIECE_ALIGN) * PIECE_ALIGN
     return Plan(transposed, width, groups, -(-k // piece_len), piece_len, seconds)
