@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .array import DDArray, register_operations
-from .bounds import bound
-from .ops import binary, register_ufuncs, unary
+from .ops import binary, elementwise_function, register_ufuncs
 from .options import resolve
 
 # name (NumPy's ufunc of the same name dispatches to it): what it computes
@@ -29,36 +28,11 @@ _UNARY = {
 }
 
 
-def _elementary(name: str, what: str):
-    def function(x, *, fma=None, add=None) -> DDArray:
-        return unary(f"ddblas_elem_{name}_{resolve(fma, add).suffix}", x)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"""Elementwise {what}, in DD.
-
-    Parameters
-    ----------
-    x : DDArray or array_like
-        The argument (float64, DD or Python numbers; a DDArray's device is kept).
-    fma, add : optional
-        The arithmetic variant (ddblas.options); None takes the active options.
-
-    Returns
-    -------
-    DDArray
-        Same shape and device as x. Special values as float64 (NumPy's np.{name}).
-
-    Notes
-    -----
-    Algorithm and range: docs/algorithms.md, "Elementary functions". Relative error
-    <= {bound(name):g} u^2 (u = 2^-53), measured (not proven) against mpmath on that range for
-    every variant (ddblas.accuracy.bound("{name}")). Same bits on the CPU and the GPU.
-    """
-    return function
-
-
-(exp, exp2, expm1, log, log2, log10, log1p, sinh, cosh, tanh, arcsinh, arccosh,
- arctanh) = (_elementary(name, what) for name, what in _UNARY.items())
+(exp, exp2, expm1, log, log2, log10, log1p, sinh, cosh, tanh, arcsinh, arccosh, arctanh) = (
+    elementwise_function(name, f"ddblas_elem_{name}", ("x",), f"Elementwise {what}, in DD.",
+                         f"Same shape and device as x. Special values as float64 (NumPy's "
+                         f"np.{name}).", "Elementary functions")
+    for name, what in _UNARY.items())
 
 
 def power(x, y, *, fma=None, add=None) -> DDArray:
