@@ -44,6 +44,12 @@ constexpr int LU_PANEL_THREADS = 256;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
+// QR panels (linalg.h geqr2_panel): their sums run over QR_LANES lanes in a fixed order (one GPU
+// thread a lane; the CPU emulates them), so both devices give the same bits.
+constexpr int QR_LANES = 256;
+static_assert(QR_LANES >= 32 && (QR_LANES & (QR_LANES - 1)) == 0,
+              "a power of two of whole warps: the lanes' partial sums are added as a tree");
+
 // gemm_threads: the block size of a shared-memory GEMM configuration (a thread per TM x TN tile).
 DD_HD constexpr int gemm_threads(int BM, int BN, int TM, int TN) { return (BM / TM) * (BN / TN); }
 

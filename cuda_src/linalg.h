@@ -345,38 +345,202 @@ DD_HD void power_of_two_scale(double largest, double &first, double &second, int
     second = ::ldexp(1.0, -e - (-e / 2));
 }
 
+// ---- The QR panel's parallel steps, written once for one CPU thread (SerialLanes) and one GPU
+// block of QR_LANES threads (BlockLanes), with the same operations on every value:
+//   sum(first, end, term): lane l (0 <= l < QR_LANES) adds term(i) for i = first + l,
+//     first + l + QR_LANES, ... in increasing i to its partial (from 0, DD add of the variant),
+//     then the partials are added as a tree: partial[l] += partial[l + half] for
+//     half = QR_LANES / 2, ..., 1 (l < half); the result is partial[0];
+//   rows(first, end, f): f(i) for every i in [first, end) (any order: f touches row i only);
+//   once(f): f() by one thread; sync(): the block barrier (none on the CPU);
+//   any(first, end, pred): whether pred(i) holds for some i;
+//   largest(first, end, x): max of x(i) >= 0, NaN if some x(i) is NaN (order-independent).
+struct SerialLanes {
+    template <class V, class Term>
+    DD_HD dd sum(index_t first, index_t end, Term term) const {
+        dd partial[QR_LANES];
+        for (int l = 0; l < QR_LANES; ++l) {
+            partial[l] = dd{0.0, 0.0};
+            for (index_t i = first + l; i < end; i += QR_LANES) partial[l] = add<V>(partial[l], term(i));
+        }
+        for (int half = QR_LANES / 2; half > 0; half /= 2)
+            for (int l = 0; l < half; ++l) partial[l] = add<V>(partial[l], partial[l + half]);
+        return partial[0];
+    }
+    template <class F>
+    DD_HD void rows(index_t first, index_t end, F f) const {
+        for (index_t i = first; i < end; ++i) f(i);
+    }
+    template <class F>
+    DD_HD void once(F f) const { f(); }
+    DD_HD void sync() const {}
+    template <class P>
+    DD_HD bool any(index_t first, index_t end, P pred) const {
+        for (index_t i = first; i < end; ++i)
+            if (pred(i)) return true;
+        return false;
+    }
+    template <class X>
+    DD_HD double largest(index_t first, index_t end, X x) const {
+        double m = 0.0;
+        for (index_t i = first; i < end; ++i) {
+            const double v = x(i);
+            if (isnan(v)) return v;
+            if (v > m) m = v;
+        }
+        return m;
+    }
+};
+
+#if defined(__CUDACC__)
+struct BlockLanes {
+    dd *partial;        // QR_LANES values of shared memory
+    double *scratch;    // QR_LANES values of shared memory
+    template <class V, class Term>
+    __device__ dd sum(index_t first, index_t end, Term term) const {
+        const int l = threadIdx.x;
+        dd p = {0.0, 0.0};
+        for (index_t i = first + l; i < end; i += QR_LANES) p = add<V>(p, term(i));
+        partial[l] = p;
+        __syncthreads();
+        for (int half = QR_LANES / 2; half > 0; half /= 2) {
+            if (l < half) partial[l] = add<V>(partial[l], partial[l + half]);
+            __syncthreads();
+        }
+        const dd r = partial[0];
+        __syncthreads();   // partial is free again
+        return r;
+    }
+    template <class F>
+    __device__ void rows(index_t first, index_t end, F f) const {
+        for (index_t i = first + threadIdx.x; i < end; i += QR_LANES) f(i);
+    }
+    template <class F>
+    __device__ void once(F f) const {
+        if (threadIdx.x == 0) f();
+    }
+    __device__ void sync() const { __syncthreads(); }
+    template <class P>
+    __device__ bool any(index_t first, index_t end, P pred) const {
+        bool mine = false;
+        for (index_t i = first + threadIdx.x; i < end && !mine; i += QR_LANES) mine = pred(i);
+        return __syncthreads_or(mine) != 0;
+    }
+    template <class X>
+    __device__ double largest(index_t first, index_t end, X x) const {
+        const int l = threadIdx.x;
+        double m = 0.0;
+        for (index_t i = first + l; i < end; i += QR_LANES) {
+            const double v = x(i);
+            if (isnan(v) || v > m) m = v;
+            if (isnan(m)) break;
+        }
+        scratch[l] = m;
+        __syncthreads();
+        for (int half = QR_LANES / 2; half > 0; half /= 2) {
+            if (l < half) {
+                const double o = scratch[l + half];
+                if (isnan(o) || (!isnan(scratch[l]) && o > scratch[l])) scratch[l] = o;
+            }
+            __syncthreads();
+        }
+        const double r = scratch[0];
+        __syncthreads();
+        return r;
+    }
+};
+#endif
+
 // column_norm: sqrt(a(first, col)^2 + ... + a(end - 1, col)^2), scaled by a power of two so that
 // neither squares of columns near DBL_MAX overflow nor those of subnormal columns vanish
-// (LAPACK dnrm2's idea with an exact power-of-two scale): each term a DD mul and DD add of the
-// variant on values <= 1, then one DD sqrt and the exact scaling back. 0 for an all-zero range.
-template <class V>
-DD_HD dd column_norm(const MatrixView &a, index_t col, index_t first, index_t end) {
-    double largest = 0.0;
-    for (index_t i = first; i < end; ++i) {
-        const double x = ::fabs(a.get(i, col).hi);
-        if (x > largest || isnan(x)) largest = x;
-        if (isnan(x)) break;
-    }
-    const dd zero = {0.0, 0.0};
-    if (largest == 0.0 || !isfinite(largest)) {
-        const dd special = {largest, 0.0};   // an inf or NaN column gives inf or NaN
-        return special;
-    }
+// (LAPACK dnrm2's idea with an exact power-of-two scale): each term a DD mul of the variant on
+// values <= 1, summed by lanes.sum, then one DD sqrt and the exact scaling back. 0 for an
+// all-zero range; inf or NaN for a column holding one.
+template <class V, class Lanes>
+DD_HD dd column_norm(const Lanes &lanes, const MatrixView &a, index_t col, index_t first,
+                     index_t end) {
+    const double largest = lanes.largest(first, end, [&](index_t i) { return ::fabs(a.get(i, col).hi); });
+    if (largest == 0.0 || !isfinite(largest)) return dd{largest, 0.0};
     double down1, down2;
     int e;
     power_of_two_scale(largest, down1, down2, e);
-    dd sum = zero;
-    for (index_t i = first; i < end; ++i) {
-        dd x = scaled(scaled(a.get(i, col), down1), down2);
-        sum = add<V>(sum, mul<V>(x, x));
-    }
+    const dd sum = lanes.template sum<V>(first, end, [&](index_t i) {
+        const dd x = scaled(scaled(a.get(i, col), down1), down2);
+        return mul<V>(x, x);
+    });
     return scaled(scaled(sqrt<V>(sum), 1.0 / down1), 1.0 / down2);
+}
+
+// householder: dlarfg on column j of a from row j: overwrites a(j:rows, j) with (beta, v) and
+// returns tau (0 when a(j+1:rows, j) = 0).
+template <class V, class Lanes>
+DD_HD dd householder(const Lanes &lanes, const MatrixView &a, index_t rows, index_t j) {
+    const dd alpha = a.get(j, j);
+    if (!lanes.any(j + 1, rows, [&](index_t i) { return a.get(i, j).hi != 0.0; })) return dd{0.0, 0.0};
+    const dd norm = column_norm<V>(lanes, a, j, j, rows);
+    const dd beta = signbit(alpha.hi) ? norm : neg(norm);
+    const dd tau = div<V>(sub<V>(beta, alpha), beta);
+    const dd pivot = sub<V>(alpha, beta);
+    lanes.rows(j + 1, rows, [&](index_t i) { a.set(i, j, div<V>(a.get(i, j), pivot)); });
+    lanes.once([&] { a.set(j, j, beta); });
+    lanes.sync();
+    return tau;
+}
+
+// reflector_dot: V(:, i)^T a(:, k) from row j on, with V(j, i) = a(j, i) (or 1 for i = j, the
+// implied unit): that entry plus lanes.sum over rows > j of a(r, i) a(r, k).
+template <class V, class Lanes>
+DD_HD dd reflector_dot(const Lanes &lanes, const MatrixView &a, index_t rows, index_t j,
+                       index_t i, index_t k) {
+    const dd head = i == j ? a.get(j, k) : a.get(j, i);
+    const dd rest = lanes.template sum<V>(j + 1, rows, [&](index_t r) {
+        return mul<V>(a.get(r, i), a.get(r, k));
+    });
+    return add<V>(head, rest);
+}
+
+// geqr2_panel: the kernel's work (DDBLAS_LINALG_GEQR2_KERNEL's comment).
+template <class V, class Lanes>
+DD_HD void geqr2_panel(const Lanes &lanes, const MatrixView &a, index_t rows, index_t width,
+                       double *tau_hi, double *tau_lo, const MatrixView &t) {
+    const index_t steps = rows < width ? rows : width;
+    for (index_t j = 0; j < steps; ++j) {
+        const dd tau = householder<V>(lanes, a, rows, j);
+        lanes.once([&] {
+            tau_hi[j] = canonical(tau.hi);
+            tau_lo[j] = canonical(tau.lo);
+        });
+        for (index_t k = j + 1; k < width && tau.hi != 0.0; ++k) {
+            const dd w = mul<V>(tau, reflector_dot<V>(lanes, a, rows, j, j, k));
+            lanes.once([&] { a.set(j, k, sub<V>(a.get(j, k), w)); });
+            lanes.rows(j + 1, rows, [&](index_t i) { a.set(i, k, sub<V>(a.get(i, k), mul<V>(w, a.get(i, j)))); });
+            lanes.sync();
+        }
+        // t(0:j, j) = -tau T(0:j, 0:j) z with z_i = V(:, i)^T v_j (reflector_dot from row j:
+        // a(j, i) + sum_{r > j} a(r, i) a(r, j)); row i reads z_l for l >= i only, so the
+        // product overwrites z in increasing i.
+        for (index_t i = 0; i < j; ++i) {
+            const dd z = reflector_dot<V>(lanes, a, rows, j, i, j);
+            lanes.once([&] { t.set(i, j, z); });
+        }
+        lanes.sync();
+        lanes.once([&] {
+            for (index_t i = 0; i < j; ++i) {
+                dd s = {0.0, 0.0};
+                for (index_t l = i; l < j; ++l) s = add<V>(s, mul<V>(t.get(i, l), t.get(l, j)));
+                t.set(i, j, neg(mul<V>(tau, s)));
+            }
+            t.set(j, j, tau);
+        });
+        lanes.sync();
+    }
 }
 
 }  // namespace linalg
 }  // namespace ddblas
 
-// ---- Householder panel QR (one item): dgeqr2 + dlarft of the m x width view a, in place.
+// ---- Householder panel QR: dgeqr2 + dlarft of the m x width view a, in place; on the CPU one
+// item (SerialLanes), on the GPU one block of QR_LANES threads (BlockLanes): the same bits.
 // Column j: LAPACK dlarfg on (alpha, x) = (a(j, j), a(j+1:m, j)): beta = -sign(alpha) *
 // ||(alpha, x)|| (column_norm: scaled, no spurious over/underflow), tau = (beta - alpha) / beta,
 // v = x / (alpha - beta) stored below the diagonal (v_0 = 1 implied), a(j, j) = beta; x = 0 gives
@@ -385,85 +549,30 @@ DD_HD dd column_norm(const MatrixView &a, index_t col, index_t first, index_t en
 // width x width view t becomes the compact WY factor (Schreiber & Van Loan 1989; dlarft
 // "Forward", "Columnwise"): H_0 ... H_{k-1} = I - V T V^T, t(j, j) = tau_j,
 // t(0:j, j) = -tau_j T(0:j, 0:j) V(:, 0:j)^T v_j. Every step is a DD mul / add / div / sqrt of
-// the variant in a fixed order; bounds in docs/linalg.md ("QR").
+// the variant in a fixed order (the sums: SerialLanes' comment); bounds in docs/linalg.md ("QR").
+#if defined(__CUDACC__)
 #define DDBLAS_LINALG_GEQR2_KERNEL(OP, V)                                                     \
-    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t rows,           \
-                                           ddblas::index_t width, DDBLAS_LINALG_MATRIX_PARAM(a), \
-                                           double *tau_hi, double *tau_lo,                     \
-                                           DDBLAS_LINALG_MATRIX_PARAM(t)) {                    \
+    extern "C" __global__ void __launch_bounds__(ddblas::QR_LANES, 1)                          \
+    ddblas_linalg_##OP##_##V(ddblas::index_t rows, ddblas::index_t width,                      \
+                             DDBLAS_LINALG_MATRIX_PARAM(a), double *tau_hi, double *tau_lo,    \
+                             DDBLAS_LINALG_MATRIX_PARAM(t)) {                                  \
+        __shared__ ddblas::dd partial[ddblas::QR_LANES];                                       \
+        __shared__ double scratch[ddblas::QR_LANES];                                           \
         DDBLAS_LINALG_VIEW(a);                                                                 \
         DDBLAS_LINALG_VIEW(t);                                                                 \
-        DDBLAS_FOR_EACH(item, n) {                                                             \
-            ddblas::linalg::geqr2_panel<ddblas::variants::V>(a, rows, width, tau_hi, tau_lo, t); \
-        }                                                                                      \
+        const ddblas::linalg::BlockLanes lanes = {partial, scratch};                           \
+        ddblas::linalg::geqr2_panel<ddblas::variants::V>(lanes, a, rows, width, tau_hi,        \
+                                                         tau_lo, t);                           \
     }
-
-namespace ddblas {
-namespace linalg {
-
-// householder: dlarfg on column j of a from row j: overwrites a(j:rows, j) with (beta, v) and
-// returns tau (0 when a(j+1:rows, j) = 0).
-template <class V>
-DD_HD dd householder(const MatrixView &a, index_t rows, index_t j) {
-    const dd zero = {0.0, 0.0};
-    const dd alpha = a.get(j, j);
-    bool below_zero = true;
-    for (index_t i = j + 1; i < rows; ++i) below_zero = below_zero && a.get(i, j).hi == 0.0;
-    if (below_zero) return zero;
-    const dd norm = column_norm<V>(a, j, j, rows);
-    const dd beta = signbit(alpha.hi) ? norm : neg(norm);
-    const dd tau = div<V>(sub<V>(beta, alpha), beta);
-    const dd pivot = sub<V>(alpha, beta);
-    for (index_t i = j + 1; i < rows; ++i) a.set(i, j, div<V>(a.get(i, j), pivot));
-    a.set(j, j, beta);
-    return tau;
-}
-
-// reflector_dot: v_j^T a(:, k) over rows j..rows-1 (v_j(j) = 1 implied), in increasing row order.
-template <class V>
-DD_HD dd reflector_dot(const MatrixView &a, index_t rows, index_t j, index_t k) {
-    dd s = a.get(j, k);
-    for (index_t i = j + 1; i < rows; ++i) s = add<V>(s, mul<V>(a.get(i, j), a.get(i, k)));
-    return s;
-}
-
-// reflector_pair_dot: V(:, i)^T v_j for i < j (both with their implied unit entries):
-// a(j, i) + sum_{r > j} a(r, i) a(r, j), in increasing row order.
-template <class V>
-DD_HD dd reflector_pair_dot(const MatrixView &a, index_t rows, index_t i, index_t j) {
-    dd s = a.get(j, i);
-    for (index_t r = j + 1; r < rows; ++r) s = add<V>(s, mul<V>(a.get(r, i), a.get(r, j)));
-    return s;
-}
-
-// geqr2_panel: the kernel's work (DDBLAS_LINALG_GEQR2_KERNEL's comment).
-template <class V>
-DD_HD void geqr2_panel(const MatrixView &a, index_t rows, index_t width, double *tau_hi,
-                       double *tau_lo, const MatrixView &t) {
-    const index_t steps = rows < width ? rows : width;
-    for (index_t j = 0; j < steps; ++j) {
-        const dd tau = householder<V>(a, rows, j);
-        tau_hi[j] = canonical(tau.hi);
-        tau_lo[j] = canonical(tau.lo);
-        for (index_t k = j + 1; k < width; ++k) {
-            if (tau.hi == 0.0) break;
-            const dd w = mul<V>(tau, reflector_dot<V>(a, rows, j, k));
-            a.set(j, k, sub<V>(a.get(j, k), w));
-            for (index_t i = j + 1; i < rows; ++i)
-                a.set(i, k, sub<V>(a.get(i, k), mul<V>(w, a.get(i, j))));
-        }
-        // t(0:j, j) = -tau T(0:j, 0:j) z with z_i = V(:, i)^T v_j (reflector_pair_dot); row i
-        // reads z_l for l >= i only, so the product overwrites z in increasing i.
-        for (index_t i = 0; i < j; ++i) t.set(i, j, reflector_pair_dot<V>(a, rows, i, j));
-        for (index_t i = 0; i < j; ++i) {
-            dd s = {0.0, 0.0};
-            for (index_t l = i; l < j; ++l) s = add<V>(s, mul<V>(t.get(i, l), t.get(l, j)));
-            t.set(i, j, neg(mul<V>(tau, s)));
-        }
-        t.set(j, j, tau);
+#else
+#define DDBLAS_LINALG_GEQR2_KERNEL(OP, V)                                                     \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t rows, ddblas::index_t width,        \
+                                           DDBLAS_LINALG_MATRIX_PARAM(a), double *tau_hi,      \
+                                           double *tau_lo, DDBLAS_LINALG_MATRIX_PARAM(t)) {    \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        DDBLAS_LINALG_VIEW(t);                                                                 \
+        ddblas::linalg::geqr2_panel<ddblas::variants::V>(ddblas::linalg::SerialLanes{}, a,     \
+                                                         rows, width, tau_hi, tau_lo, t);      \
     }
-}
-
-}  // namespace linalg
-}  // namespace ddblas
+#endif
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_GEQR2_KERNEL, geqr2)

@@ -17,6 +17,7 @@ from ..core import ops
 from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
+from ..engines import cpu as _cpu
 from .errors import LinAlgError
 from .factor import solve_triangular
 
@@ -56,14 +57,19 @@ def _geqrf(work: DDArray, opts, algorithm) -> tuple:
     m, n = work.shape
     k = min(m, n)
     tau = _zeros(xp, (k,))
+    be = _backend.backend(work.device)
     blocks = []
     for j in range(0, k, QR_PANEL):
         w = min(QR_PANEL, k - j)
         panel = work[j:, j:j + w]
         t = _zeros(xp, (w, w))
-        _backend.backend(work.device).launch(
-            "ddblas_linalg_geqr2_" + opts.suffix, 1, 1, m - j, w, *view_args(panel),
-            tau.hi[j:], tau.lo[j:], *view_args(t))
+        kernel, args = "ddblas_linalg_geqr2_" + opts.suffix, (m - j, w, *view_args(panel),
+                                                               tau.hi[j:], tau.lo[j:],
+                                                               *view_args(t))
+        if work.device == "gpu":   # one block, a thread per lane (linalg.h BlockLanes)
+            be.launch_grid(kernel, (1,), (_cpu.geometry()["qr_lanes"],), *args)
+        else:
+            be.launch(kernel, 1, *args)
         v = _unit_lower(panel)
         _apply_block(v, t, work[j:, j + w:], True, opts, algorithm)
         blocks.append((j, v, t))
