@@ -1,5 +1,5 @@
 """DD lu_factor, cholesky and qr speed on the GPU: DD GFLOP/s with 2n^3/3 (getrf), n^3/3 (potrf)
-and 2mn^2 - 2n^3/3 = 4n^3/3 (geqrf, at n <= --qr-max = 2048, the panel kernel being one GPU thread)
+and 2mn^2 - 2n^3/3 = 4n^3/3 (geqrf, at n <= --qr-max = 8192: 7 s there on an H100)
 flops, CUDA-event-free wall time after a warm-up at n = 1024 (which compiles the kernels).
 
     python bench/linalg_factor.py [n ...]      (default 4096 8192 16384; about 2 minutes on an
@@ -27,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[4096, 8192, 16384])
     parser.add_argument("--algorithm", default="auto")
-    parser.add_argument("--qr-max", type=int, default=2048)
+    parser.add_argument("--qr-max", type=int, default=8192)
     args = parser.parse_args()
     for n in [1024] + args.sizes:
         a = ddblas.random((n, n), seed=1, device="gpu") - 0.5

@@ -107,7 +107,7 @@ class Plan:
     solve_kappas: tuple = (1e8, 1e12)
     factor_gpu_sizes: tuple = (4096, 8192, 16384)
     factor_cpu_sizes: tuple = (256, 512, 1024)
-    qr_gpu_sizes: tuple = (1024, 2048)   # the geqr2 panel is one GPU thread: smaller sizes
+    qr_gpu_sizes: tuple = (2048, 8192)
     qr_cpu_sizes: tuple = (128, 256)
     batched_solve_orders: tuple = (9, 19, 64)
     batched_solve_gpu_batch: int = 10000
