@@ -44,6 +44,10 @@ constexpr int LU_PANEL_THREADS = 256;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
+// Cholesky (ddblas/linalg/factor.py): diagonal blocks of at most POTRF_BLOCK rows go to the
+// potrf kernel (on the GPU one block of POTRF_BLOCK threads a matrix, linalg.h).
+constexpr int POTRF_BLOCK = 32;
+
 // QR panels (linalg.h geqr2_panel): their sums run over QR_LANES lanes in a fixed order (one GPU
 // thread a lane; the CPU emulates them), so both devices give the same bits.
 constexpr int QR_LANES = 256;

@@ -294,13 +294,68 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_KERNEL, lu_panel)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
 
-// ---- small Cholesky, in place (one item per matrix of a stack, `batch_step` items apart):
-// the lower triangle of each `order` x `order` matrix becomes L with A = L L^T, column by
-// column (Higham, Alg. 10.2, jik form): d = a_jj - sum_k l_jk^2, l_jj = sqrt(d),
-// l_ij = (a_ij - sum_k l_ik l_jk) / l_jj, each sum over k < j in increasing k (DD mul, DD sub,
-// DD sqrt, DD div of the variant). The upper triangle is not touched. The first column whose d
-// is not > 0 (or NaN) stops the matrix: info[b] = min(info[b], offset + j + 1), the order of the
-// leading minor that is not positive definite, counted from `offset`.
+namespace ddblas {
+namespace linalg {
+
+// potrf_pivot: d = a(j, j) - sum_{k<j} a(j, k)^2, in increasing k (DD mul, DD sub of the variant):
+// Cholesky's (Higham Alg. 10.2, jik form) pivot of column j, from the columns before it.
+template <class V>
+DD_HD dd potrf_pivot(const MatrixView &a, index_t j) {
+    dd d = a.get(j, j);
+    for (index_t k = 0; k < j; ++k) {
+        const dd l = a.get(j, k);
+        d = sub<V>(d, mul<V>(l, l));
+    }
+    return d;
+}
+
+// potrf_entry: l_ij = (a(i, j) - sum_{k<j} a(i, k) a(j, k)) / diagonal, in increasing k (DD mul,
+// DD sub, DD div of the variant).
+template <class V>
+DD_HD dd potrf_entry(const MatrixView &a, index_t i, index_t j, dd diagonal) {
+    dd s = a.get(i, j);
+    for (index_t k = 0; k < j; ++k) s = sub<V>(s, mul<V>(a.get(i, k), a.get(j, k)));
+    return div<V>(s, diagonal);
+}
+
+}  // namespace linalg
+}  // namespace ddblas
+
+// ---- small Cholesky, in place, of each `order` x `order` matrix (order <= POTRF_BLOCK) of a
+// stack, `batch_step` items apart: the lower triangle becomes L with A = L L^T, column by column:
+// d = potrf_pivot, l_jj = sqrt(d) (DD sqrt), l_ij = potrf_entry for i > j. The upper triangle is
+// not touched. The first column whose d is not > 0 (or NaN) stops the matrix: info[b] =
+// min(info[b], offset + j + 1), the order of the leading minor that is not positive definite,
+// counted from `offset`. CPU: one item per matrix. GPU: one block of POTRF_BLOCK threads per
+// matrix (a grid-stride loop over the stack), a thread per row of the column: the same
+// operations on every entry, so the same bits.
+#if defined(__CUDACC__)
+#define DDBLAS_LINALG_POTRF_KERNEL(OP, V)                                                     \
+    extern "C" __global__ void __launch_bounds__(ddblas::POTRF_BLOCK)                          \
+    ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order, double *a_hi,           \
+                             double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs,         \
+                             ddblas::index_t a_cs, ddblas::index_t *info,                      \
+                             ddblas::index_t offset) {                                         \
+        const int t = threadIdx.x;                                                             \
+        for (ddblas::index_t item = blockIdx.x; item < n; item += gridDim.x) {                 \
+            ddblas::linalg::MatrixView a = {a_hi + item * a_bs, a_lo + item * a_bs, a_rs, a_cs}; \
+            for (ddblas::index_t j = 0; j < order; ++j) {                                      \
+                const ddblas::dd d = ddblas::linalg::potrf_pivot<ddblas::variants::V>(a, j);   \
+                __syncthreads(); /* a(j, j) read by every thread before it is overwritten */   \
+                if (!(d.hi > 0.0)) {                                                           \
+                    if (t == 0 && info[item] > offset + j + 1) info[item] = offset + j + 1;    \
+                    break;                                                                     \
+                }                                                                              \
+                const ddblas::dd diagonal = ddblas::sqrt<ddblas::variants::V>(d);              \
+                if (t == 0) a.set(j, j, diagonal);                                             \
+                for (ddblas::index_t i = j + 1 + t; i < order; i += ddblas::POTRF_BLOCK)      \
+                    a.set(i, j, ddblas::linalg::potrf_entry<ddblas::variants::V>(a, i, j, diagonal)); \
+                __syncthreads();                                                               \
+            }                                                                                  \
+            __syncthreads();                                                                   \
+        }                                                                                      \
+    }
+#else
 #define DDBLAS_LINALG_POTRF_KERNEL(OP, V)                                                     \
     DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,           \
                                            double *a_hi, double *a_lo, ddblas::index_t a_bs,   \
@@ -309,28 +364,19 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
         DDBLAS_FOR_EACH(item, n) {                                                             \
             ddblas::linalg::MatrixView a = {a_hi + item * a_bs, a_lo + item * a_bs, a_rs, a_cs}; \
             for (ddblas::index_t j = 0; j < order; ++j) {                                      \
-                ddblas::dd d = a.get(j, j);                                                    \
-                for (ddblas::index_t k = 0; k < j; ++k) {                                      \
-                    ddblas::dd l = a.get(j, k);                                                \
-                    d = ddblas::sub<ddblas::variants::V>(d, ddblas::mul<ddblas::variants::V>(l, l)); \
-                }                                                                              \
+                const ddblas::dd d = ddblas::linalg::potrf_pivot<ddblas::variants::V>(a, j);   \
                 if (!(d.hi > 0.0)) {                                                           \
                     if (info[item] > offset + j + 1) info[item] = offset + j + 1;              \
                     break;                                                                     \
                 }                                                                              \
                 const ddblas::dd diagonal = ddblas::sqrt<ddblas::variants::V>(d);              \
                 a.set(j, j, diagonal);                                                         \
-                for (ddblas::index_t i = j + 1; i < order; ++i) {                              \
-                    ddblas::dd s = a.get(i, j);                                                \
-                    for (ddblas::index_t k = 0; k < j; ++k) {                                  \
-                        ddblas::dd p = ddblas::mul<ddblas::variants::V>(a.get(i, k), a.get(j, k)); \
-                        s = ddblas::sub<ddblas::variants::V>(s, p);                            \
-                    }                                                                          \
-                    a.set(i, j, ddblas::div<ddblas::variants::V>(s, diagonal));                \
-                }                                                                              \
+                for (ddblas::index_t i = j + 1; i < order; ++i)                                \
+                    a.set(i, j, ddblas::linalg::potrf_entry<ddblas::variants::V>(a, i, j, diagonal)); \
             }                                                                                  \
         }                                                                                      \
     }
+#endif
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
 
 namespace ddblas {

@@ -38,6 +38,7 @@ static std::string geometry_text() {
     put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
     put("qr_lanes", ddblas::QR_LANES);
+    put("potrf_block", ddblas::POTRF_BLOCK);
 #define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \
     {                                                                                         \
         const std::string row = "gemm." #NAME "." #A ".";                                   \

@@ -12,8 +12,9 @@ operations on every element: the pivot the first largest |a| by exact DD compare
 idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1 update. A zero
 pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
-A22 -= L21 L21^T by rsyrk, then L22), bottoming out in the ddblas_linalg_potrf kernel (one work
-item per matrix: a stack of small matrices is one launch). Bounds: docs/linalg.md.
+A22 -= L21 L21^T by rsyrk, then L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
+item or a GPU block of POTRF_BLOCK threads per matrix: a stack of small matrices is one launch).
+Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
+from ..engines import gpu as _gpu
 from .errors import LinAlgError
 
-POTRF_BLOCK = 32   # Cholesky diagonal blocks of at most this order go to the potrf kernel
 PIVOT_CHUNK = 256  # rows per item of the pivot search's first pass (linalg.h: PIVOT_CHUNK)
 
 
@@ -306,15 +307,28 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
 
 # ---- Cholesky ----
 
+def _potrf_kernel(x: DDArray, batch: int, order: int, batch_step: int, info, offset: int,
+                  opts) -> None:
+    """The potrf kernel on `batch` matrices of order <= geometry's potrf_block starting at x's
+    first element, batch_step items apart (CPU: an item each; GPU: a block each)."""
+    hi, lo, rs, cs = view_args(x[0] if x.ndim == 3 else x)
+    kernel, args = "ddblas_linalg_potrf_" + opts.suffix, (batch, order, hi, lo, batch_step, rs,
+                                                          cs, info, offset)
+    be = _backend.backend(x.device)
+    if x.device == "gpu":
+        be.launch_grid(kernel, (min(batch, _gpu.MAX_BLOCKS),),
+                       (_cpu.geometry()["potrf_block"],), *args)
+    else:
+        be.launch(kernel, batch, *args)
+
+
 def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
     """Recursive Cholesky of the n x n view a in place (lower triangle; the upper is not read
     below the diagonal blocks); info[0] = min(info[0], failing minor's order + offset)."""
     n = a.shape[0]
-    if n <= POTRF_BLOCK:
+    if n <= _cpu.geometry()["potrf_block"]:
         if n:
-            hi, lo, rs, cs = view_args(a)
-            _launch(a, "ddblas_linalg_potrf_" + opts.suffix, 1, 1, n, hi, lo, 0, rs, cs, info,
-                    offset)
+            _potrf_kernel(a, 1, n, 0, info, offset, opts)
         return
     half = n // 2
     _potrf(a[:half, :half], info, offset, opts, algorithm)
@@ -335,10 +349,9 @@ def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
     work = _working_copy(source).reshape(batch, n, n)
     xp = work.xp
     info = xp.full(batch, n + 1, dtype=np.int64)
-    if n <= POTRF_BLOCK:
+    if n <= _cpu.geometry()["potrf_block"]:
         if batch and n:
-            _launch(work, "ddblas_linalg_potrf_" + opts.suffix, batch, batch, n, work.hi,
-                    work.lo, n * n, n, 1, info, 0)
+            _potrf_kernel(work, batch, n, n * n, info, 0, opts)
     else:
         for i in range(batch):
             _potrf(work[i], info[i:i + 1], 0, opts, algorithm)
@@ -381,7 +394,8 @@ def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, 
     Notes
     -----
     Recursive Cholesky (module docstring); backward error L L^T = A + dA with
-    |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= POTRF_BLOCK are one launch.
+    |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= 32 (geometry.h POTRF_BLOCK)
+    are one launch.
     """
     del overwrite_a
     a = _matrix(a, "a", check_finite, stack=True)
