@@ -155,17 +155,24 @@ DD_HD void ozaki_accumulate_entry(dd g, bool first, double *acc_hi, double *acc_
     acc_lo[w] = g.lo;
 }
 
-// ozaki_finish_entry: the last group g added to acc[w], the sum scaled by 2^e and
-// C[off] = gemm_epilogue (alpha, beta, flags as in gemm.h), stored canonically; the per-entry
-// step of the finish kernels, on either device.
+// ozaki_store_entry: C[off] = gemm_epilogue(r 2^e) (alpha, beta, flags as in gemm.h), stored
+// canonically: the last step of the finish kernels of both schemes, on either device.
+template <class V>
+DD_HD void ozaki_store_entry(dd r, index_t e, dd alpha, dd beta, double *c_hi, double *c_lo,
+                             index_t off, index_t flags) {
+    r = gemm_epilogue<V>(ozaki_scale(r, e), alpha, beta, c_hi, c_lo, off, flags);
+    c_hi[off] = canonical(r.hi);
+    c_lo[off] = canonical(r.lo);
+}
+
+// ozaki_finish_entry: the last group g added to acc[w], then stored scaled by 2^e
+// (ozaki_store_entry); the per-entry step of the finish kernels, on either device.
 template <class V>
 DD_HD void ozaki_finish_entry(dd g, const double *acc_hi, const double *acc_lo, index_t w,
                               index_t e, dd alpha, dd beta, double *c_hi, double *c_lo,
                               index_t off, index_t flags) {
-    dd r = ozaki_scale(add_finite<V>(dd{acc_hi[w], acc_lo[w]}, g), e);
-    r = gemm_epilogue<V>(r, alpha, beta, c_hi, c_lo, off, flags);
-    c_hi[off] = canonical(r.hi);
-    c_lo[off] = canonical(r.lo);
+    ozaki_store_entry<V>(add_finite<V>(dd{acc_hi[w], acc_lo[w]}, g), e, alpha, beta, c_hi, c_lo,
+                         off, flags);
 }
 
 #if !defined(__CUDACC__)

@@ -81,7 +81,8 @@ def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None,
     operand scan; no product is computed."""
     opts = resolve(fma, add)
     return _auto.choose(a.device, a.shape[0], b.shape[1], a.shape[1], opts.suffix,
-                        lambda: _gemmcall.plans(a, b, opts, None, _ozaki.ENGINES, accuracy))[0]
+                        lambda: _gemmcall.plans(a, b, opts, None, _gemmcall.OZAKI_ENGINES,
+                                                 accuracy))[0]
 
 
 # ---- the Ozaki scheme's engines ----

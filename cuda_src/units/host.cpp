@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cpu_entry.h"
+#include "crt.h"
 #include "gemm_cpu.h"
 
 // The OpenMP thread count of the calling thread's later kernels: set (n >= 1) and/or read. One
@@ -39,6 +40,13 @@ static std::string geometry_text() {
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
     put("qr_lanes", ddblas::QR_LANES);
     put("potrf_block", ddblas::POTRF_BLOCK);
+    put("ozaki2.moduli", ddblas::OZAKI2_MAX_MODULI);
+    for (int i = 0; i < ddblas::OZAKI2_MAX_MODULI; ++i)
+        put("ozaki2.modulus." + std::to_string(i), ddblas::OZAKI2_MODULI[i]);
+    put("ozaki2.max_bits", ddblas::OZAKI2_MAX_BITS);
+    put("ozaki2.limbs", ddblas::OZAKI2_LIMBS);
+    put("ozaki2.limb_bits", ddblas::OZAKI2_LIMB_BITS);
+    put("ozaki2.residue_max", ddblas::OZAKI2_RESIDUE_MAX);
 #define DDBLAS_PUT_SHAPE(NAME, A, BM, BN, BK, TM, TN, K_UNROLL, MIN_BLOCKS, PREFETCH, PIECES) \
     {                                                                                         \
         const std::string row = "gemm." #NAME "." #A ".";                                   \

@@ -1,5 +1,5 @@
-"""rgemm(algorithm="auto"): the classic kernel, ozaki-fp64 or ozaki-int8, by a cost model of
-measured rates.
+"""rgemm(algorithm="auto"): the classic kernel, ozaki-fp64, ozaki-int8 or ozaki2-int8, by a
+cost model of measured rates.
 
 All three meet the same documented bound, so the choice is about time only. The rates are the
 H100 figures of docs/performance.md; they are constants, not measured at import. The model
@@ -22,6 +22,8 @@ INT8_GEMM_TOPS = 1234.8         # cuBLAS int8 gemmEx (int32 accumulation), N = 8
 MEMORY_GBS = 2875.1             # the memory ceiling (1 GiB read + 1 GiB written)
 OZAKI_FIXED_SECONDS = 1.7e-3    # ozaki-fp64 at N = 256 and 512 (1.9, 1.7 ms; its GEMMs < 0.1 ms)
 INT8_FIXED_SECONDS = 4.0e-3     # ozaki-int8's time beyond its GEMMs and passes at N = 1024
+CRT_FIXED_SECONDS = 4.0e-3      # ozaki2-int8's time beyond its GEMMs, passes and reconstruction
+CRT_ENTRY_SECONDS = 2.0e-12     # ozaki2-int8's reconstruction per entry of C and modulus
 OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
 TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (_tsm.py) for min(M, N) <= this
 TSM_MIN_ELEMENTS = 1 << 20      # and max(M, N) * K >= this
@@ -70,14 +72,34 @@ def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first d
         ops / (INT8_GEMM_TOPS * 1e12) + traffic / (MEMORY_GBS * 1e9)
 
 
-_ESTIMATES = {"fp64": ozaki_seconds, "int8": int8_seconds}
+def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first digits") -> float:
+    """ozaki2-int8's estimated time with L moduli: the fixed cost, the scan, one int8 GEMM per
+    modulus over Kp (2 L M N Kp operations) at the int8 rate, the residues (L bytes a digit,
+    zeroed then written), the int32 products written and read once, and the reconstruction
+    at CRT_ENTRY_SECONDS per entry and modulus."""
+    kp = -(-k // 16) * 16
+    ops = 2 * m * n * kp * moduli
+    traffic = (16 + 2 * moduli) * (m * k + k * n) + (8 * moduli + 16) * m * n
+    return CRT_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + ops / (INT8_GEMM_TOPS * 1e12) + \
+        traffic / (MEMORY_GBS * 1e9) + m * n * moduli * CRT_ENTRY_SECONDS
+
+
+# engine -> (algorithm, its estimate from a plan, the plan's size in words)
+_ESTIMATES = {
+    "fp64": ("ozaki-fp64", lambda m, n, k, p: ozaki_seconds(m, n, k, p.slices, p.bound),
+             lambda p: f"S = {p.slices}"),
+    "int8": ("ozaki-int8", lambda m, n, k, p: int8_seconds(m, n, k, p.slices, p.bound),
+             lambda p: f"S = {p.slices}"),
+    "crt": ("ozaki2-int8", lambda m, n, k, p: crt_seconds(m, n, k, p.moduli, p.bound),
+            lambda p: f"L = {p.moduli}"),
+}
 
 
 def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callable):
     """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "tsm", "blocked"
-    (the classic kernel of the device), "ozaki-fp64" or "ozaki-int8", whichever is estimated
-    fastest; make_plans() returns {engine: _ozaki Plan} for both engines (one scan of the
-    data) and is called only on the GPU for M*N*K >= OZAKI_MIN_WORK; plan is the chosen Ozaki
+    (the classic kernel of the device), "ozaki-fp64", "ozaki-int8" or "ozaki2-int8", whichever
+    is estimated fastest; make_plans() returns {engine: plan} for the Ozaki engines of
+    _ESTIMATES it plans (one scan of the data) and is called only on the GPU for M*N*K >= OZAKI_MIN_WORK; plan is the chosen Ozaki
     algorithm's (None otherwise)."""
     if tsm_suits(m, n, k):
         return "tsm", (f"min(M, N) = {min(m, n)} <= {TSM_MAX_COLUMNS}: the tall-and-skinny "
@@ -90,12 +112,11 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callabl
     options = [("blocked", classic_seconds(m, n, k, suffix), None, f"({suffix})")]
     falls_back = []
     for engine, plan in plans.items():
+        name, estimate, size = _ESTIMATES[engine]
         if plan.fallback is not None:
-            falls_back.append(f"ozaki-{engine} falls back: {plan.fallback}")
+            falls_back.append(f"{name} falls back: {plan.fallback}")
         else:
-            options.append((f"ozaki-{engine}", _ESTIMATES[engine](m, n, k, plan.slices,
-                                                                 plan.bound), plan,
-                            f"(S = {plan.slices})"))
+            options.append((name, estimate(m, n, k, plan), plan, f"({size(plan)})"))
     algorithm, _, plan, _ = min(options, key=lambda o: o[1])
     estimates = ", ".join(f"{name} {t * 1e3:.3g} ms {note}" for name, t, _, note in options)
     return algorithm, "; ".join([f"estimated {estimates}"] + falls_back), plan

@@ -64,7 +64,8 @@ def _classic(call: GemmCall, plan=None) -> None:
 
 # rgemm's dispatch table: algorithm -> runner(call, Ozaki plan or None)
 RUNNERS = {"naive": _classic, "tiled": _classic, "blocked": _classic, "tsm": _gemmcall.run_tsm,
-           "ozaki-fp64": _gemmcall.run_ozaki, "ozaki-int8": _gemmcall.run_ozaki}
+           "ozaki-fp64": _gemmcall.run_ozaki, "ozaki-int8": _gemmcall.run_ozaki,
+           "ozaki2-int8": _gemmcall.run_ozaki}
 
 
 def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,

@@ -24,16 +24,20 @@ from . import auto as _auto
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from . import ozaki as _ozaki
+from . import ozaki2 as _ozaki2
 from . import transfer as _transfer
 from . import tsm as _tsm
 from ..core.array import DDArray, asarray
 from ..core.ops import multiply, on_one_device, operands
 from ..core.options import Options, resolve
 
-ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8")
+ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8",
+              "ozaki2-int8")
 BATCHED = "batched"        # the algorithm of rgemm_batched (its one kernel)
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
-_OZAKI = {"ozaki-fp64": "fp64", "ozaki-int8": "int8"}   # algorithm -> _ozaki engine
+# algorithm -> Ozaki engine: _ozaki's "fp64" and "int8" (scheme I), _ozaki2's "crt" (scheme II)
+_OZAKI = {"ozaki-fp64": "fp64", "ozaki-int8": "int8", "ozaki2-int8": "crt"}
+OZAKI_ENGINES = tuple(_OZAKI.values())
 _log = logging.getLogger("ddblas")
 
 
@@ -244,11 +248,12 @@ def _compute(call: GemmCall, runners: dict[str, Callable]) -> None:
 
 
 def plans(op_a, op_b, opts: Options, info, engines=("fp64",), accuracy="classic") -> dict:
-    """The plans of the Ozaki engines ("fp64", "int8") from one scan of the data, S by the rule
+    """The plans of the Ozaki engines (OZAKI_ENGINES) from one scan of the data, by the rule
     `accuracy`; info (a dict or None) gets the time in seconds["plan"]."""
     start = time.perf_counter()
     scanned = _ozaki.scan(op_a, op_b)
-    found = {e: _ozaki.plan(op_a, op_b, opts, e, scanned, accuracy) for e in engines}
+    found = {e: _ozaki2.plan(op_a, op_b, opts, scanned, accuracy) if e == "crt" else
+             _ozaki.plan(op_a, op_b, opts, e, scanned, accuracy) for e in engines}
     if info is not None:
         info["seconds"] = {"plan": time.perf_counter() - start}
     return found
@@ -259,7 +264,7 @@ def _choose(call: GemmCall, device: str, m: int, info) -> tuple:
     on call's operands."""
     algorithm, reason, plan = _auto.choose(
         device, m, call.n, call.k, call.opts.suffix,
-        lambda: plans(call.op_a, call.op_b, call.opts, info, _ozaki.ENGINES, call.accuracy))
+        lambda: plans(call.op_a, call.op_b, call.opts, info, OZAKI_ENGINES, call.accuracy))
     _log.debug("rgemm M=%d N=%d K=%d on %s: algorithm='auto' chose %s: %s", m, call.n, call.k,
                device, "cpu" if device == "cpu" and algorithm == "blocked" else algorithm,
                reason)
@@ -278,8 +283,7 @@ def _dispatch(call: GemmCall, runners: dict[str, Callable]) -> None:
         if plan is None:
             plan = plans(call.op_a, call.op_b, call.opts, info, (engine,), call.accuracy)[engine]
         if info is not None:
-            info.update(slices=plan.slices, beta=plan.beta, chunk=plan.chunk,
-                        chunks=plan.chunks, gemms=0, bound=plan.bound, fallback=plan.fallback)
+            info.update(plan.describe())
         if plan.fallback is not None:
             algorithm = "blocked"
     runners[algorithm](dataclasses.replace(call, algorithm=algorithm), plan)
@@ -323,10 +327,10 @@ def run_tsm(call: GemmCall, plan=None) -> None:
 
 
 def run_ozaki(call: GemmCall, plan: _ozaki.Plan) -> None:
-    """The runner of algorithm="ozaki-fp64" and "ozaki-int8" with a plan that does not fall
-    back (ddblas/_ozaki.py)."""
+    """The runner of algorithm="ozaki-fp64", "ozaki-int8" (ozaki.py) and "ozaki2-int8"
+    (ozaki2.py) with a plan that does not fall back."""
     if call.info is not None:
         call.info.update(algorithm=call.algorithm, gemms=plan.gemms)
     scalars = call.scalars
-    _ozaki.run(plan, call.op_a, call.op_b, scalars[:2], scalars[2:], call.c, call.flags,
+    (_ozaki2 if plan.engine == "crt" else _ozaki).run(plan, call.op_a, call.op_b, scalars[:2], scalars[2:], call.c, call.flags,
                call.opts.suffix, None if call.info is None else call.info["seconds"])

@@ -92,6 +92,11 @@ class Plan:
         kp = int8_padded(self.k)
         return 1 + sum(-(-(s - 1) * kp // self.chunk) for s in range(2, self.slices + 2))
 
+    def describe(self) -> dict:
+        """The plan's entries of rgemm's info."""
+        return dict(slices=self.slices, beta=self.beta, chunk=self.chunk, chunks=self.chunks,
+                    gemms=0, bound=self.bound, fallback=self.fallback)
+
 
 def _line_stats(xp, hi, axis: int):
     """(e, largest, smallest) for each row (axis=1) or column (axis=0) of hi: the largest |hi|

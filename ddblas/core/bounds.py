@@ -109,10 +109,12 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         if k < 1:
             raise ValueError(f"bound('ozaki') needs k = S >= 1 slices, got {k}")
         return (OZAKI_TRUNCATION * U2 + c_mul + c_add + max(k - 1, 1) * c_add) * GROWTH
+    if op == "ozaki2":  # docs/ozaki.md, "Ozaki scheme II": truncation, one rounding, epilogue
+        return ((OZAKI_TRUNCATION + OZAKI2_ROUNDING) * U2 + c_mul + c_add) * GROWTH
     if op in FACTORIZATIONS:
         return _factorization_constant(op, opts, k)
     raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, square, "
-                     f"reciprocal, power, sum, dot, gemm, ozaki, "
+                     f"reciprocal, power, sum, dot, gemm, ozaki, ozaki2, "
                      f"{', '.join(FACTORIZATIONS + tuple(TRIG_MEASURED) + tuple(ELEMENTARY_MEASURED))}")
 
 
@@ -127,6 +129,9 @@ QR_MEASURED_FACTOR = 20
 # rgemm's Ozaki schemes with accuracy="classic" choose S so that the truncation of the slice
 # products (docs/ozaki.md, Lemma 4) is at most OZAKI_TRUNCATION u^2 (|op(A)||op(B)|)_ij.
 OZAKI_TRUNCATION = 1
+# Ozaki scheme II rounds the exact integer product once to DD: at most OZAKI2_ROUNDING u^2 of it
+# (crt.h, crt_to_dd), so of (|op(A)||op(B)|)_ij scaled alike.
+OZAKI2_ROUNDING = 1
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
