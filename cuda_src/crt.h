@@ -30,19 +30,19 @@ constexpr int OZAKI2_MAX_BITS = OZAKI2_DIGIT_BITS * OZAKI2_MAX_DIGITS;
 constexpr int OZAKI2_LIMB_BITS = 16;
 constexpr int OZAKI2_LIMBS = 19;
 
-constexpr long long crt_gcd(long long a, long long b) { return b == 0 ? a : crt_gcd(b, a % b); }
-constexpr bool crt_moduli_coprime() {
+DD_HD constexpr long long crt_gcd(long long a, long long b) { return b == 0 ? a : crt_gcd(b, a % b); }
+DD_HD constexpr bool crt_moduli_coprime() {
     for (int i = 0; i < OZAKI2_MAX_MODULI; ++i)
         for (int j = i + 1; j < OZAKI2_MAX_MODULI; ++j)
             if (crt_gcd(OZAKI2_MODULI[i], OZAKI2_MODULI[j]) != 1) return false;
     return true;
 }
-constexpr double crt_product() {  // P of all the moduli, within a relative 2^-46
+DD_HD constexpr double crt_product() {  // P of all the moduli, within a relative 2^-46
     double p = 1.0;
     for (int i = 0; i < OZAKI2_MAX_MODULI; ++i) p *= OZAKI2_MODULI[i];
     return p;
 }
-constexpr double crt_pow2(int k) { return k == 0 ? 1.0 : 2.0 * crt_pow2(k - 1); }
+DD_HD constexpr double crt_pow2(int k) { return k == 0 ? 1.0 : 2.0 * crt_pow2(k - 1); }
 static_assert(crt_moduli_coprime(), "OZAKI2_MODULI must be pairwise coprime");
 static_assert(OZAKI2_MODULI[0] <= 2 * OZAKI2_RESIDUE_MAX,
               "every modulus must be <= 256 for its residues to fit in int8");
