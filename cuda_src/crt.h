@@ -26,9 +26,9 @@ constexpr int OZAKI2_DIGIT_BITS = 16;
 constexpr int OZAKI2_MAX_DIGITS = 10;
 constexpr int OZAKI2_MAX_BITS = OZAKI2_DIGIT_BITS * OZAKI2_MAX_DIGITS;
 // Limbs of the reconstructed integer: LIMB_BITS bits each, enough for P of all the moduli
-// (< 2^292); accumulated in int32 (crt_accumulate says why that is exact).
+// (< 2^292); accumulated in int32 (crt_accumulate says why that is exact), read four at a time.
 constexpr int OZAKI2_LIMB_BITS = 16;
-constexpr int OZAKI2_LIMBS = 19;
+constexpr int OZAKI2_LIMBS = 20;
 
 DD_HD constexpr long long crt_gcd(long long a, long long b) { return b == 0 ? a : crt_gcd(b, a % b); }
 DD_HD constexpr bool crt_moduli_coprime() {
@@ -48,6 +48,7 @@ static_assert(OZAKI2_MODULI[0] <= 2 * OZAKI2_RESIDUE_MAX,
               "every modulus must be <= 256 for its residues to fit in int8");
 static_assert(crt_pow2(OZAKI2_LIMBS * OZAKI2_LIMB_BITS) > 2 * crt_product(),
               "OZAKI2_LIMBS must hold the product of all the moduli");
+static_assert(OZAKI2_LIMBS % 4 == 0, "the limbs are read as groups of four (CrtQuad)");
 // crt_accumulate's int32 bound: MAX_MODULI residues (< 256) times limbs (< 2^16).
 static_assert((long long)OZAKI2_MAX_MODULI * 255 * ((1 << OZAKI2_LIMB_BITS) - 1) <
                   (1LL << 31),
@@ -102,6 +103,11 @@ DD_HD int crt_unsigned_residue(const int *p, index_t chunks, index_t plane) {
     return r < 0 ? r + M : r;
 }
 
+// CrtQuad: four limbs of a CRT constant, one 16-byte load (the tables are 16-byte aligned).
+struct alignas(16) CrtQuad {
+    int v[4];
+};
+
 // crt_accumulate<L>: for l = L .. count - 1, the residue u_l in [0, m_l) of the products
 // p[(l chunks + c) plane] (crt_unsigned_residue), limb[k] += u_l q[l * limbs + k] for the limbs
 // (< 2^16) of the CRT constants q_l = (P / m_l) ((P / m_l)^-1 mod m_l), and quotient +=
@@ -114,8 +120,13 @@ DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count
             const int u = crt_unsigned_residue<OZAKI2_MODULI[L]>(p + L * chunks * plane, chunks,
                                                                 plane);
             quotient += u * frac[L];
+            const CrtQuad *quads = reinterpret_cast<const CrtQuad *>(q + L * OZAKI2_LIMBS);
 #pragma unroll
-            for (int k = 0; k < OZAKI2_LIMBS; ++k) limb[k] += u * q[L * OZAKI2_LIMBS + k];
+            for (int k = 0; k < OZAKI2_LIMBS / 4; ++k) {
+                const CrtQuad w = quads[k];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) limb[4 * k + i] += u * w.v[i];
+            }
             crt_accumulate<L + 1>(p, chunks, plane, count, q, frac, limb, quotient);
         }
     }

@@ -128,7 +128,10 @@ def plan(op_a, op_b, variant, scanned: _ozaki.Scan | None = None,
     step = chunk()
     if sc.fallback is not None:
         return Plan(k=k, fallback=sc.fallback)
-    bits = bits_needed(sc.low, k, variant, accuracy)
+    # The float64 bound GEMM rounds differently on each device: its low is taken down to a power
+    # of two, so that both devices pick the same bits (unless fl(M) lies within (K+2)u of one).
+    low = sc.low if sc.low is None or sc.bound != "float64" else _power_of_two_below(sc.low)
+    bits = bits_needed(low, k, variant, accuracy)
     if bits is None:
         return Plan(k=k, bound=sc.bound, fallback=f"more than {constants()['max_bits']} bits "
                     f"per operand needed (entries far below their row's or column's largest)")
@@ -139,6 +142,12 @@ def plan(op_a, op_b, variant, scanned: _ozaki.Scan | None = None,
     kp = _ozaki.int8_padded(k)
     return Plan(bits=bits, moduli=count, chunk=min(step, kp), chunks=-(-kp // step),
                 row_exp=sc.row_exp, col_exp=sc.col_exp, k=k, bound=sc.bound)
+
+
+def _power_of_two_below(x: Fraction) -> Fraction:
+    """2^floor(log2 x) for x > 0."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return Fraction(2) ** (e if Fraction(2) ** e <= x else e - 1)
 
 
 @functools.lru_cache(maxsize=None)
@@ -170,7 +179,8 @@ def residues(be, x, exps, p: Plan, rows: int):
     padding zero."""
     r, k = x.shape
     kp = _ozaki.int8_padded(k)
-    out = be.xp.zeros((p.moduli, rows, kp), dtype=np.int8)
+    out = (be.xp.empty if (r, k) == (rows, kp) else be.xp.zeros)((p.moduli, rows, kp),
+                                                                 dtype=np.int8)
     hi, lo, rs, cs = _backend.kernel_parts(x.hi, x.lo)
     be.launch("ddblas_ozaki2_residues", r * k, r, k, p.bits, p.moduli, hi, lo, rs, cs,
               _backend.contiguous(exps), out, kp, rows * kp)
