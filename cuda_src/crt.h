@@ -93,12 +93,12 @@ DD_HD void crt_residues(const int *d, int count, OUT *out, index_t plane) {
     }
 }
 
-// crt_unsigned_residue<M>: the residue in [0, M) of the sum of the int32 values p[c * plane],
-// c < chunks (each reduced first, so nothing overflows).
+// crt_unsigned_residue<M>: the residue in [0, M) of first + the int32 values p[c * plane],
+// 1 <= c < chunks (each reduced first, so nothing overflows).
 template <int M>
-DD_HD int crt_unsigned_residue(const int *p, index_t chunks, index_t plane) {
-    int r = 0;
-    for (index_t c = 0; c < chunks; ++c) r += p[c * plane] % M;  // |r| < chunks M
+DD_HD int crt_unsigned_residue(int first, const int *p, index_t chunks, index_t plane) {
+    int r = first % M;
+    for (index_t c = 1; c < chunks; ++c) r += p[c * plane] % M;  // |r| < chunks M
     r %= M;
     return r < 0 ? r + M : r;
 }
@@ -108,35 +108,70 @@ struct alignas(16) CrtQuad {
     int v[4];
 };
 
-// crt_accumulate<L>: for l = L .. count - 1, the residue u_l in [0, m_l) of the products
-// p[(l chunks + c) plane] (crt_unsigned_residue), limb[k] += u_l q[l * limbs + k] for the limbs
-// (< 2^16) of the CRT constants q_l = (P / m_l) ((P / m_l)^-1 mod m_l), and quotient +=
-// u_l frac[l], frac[l] ~ q_l / P (a float64). The limb sums stay below 2^31 (static_assert).
-template <int L>
-DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count,
-                          const int *q, const double *frac, int *limb, double &quotient) {
-    if constexpr (L < OZAKI2_MAX_MODULI) {
-        if (L < count) {
-            const int u = crt_unsigned_residue<OZAKI2_MODULI[L]>(p + L * chunks * plane, chunks,
-                                                                plane);
-            quotient += u * frac[L];
-            const CrtQuad *quads = reinterpret_cast<const CrtQuad *>(q + L * OZAKI2_LIMBS);
+// The moduli are reconstructed in groups of CRT_GROUP: the group's first products are loaded
+// together (predicated, not branched), so that their memory latencies overlap.
+constexpr int CRT_GROUP = 8;
+
+// crt_add_modulus<B, g>: for modulus l = B + g < count, its residue u_l in [0, m_l) from the
+// products p[(l chunks + c) plane] (first[g] = the one of c = 0; crt_unsigned_residue), then
+// limb[k] += u_l q[l * LIMBS + k] for the limbs (< 2^16) of the CRT constant
+// q_l = (P / m_l) ((P / m_l)^-1 mod m_l), and quotient += u_l frac[l], frac[l] ~ q_l / P; the
+// same for g + 1 .. G - 1. The limb sums stay below 2^31 (static_assert above).
+template <int B, int g, int G>
+DD_HD void crt_add_modulus(const int *first, const int *p, index_t chunks, index_t plane,
+                           int count, const int *q, const double *frac, int *limb,
+                           double &quotient) {
+    if constexpr (g < G) {
+        constexpr int l = B + g;
+        if (l < count) {
+            const int u = crt_unsigned_residue<OZAKI2_MODULI[l]>(first[g], p + l * chunks * plane,
+                                                                chunks, plane);
+            quotient += u * frac[l];
+            const CrtQuad *quads = reinterpret_cast<const CrtQuad *>(q + l * OZAKI2_LIMBS);
 #pragma unroll
             for (int k = 0; k < OZAKI2_LIMBS / 4; ++k) {
                 const CrtQuad w = quads[k];
 #pragma unroll
                 for (int i = 0; i < 4; ++i) limb[4 * k + i] += u * w.v[i];
             }
-            crt_accumulate<L + 1>(p, chunks, plane, count, q, frac, limb, quotient);
+            crt_add_modulus<B, g + 1, G>(first, p, chunks, plane, count, q, frac, limb, quotient);
+        }
+    }
+}
+
+// crt_accumulate<B>: crt_add_modulus for the moduli B .. count - 1, a group at a time.
+template <int B>
+DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count,
+                          const int *q, const double *frac, int *limb, double &quotient) {
+    if constexpr (B < OZAKI2_MAX_MODULI) {
+        if (B < count) {
+            constexpr int G =
+                CRT_GROUP < OZAKI2_MAX_MODULI - B ? CRT_GROUP : OZAKI2_MAX_MODULI - B;
+            int first[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g) first[g] = B + g < count ? p[(B + g) * chunks * plane] : 0;
+            crt_add_modulus<B, 0, G>(first, p, chunks, plane, count, q, frac, limb, quotient);
+            crt_accumulate<B + G>(p, chunks, plane, count, q, frac, limb, quotient);
         }
     }
 }
 
 // crt_top_bit: the index of the highest set bit of v > 0.
 DD_HD int crt_top_bit(unsigned v) {
-    int b = 0;
-    while (v >> (b + 1)) ++b;
-    return b;
+#if defined(__CUDA_ARCH__)
+    return 31 - __clz(int(v));
+#else
+    return 31 - __builtin_clz(v);
+#endif
+}
+
+// crt_limb: limb[k] for a k known only at run time, without indexing the array by it (which
+// would put the limbs in GPU local memory).
+DD_HD int crt_limb(const int *limb, int k) {
+    int v = 0;
+#pragma unroll
+    for (int i = 0; i < OZAKI2_LIMBS; ++i) v = i == k ? limb[i] : v;
+    return v;
 }
 
 // crt_bits: bits [pos, pos + width) of the nonnegative integer sum_k limb[k] 2^(16 k) (limbs in
@@ -175,10 +210,13 @@ DD_HD dd crt_to_dd(int *limb, long long quotient, const int *p_limb, int &expone
             borrow = v >> OZAKI2_LIMB_BITS;
         }
     }
-    int top = -1;
+    int top_limb = -1;
 #pragma unroll
     for (int k = 0; k < OZAKI2_LIMBS; ++k)
-        if (limb[k] != 0) top = k * OZAKI2_LIMB_BITS + crt_top_bit(unsigned(limb[k]));
+        if (limb[k] != 0) top_limb = k;
+    const int top = top_limb < 0 ? -1
+                                 : top_limb * OZAKI2_LIMB_BITS +
+                                       crt_top_bit(unsigned(crt_limb(limb, top_limb)));
     exponent = top - 105;
     if (top < 0) return dd{0.0, 0.0};
     // |C| ~ (hi 2^53 + lo) 2^(t - 105): hi the bits [t - 52, t], lo the bits [t - 105, t - 53]

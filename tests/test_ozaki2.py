@@ -288,10 +288,14 @@ def test_too_few_bits_break_the_bound():
 @pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 129), (64, 64, 300), (129, 31, 1000)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_gpu_equals_cpu_bitwise(shape):
+    """Entries spread over 2^+-8 within rows of op(A) and columns of op(B), those scaled by up
+    to 2^+-30, a zero row and column, every variant, chunks of K and row blocks of C."""
     m, n, k = shape
     for t, (transa, transb) in enumerate(TRANS):
-        a = scaled_matrix(*((m, k) if transa == "N" else (k, m)), 40 + t, 20, 30, 30, (0,), ())
-        b = scaled_matrix(*((k, n) if transb == "N" else (n, k)), 50 + t, 20, 30, 30, (), (1,))
+        op_a = scaled_matrix(m, k, 40 + t, 8, 30, 0, (0,), ())
+        op_b = scaled_matrix(k, n, 50 + t, 8, 0, 30, (), (1,))
+        a = op_a.T.copy() if transa != "N" else op_a
+        b = op_b.T.copy() if transb != "N" else op_b
         c0 = random_matrix(m, n, 60 + t, "cpu")
         for pieces, (fma, add) in zip([{}, {"chunk_length": 64}, {"block_bytes": 1}, {}],
                                       [(True, "accurate"), (True, "sloppy"),
@@ -303,7 +307,7 @@ def test_gpu_equals_cpu_bitwise(shape):
                 ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
                 got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
                                    info=gpu_info, **kw)
-            assert cpu_info["algorithm"] == gpu_info["algorithm"] == OZAKI2
+            assert cpu_info["algorithm"] == gpu_info["algorithm"] == OZAKI2, cpu_info["fallback"]
             assert (cpu_info["moduli"], cpu_info["bits"]) == (gpu_info["moduli"],
                                                               gpu_info["bits"])
             assert same_bits(ref, got), (shape, transa, transb, fma, add, pieces)
