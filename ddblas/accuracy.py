@@ -27,8 +27,10 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
     sum                    |err| <= c sum |a_i|                    k = number of terms
     dot                    |err| <= c sum |x_i y_i|                k = length
     gemm                   |C - exact| <= c (|alpha| |op(A)||op(B)| + |beta| |C0|)   k = K
-    ozaki                  the same, for rgemm's Ozaki schemes with accuracy="classic"
+    ozaki                  the same, for rgemm's Ozaki scheme I with accuracy="classic"
                            (docs/ozaki.md), k = S, their info["slices"]; they meet gemm's too
+    ozaki2                 the same for scheme II (algorithm="ozaki2-int8") with
+                           accuracy="classic", no k; it meets gemm's too
     exp, log, ..., arctanh |err| <= c |exact|   relative, MEASURED (not proven) on the ranges of
                            docs/algorithms.md "Elementary functions"
     power                  |err| <= c (1 + |y ln x|) |exact|       measured likewise

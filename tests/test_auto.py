@@ -11,6 +11,7 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.blas import auto as _auto
 from ddblas.blas import ozaki as _ozaki
+from ddblas.blas import ozaki2 as _ozaki2
 from ddvalues import random_matrix, same_bits
 
 FMA = "fma_accurate"
@@ -60,8 +61,24 @@ def test_large_gpu_products_compare_the_estimates():
     assert "ozaki-fp64 falls back: non-finite" in reason and "ozaki-int8 falls back" in reason
 
 
+def test_scheme_two_wins_large_products_when_planned():
+    """With scheme II planned (L = 32 moduli, full DD data) it is the fastest estimate at
+    N = 8192 and 4096, not at N = 1536 with fma/sloppy's classic rate; its fallback is named."""
+    def planned(fallback=None):
+        plans = _planned()()
+        plans["crt"] = _ozaki2.Plan(bits=110, moduli=32, chunk=8192, chunks=1,
+                                    fallback=fallback, bound="int8 first digits")
+        return lambda: plans
+    for n in (4096, 8192):
+        algorithm, reason, plan = _auto.choose("gpu", n, n, n, FMA, planned())
+        assert algorithm == "ozaki2-int8" and plan.moduli == 32 and "L = 32" in reason
+    assert _auto.choose("gpu", 1536, 1536, 1536, "fma_sloppy", planned())[0] == "blocked"
+    algorithm, reason, _ = _auto.choose("gpu", 8192, 8192, 8192, FMA, planned("more than 40"))
+    assert algorithm == "ozaki-int8" and "ozaki2-int8 falls back: more than 40" in reason
+
+
 def test_estimates_grow_with_work():
-    for estimate in (_auto.ozaki_seconds, _auto.int8_seconds):
+    for estimate in (_auto.ozaki_seconds, _auto.int8_seconds, _auto.crt_seconds):
         assert estimate(2048, 2048, 2048, 6) > estimate(2048, 2048, 2048, 5)
         assert estimate(2048, 2048, 4096, 5) > estimate(2048, 2048, 2048, 5)
         assert estimate(2048, 2048, 2048, 5, "float64") > estimate(2048, 2048, 2048, 5)

@@ -79,7 +79,8 @@ def test_baselines_suite(tmp_path):
     rows = results["tables"]["baselines"]
     ours = [r for r in rows if r["library"].startswith("ddblas") and r["engine"] == "cpu"]
     assert sorted((r["n"], r["library"]) for r in ours) == [
-        (n, name) for n in (8, 24) for name in ("ddblas", "ddblas ozaki-fp64")]
+        (n, name) for n in (8, 24)
+        for name in ("ddblas", "ddblas ozaki-fp64", "ddblas ozaki2-int8")]
     fastest = {n: min(r["seconds"] for r in ours if r["n"] == n) for n in (8, 24)}
     assert all(r["speedup"] == pytest.approx(r["seconds"] / fastest[r["n"]]) for r in rows
                if r["engine"] == "cpu")

@@ -22,8 +22,9 @@ INT8_GEMM_TOPS = 1234.8         # cuBLAS int8 gemmEx (int32 accumulation), N = 8
 MEMORY_GBS = 2875.1             # the memory ceiling (1 GiB read + 1 GiB written)
 OZAKI_FIXED_SECONDS = 1.7e-3    # ozaki-fp64 at N = 256 and 512 (1.9, 1.7 ms; its GEMMs < 0.1 ms)
 INT8_FIXED_SECONDS = 4.0e-3     # ozaki-int8's time beyond its GEMMs and passes at N = 1024
-CRT_FIXED_SECONDS = 4.0e-3      # ozaki2-int8's time beyond its GEMMs, passes and reconstruction
-CRT_ENTRY_SECONDS = 2.0e-12     # ozaki2-int8's reconstruction per entry of C and modulus
+CRT_FIXED_SECONDS = 3.0e-3      # ozaki2-int8's time beyond its GEMMs, passes and reconstruction
+CRT_ENTRY_SECONDS = 5.3e-12     # ozaki2-int8's reconstruction per entry of C and modulus
+                                # (N = 4096 and 8192, L = 32: 2.8 and 11.3 ms)
 OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
 TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (_tsm.py) for min(M, N) <= this
 TSM_MIN_ELEMENTS = 1 << 20      # and max(M, N) * K >= this
@@ -74,12 +75,12 @@ def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first d
 
 def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first digits") -> float:
     """ozaki2-int8's estimated time with L moduli: the fixed cost, the scan, one int8 GEMM per
-    modulus over Kp (2 L M N Kp operations) at the int8 rate, the residues (L bytes a digit,
-    zeroed then written), the int32 products written and read once, and the reconstruction
-    at CRT_ENTRY_SECONDS per entry and modulus."""
+    modulus over Kp (2 L M N Kp operations) at the int8 rate, the residues (operands read, L
+    bytes a digit written) and their int32 products written, and the reconstruction (which
+    reads them) at CRT_ENTRY_SECONDS per entry and modulus."""
     kp = -(-k // 16) * 16
     ops = 2 * m * n * kp * moduli
-    traffic = (16 + 2 * moduli) * (m * k + k * n) + (8 * moduli + 16) * m * n
+    traffic = (16 + moduli) * (m * k + k * n) + 4 * moduli * m * n
     return CRT_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + ops / (INT8_GEMM_TOPS * 1e12) + \
         traffic / (MEMORY_GBS * 1e9) + m * n * moduli * CRT_ENTRY_SECONDS
 

@@ -41,7 +41,7 @@ MARKERS = {"fma/accurate": ("o", "-"), "fma/sloppy": ("s", "--"), "nofma/accurat
 SHIFT = 1.04
 OPS = ["add", "sub", "mul", "div", "sqrt"]
 ALGORITHMS = {"blocked": "tab:blue", "ozaki-fp64": "tab:purple",  # rgemm's, as plotted
-              "ozaki-int8": "tab:orange"}
+              "ozaki-int8": "tab:orange", "ozaki2-int8": "tab:green"}
 U2 = float(accuracy.U2)
 # Section 5's series: (label, rgemm keywords), and the rows and columns of C checked exactly
 SIZE_SERIES = [("classic (blocked)", dict(algorithm="blocked")),
@@ -49,8 +49,27 @@ SIZE_SERIES = [("classic (blocked)", dict(algorithm="blocked")),
                ("ozaki-fp64, accuracy=bound", dict(algorithm="ozaki-fp64", accuracy="bound")),
                ("ozaki-int8", dict(algorithm="ozaki-int8")),
                ("ozaki-int8, accuracy=bound", dict(algorithm="ozaki-int8", accuracy="bound")),
+               ("ozaki2-int8", dict(algorithm="ozaki2-int8")),
+               ("ozaki2-int8, accuracy=bound", dict(algorithm="ozaki2-int8", accuracy="bound")),
                ("auto (default)", dict(algorithm="auto"))]
 SIZE_SAMPLES = 8
+
+
+def _plan_size(info) -> str | None:
+    """An Ozaki plan's size as the tables show it: "S = 6" (scheme I) or "L = 32" (scheme II),
+    None where no Ozaki scheme ran."""
+    if not info.get("algorithm", "").startswith("ozaki"):
+        return None
+    return f"S = {info['slices']}" if "slices" in info else f"L = {info['moduli']}"
+
+
+def _own_bound(info, kw) -> float | None:
+    """The default rule's own bound of the Ozaki scheme that ran (None: none ran, or
+    accuracy="bound", whose bound is the classic one)."""
+    if kw.get("accuracy", "classic") != "classic" or _plan_size(info) is None:
+        return None
+    return accuracy.bound("ozaki", Options(), info["slices"]) if "slices" in info else \
+        accuracy.bound("ozaki2", Options())
 
 
 def _name(v: Options) -> str:
@@ -169,7 +188,7 @@ def _algorithms(spreads, m, ks, devices, checks, progress):
                 checks.devices(what, results["cpu"], results["gpu"])
             info = infos["cpu"]
             row = dict(k=k, spread=e, variant=algorithm, bound=limit,
-                       slices=info.get("slices") if info["algorithm"] == algorithm != "blocked"
+                       slices=_plan_size(info) if info["algorithm"] == algorithm != "blocked"
                        else None,
                        fallback=info.get("fallback"))
             for device, result in results.items():
@@ -206,14 +225,12 @@ def _against_n(sizes, device, checks, progress):
             error = accuracy.gemm_error(c, a, b, rows=picks, cols=picks).max
             del c
             ran = info.get("algorithm", kw["algorithm"])
-            own = accuracy.bound("ozaki", Options(), info["slices"]) \
-                if ran.startswith("ozaki") and kw.get("accuracy", "classic") == "classic" \
-                else limit
+            own = _own_bound(info, kw) or limit
             checks.bound(f"rgemm {label} N={n} ({device})", error, min(limit, own))
             classic = error if label.startswith("classic") else classic
             rows.append(dict(n=n, series=label, error=error, bound=min(limit, own),
                              ratio=error / classic if classic else None, ran=ran,
-                             slices=info.get("slices") if ran.startswith("ozaki") else None,
+                             slices=_plan_size(info),
                              seconds=seconds, gflops=2 * n ** 3 / seconds / 1e9, note=""))
             progress.update()
     return rows
@@ -343,10 +360,10 @@ def _plot_algorithms(rows, path):
                             markersize=7, label="GPU" if name == "blocked" else None)
             if name != "blocked":
                 for r in mine:
-                    ax.annotate(f"S={r['slices']}" if r["slices"] else "fallback",
+                    ax.annotate(r["slices"].replace(" ", "") if r["slices"] else "fallback",
                                 (r["spread"], max(r["cpu"], 1e-3)), textcoords="offset points",
                                 xytext=(0, (-12 if style == "-" else 6)
-                                        * (2 if name == "ozaki-int8" else 1)), ha="center",
+                                        * (1 + list(ALGORITHMS).index(name) // 2)), ha="center",
                                 fontsize=7, color=color)
         ax.semilogy(xs, [mine[0]["bound"]] * len(xs), "k" + ("--" if style == "-" else ":"),
                     linewidth=0.8, label=f"bound, K = {k}")
@@ -357,7 +374,8 @@ def _plot_algorithms(rows, path):
 
 def _plot_against_n(rows, device, path):
     fig, ax = figure((7, 4.5))
-    colors = ["tab:blue", "tab:purple", "tab:purple", "tab:orange", "tab:orange", "black"]
+    colors = ["tab:blue", "tab:purple", "tab:purple", "tab:orange", "tab:orange", "tab:green",
+              "tab:green", "black"]
     for (label, kw), color in zip(SIZE_SERIES, colors):
         mine = [r for r in rows if r["series"] == label and r["error"] is not None]
         ax.loglog([r["n"] for r in mine], [max(r["error"], 1e-3) for r in mine],
@@ -372,7 +390,7 @@ def _plot_against_n(rows, device, path):
 
 
 def _against_n_table(rows) -> list:
-    lines = ["| N | series | ran | S | error (u²) | / classic | bound | time (s) | GFLOP/s |",
+    lines = ["| N | series | ran | S / L | error (u²) | / classic | bound | time (s) | GFLOP/s |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["error"] is None:
@@ -405,14 +423,14 @@ def _variant_table(rows, key, title, cell) -> list:
 def _algorithm_table(rows) -> list:
     ozaki = [name for name in ALGORITHMS if name != "blocked"]
     lines = ["| K | spread e | classic (blocked) | " + " | ".join(
-        f"{name} | {name} S or fallback" for name in ozaki) + " | bound |",
+        f"{name} | {name} S / L or fallback" for name in ozaki) + " | bound |",
         "|---|---|---|" + "---|---|" * len(ozaki) + "---|"]
     for k, e in sorted({(r["k"], r["spread"]) for r in rows}):
         mine = {r["variant"]: r for r in rows if (r["k"], r["spread"]) == (k, e)}
         cells = []
         for name in ozaki:
             r = mine[name]
-            cells.append(f"{r['cpu']:.3g} | " + (f"S = {r['slices']}" if r["slices"]
+            cells.append(f"{r['cpu']:.3g} | " + (r["slices"] if r["slices"]
                                                    else f"fallback: {r['fallback']}"))
         lines.append(f"| {k} | {e} | {mine['blocked']['cpu']:.3g} | " + " | ".join(cells)
                      + f" | {mine['blocked']['bound']:.4g} |")
@@ -465,7 +483,9 @@ def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, size_rows, size
             "and ozaki-int8 (docs/ozaki.md): their S grows with the spread (the slices must "
             "reach the small entries) until they need more than 16 (fp64) or 32 (int8) or an "
             "entry lies more than 2^450 below its row's largest, and they fall back to the "
-            "classic kernel (then the columns are the same result). Componentwise error, max "
+            "classic kernel (then the columns are the same result); ozaki2-int8 (scheme II): "
+            "its operands' bits, and so its moduli L, grow with the spread until it needs "
+            "more than 160 bits or 40 moduli. Componentwise error, max "
             "over C; all are proven within the same bound. The Ozaki schemes run with the "
             "default rule (accuracy=\"classic\": the slices' truncation at most u² (|A||B|)ij, "
             "docs/ozaki.md).", "",
@@ -476,8 +496,9 @@ def _markdown(element_rows, gemm_rows, dot_rows, algorithm_rows, size_rows, size
             f"C = A·B, A and B N×N with entries uniform in [−1, 1) (all 106 bits random), on "
             f"the {device.upper()}; the error of {SIZE_SAMPLES}×{SIZE_SAMPLES} sampled entries of "
             "C, exact; the time of one call after a warm-up. The Ozaki schemes under both rules "
-            "for S: accuracy=\"classic\" (the default: the slices' truncation at most "
-            "u² (|A||B|)ij, bound `accuracy.bound(\"ozaki\", variant, S)`) and "
+            "for S (scheme II: for its bits and so L): accuracy=\"classic\" (the default: the "
+            "truncation at most u² (|A||B|)ij, bound `accuracy.bound(\"ozaki\", variant, S)`, "
+            "`accuracy.bound(\"ozaki2\")`) and "
             "accuracy=\"bound\" (the fewest slices that meet the classic bound, the rule "
             "before; faster, and at large N up to ~100× less accurate than the classic "
             "kernel). \"/ classic\": the ratio to the classic kernel's error on the same "

@@ -63,7 +63,8 @@ from .timing import gflops, time_best, time_gpu, time_gpu_graph, time_on, time_w
 BATCHED_CALLS = 20          # launches of a captured rgemm_batched call timed together (GPU)
 SUITES = ("rgemm", "baselines", "fma", "batched", "transfers", "tsm", "linalg")
 OPTIONAL_SUITES = ("dask",)  # need an extra; left out of "all"
-RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64")  # the classic kernel and the Ozaki scheme
+# the classic kernel and the Ozaki schemes (I on float64, II on int8) of both devices
+RGEMM_ALGORITHMS = ("blocked", "ozaki-fp64", "ozaki2-int8")
 VARIANTS = [Options(True, "accurate"), Options(True, "sloppy"), Options(False, "accurate"),
             Options(False, "sloppy")]
 DEFAULT = Options()
@@ -212,11 +213,11 @@ def suite_rgemm(plan: Plan, progress) -> dict:
 
 
 def _algorithms(plan, ceiling_rows, summary, progress):
-    """The classic kernel against Ozaki scheme I at the default variant: DD GFLOP/s, the
+    """The classic kernel against Ozaki schemes I and II at the default variant: DD GFLOP/s, the
     engine's share (classic: of the in-register ceiling; ozaki-fp64: slice GEMM flops over the
-    engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N; ozaki-int8 (GPU only):
-    its int8 GEMM operations over cuBLAS's int8 rate at N = 8192), S and the number of slice
-    GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
+    engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N; ozaki-int8 (GPU only)
+    and ozaki2-int8 (on the GPU; on the CPU as ozaki-fp64): its int8 GEMM operations over
+    cuBLAS's int8 rate at N = 8192), S (scheme II: L, the moduli) and the number of GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
     algorithm="auto" picks (ddblas/blas/auto.py's cost model)."""
     rows = []
     sizes = [("gpu", n) for n in plan.gpu_sizes if gpu_available()]
@@ -240,13 +241,17 @@ def _algorithms(plan, ceiling_rows, summary, progress):
                 s = info["slices"]
                 share = n * n * introspect.ozaki_int8_padded(n) * s * (s + 1) / t / 1e12 / summary[
                     "cublas_int8_tops"]
+            elif info["algorithm"] == "ozaki2-int8" and device == "gpu":  # L products over Kp
+                share = 2 * n * n * introspect.ozaki_int8_padded(n) * info["moduli"] / t / 1e12 \
+                    / summary["cublas_int8_tops"]
             elif ozaki:
                 share = info["gemms"] * rate / engine
             else:
                 share = rate / _ceiling(ceiling_rows, device, variant_name(DEFAULT),
                                         None if device == "gpu" else get_cpu_threads())
             rows.append(dict(device=device, n=n, algorithm=algorithm, variant=variant_name(
-                DEFAULT), seconds=t, gflops=rate, slices=info.get("slices") if ozaki else None,
+                DEFAULT), seconds=t, gflops=rate,
+                slices=info.get("slices", info.get("moduli")) if ozaki else None,
                 gemms=info["gemms"] if ozaki else None, fallback=info.get("fallback"),
                 engine_fraction=share, error=accuracy.gemm_error(c, a, b, **sample).max,
                 auto="yes" if algorithm == picked else ""))

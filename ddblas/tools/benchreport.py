@@ -38,11 +38,11 @@ TABLES = {
         ("n", "N", "d"), ("threads", "threads", "d"), ("vectorize", "vectorised", "s"),
         ("gflops", "GFLOP/s", ".2f"), ("speedup", "speed-up", ".1fx"),
         ("ceiling_fraction", "of ceiling", "%"), ("seconds", "s", ".4f")]),
-    "rgemm-algorithms": ("rgemm algorithms: the classic kernel and Ozaki scheme I (default "
-                         "variant)", [
+    "rgemm-algorithms": ("rgemm algorithms: the classic kernel and Ozaki schemes I and II "
+                         "(default variant)", [
         ("device", "device", "s"), ("n", "N", "d"), ("algorithm", "algorithm", "s"),
         ("gflops", "GFLOP/s", ".3g"), ("engine_fraction", "of engine", "%"),
-        ("slices", "S", "d"), ("gemms", "slice GEMMs", "d"), ("error", "error u²", ".3g"),
+        ("slices", "S / L", "d"), ("gemms", "GEMMs", "d"), ("error", "error u²", ".3g"),
         ("fallback", "fallback", "s"), ("seconds", "s", ".4f"), ("auto", "auto picks", "s")]),
     "baselines": ("ddblas against other libraries (same inputs; speed-up of the faster ddblas "
                   "algorithm)", [
