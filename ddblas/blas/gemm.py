@@ -5,10 +5,11 @@ and its dispatch table RUNNERS: the classic kernels launched here (kernels.h: th
 both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled and register-blocked GPU
 kernels), which all sum each C element over k in increasing order, so all of them and both
 devices agree bit for bit; "tsm" (ddblas/_tsm.py: the tall-and-skinny kernel, the same order on
-both devices); "ozaki-fp64" and "ozaki-int8" (ddblas/_ozaki.py, cuda_src/ozaki.h,
-docs/ozaki.md), exact float64 or int8 slice products accumulated in DD: a different result
-within the same bound, equal on both devices. algorithm="auto" (the default) chooses among
-classic, tsm, ozaki-fp64 and ozaki-int8 by ddblas/_auto.py's shape rule and cost model.
+both devices); "ozaki-fp64" and "ozaki-int8" (ozaki.py, cuda_src/ozaki.h, docs/ozaki.md), exact
+float64 or int8 slice products accumulated in DD, and "ozaki2-int8" (ozaki2.py, cuda_src/crt.h
+and ozaki2.h), exact integer products from int8 residues reconstructed into DD: a different
+result within the same bound, equal on both devices. algorithm="auto" (the default) chooses
+among classic, tsm and the Ozaki schemes by auto.py's shape rule and cost model.
 """
 from __future__ import annotations
 
@@ -81,9 +82,9 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     "auto" (the default) picks by the shape and a cost model of measured rates (ddblas/_auto.py,
     docs/ozaki.md): "tsm" on both devices for tall-and-skinny products (min(M, N) <= 32 and
     max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
-    kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64 and
-    ozaki-int8 has the lowest estimated time (from the number of slices one scan of the data
-    gives each). All meet the bound below, and with accuracy="classic" (the default) the Ozaki
+    kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64,
+    ozaki-int8 and ozaki2-int8 has the lowest estimated time (from the slices or moduli one
+    scan of the data gives each). All meet the bound below, and with accuracy="classic" (the default) the Ozaki
     schemes are at least as accurate as the classic kernel, so "auto" is too; its choice and
     the reason are in info["algorithm"] and info["auto"] and in a debug message of the logger
     "ddblas". Results equal the CPU's bit for bit when both devices pick the same algorithm;
@@ -109,17 +110,25 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     [-127, 127]) whose products are exact int8 x int8 -> int32 GEMMs (cuBLAS on the GPU, NumPy
     on the CPU), the products of one t + u as one GEMM over the concatenated K; the same bound,
     the same result on CPU and GPU and the same fallbacks (S up to 32; about 17 for full DD
-    data). accuracy: how the Ozaki schemes choose their number of slices S: "classic" (the
-    default) the fewest that also keep the slices' truncation at most u^2 (|op(A)||op(B)|)_ij,
-    so that the error stays at the classic kernel's level or below (and within
-    accuracy.bound("ozaki", variant, S), at most about 100 u^2 whatever K); "bound" the fewest
-    that meet the bound below (faster: S = 5 instead of 6 for ozaki-fp64 and 15 instead of 17
+    data). "ozaki2-int8" (both devices; Ozaki scheme II): op(A) and op(B) truncated to a-bit
+    integers per row / column, their product computed exactly from its residues modulo L
+    moduli <= 256 (one int8 GEMM each) and reconstructed by the Chinese remainder theorem in
+    exact multi-limb integers, rounded once to DD (a = 110, L = 32 for full DD data at
+    N = 8192: 20.6 DD TFLOP/s on an H100); the same bound, result and fallbacks (a up to 160,
+    L up to 40). accuracy: how the Ozaki schemes choose their number of slices S (scheme II:
+    its bits a): "classic" (the default) the fewest that also keep the truncation at most
+    u^2 (|op(A)||op(B)|)_ij, so that the error stays at the classic kernel's level or below
+    (and within accuracy.bound("ozaki", variant, S), at most about 100 u^2 whatever K, or
+    accuracy.bound("ozaki2", variant), 10 u^2 for fma/accurate); "bound" the fewest that meet
+    the bound below (faster: S = 5 instead of 6 for ozaki-fp64 and 15 instead of 17
     for ozaki-int8 on full DD data, but up to about 100 times the classic kernel's error at
     large K; docs/ozaki.md, "The accuracy-faithful rule"). info: a dict to fill with what was done ("algorithm"; for "auto" its
     reason, "auto"; when an Ozaki algorithm ran or fell back
     "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "bound" (the GEMM that gave
     S's lower bound: "int8 first digits" or "float64"), "fallback", "seconds" per
-    phase (plan, slice, gemm, accumulate); asking for it synchronizes the GPU between phases);
+    phase (plan, slice, gemm, accumulate; scheme II: "moduli" and "bits" instead of "slices" and
+    "beta", phases plan, residues, gemm, reconstruct); asking for it synchronizes the GPU
+    between phases);
     left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
     device: None (the default) runs on the operands' device. device="gpu" with host (NumPy)
@@ -139,8 +148,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     (|alpha| |op(A)||op(B)| + |beta| |C0|) componentwise, with c_first = c_mul and c_acc = c_add
     for the accurate variants (2 c_mul + K c_add) and, for the sloppy ones (the fused
     multiply-add), c_first = c_prod and c_acc = c_add (docs/algorithms.md, "Matrix products";
-    accuracy.bound("gemm", variant, K)); tsm's pieces meet it too; ozaki-fp64 and ozaki-int8
-    meet the same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996 in magnitude and
+    accuracy.bound("gemm", variant, K)); tsm's pieces meet it too; ozaki-fp64, ozaki-int8 and
+    ozaki2-int8 meet the same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996 in magnitude and
     products up to 2^1000 (beyond: inf or nan in C).
     """
     return _gemmcall.execute(_gemmcall.prepare(
