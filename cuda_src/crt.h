@@ -119,7 +119,7 @@ constexpr int CRT_GROUP = 8;
 // same for g + 1 .. G - 1. The limb sums stay below 2^31 (static_assert above).
 template <int B, int g, int G>
 DD_HD void crt_add_modulus(const int *first, const int *p, index_t chunks, index_t plane,
-                           int count, const int *q, const double *frac, int *limb,
+                           int count, int quads, const int *q, const double *frac, int *limb,
                            double &quotient) {
     if constexpr (g < G) {
         constexpr int l = B + g;
@@ -127,21 +127,25 @@ DD_HD void crt_add_modulus(const int *first, const int *p, index_t chunks, index
             const int u = crt_unsigned_residue<OZAKI2_MODULI[l]>(first[g], p + l * chunks * plane,
                                                                 chunks, plane);
             quotient += u * frac[l];
-            const CrtQuad *quads = reinterpret_cast<const CrtQuad *>(q + l * OZAKI2_LIMBS);
+            const CrtQuad *quad = reinterpret_cast<const CrtQuad *>(q + l * OZAKI2_LIMBS);
 #pragma unroll
             for (int k = 0; k < OZAKI2_LIMBS / 4; ++k) {
-                const CrtQuad w = quads[k];
+                if (k < quads) {  // the limbs above P's are 0 in every q_l
+                    const CrtQuad w = quad[k];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) limb[4 * k + i] += u * w.v[i];
+                    for (int i = 0; i < 4; ++i) limb[4 * k + i] += u * w.v[i];
+                }
             }
-            crt_add_modulus<B, g + 1, G>(first, p, chunks, plane, count, q, frac, limb, quotient);
+            crt_add_modulus<B, g + 1, G>(first, p, chunks, plane, count, quads, q, frac, limb,
+                                         quotient);
         }
     }
 }
 
-// crt_accumulate<B>: crt_add_modulus for the moduli B .. count - 1, a group at a time.
+// crt_accumulate<B>: crt_add_modulus for the moduli B .. count - 1, a group at a time; quads:
+// the groups of four limbs that hold P (the rest of q is 0).
 template <int B>
-DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count,
+DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count, int quads,
                           const int *q, const double *frac, int *limb, double &quotient) {
     if constexpr (B < OZAKI2_MAX_MODULI) {
         if (B < count) {
@@ -150,8 +154,9 @@ DD_HD void crt_accumulate(const int *p, index_t chunks, index_t plane, int count
             int first[G];
 #pragma unroll
             for (int g = 0; g < G; ++g) first[g] = B + g < count ? p[(B + g) * chunks * plane] : 0;
-            crt_add_modulus<B, 0, G>(first, p, chunks, plane, count, q, frac, limb, quotient);
-            crt_accumulate<B + G>(p, chunks, plane, count, q, frac, limb, quotient);
+            crt_add_modulus<B, 0, G>(first, p, chunks, plane, count, quads, q, frac, limb,
+                                     quotient);
+            crt_accumulate<B + G>(p, chunks, plane, count, quads, q, frac, limb, quotient);
         }
     }
 }

@@ -29,12 +29,12 @@ DD_HD void ozaki2_digits(dd x, index_t e, index_t bits, int *d) {
 // epilogue (ozaki_store_entry).
 template <class V>
 DD_HD void ozaki2_finish_entry(const int *p, index_t chunks, index_t plane, index_t count,
-                               const int *q, const double *frac, const int *p_limb, index_t e,
+                               index_t quads, const int *q, const double *frac, const int *p_limb, index_t e,
                                dd alpha, dd beta, double *c_hi, double *c_lo, index_t off,
                                index_t flags) {
     int limb[OZAKI2_LIMBS] = {};
     double quotient = 0.0;
-    crt_accumulate<0>(p, chunks, plane, int(count), q, frac, limb, quotient);
+    crt_accumulate<0>(p, chunks, plane, int(count), int(quads), q, frac, limb, quotient);
     // The nearest integer to sum u_l q_l / P: its fraction is within 1/4 of an integer (|C'| <=
     // P / 4 by the plan), and the float64 sum is off by far less.
     int exponent;
@@ -65,13 +65,14 @@ DDBLAS_KERNEL ddblas_ozaki2_residues(ddblas::index_t R, ddblas::index_t C, ddbla
 
 // finish: C[i, j] = gemm_epilogue(C'_ij 2^(row_exp[i] + col_exp[j] - shift)) (alpha, beta, flags
 // as in gemm.h), C' reconstructed from the int32 products[(l chunks + c) M ldp + i ldp + j] of
-// the first `count` moduli (q: their CRT constants' limbs, count x OZAKI2_LIMBS; frac: q_l / P
-// in float64; p_limb: P's limbs), stored canonically through C's strides.
+// the first `count` moduli (q: their CRT constants' limbs, count x OZAKI2_LIMBS, of which the
+// first 4 quads can be nonzero; frac: q_l / P in float64; p_limb: P's limbs), stored canonically
+// through C's strides.
 #define DDBLAS_OZAKI2_FINISH_KERNEL(V)                                                             \
     DDBLAS_KERNEL ddblas_ozaki2_finish_##V(                                                        \
-        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, ddblas::index_t chunks,       \
-        const int *products, ddblas::index_t ldp, const int *q, const double *frac,                \
-        const int *p_limb, const ddblas::index_t *row_exp, const ddblas::index_t *col_exp,         \
+        ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, ddblas::index_t quads,        \
+        ddblas::index_t chunks, const int *products, ddblas::index_t ldp, const int *q,            \
+        const double *frac, const int *p_limb, const ddblas::index_t *row_exp, const ddblas::index_t *col_exp,         \
         ddblas::index_t shift, double alpha_hi, double alpha_lo, double beta_hi, double beta_lo,   \
         double *c_hi, double *c_lo, ddblas::index_t c_rs, ddblas::index_t c_cs,                    \
         ddblas::index_t flags) {                                                                   \
@@ -80,7 +81,7 @@ DDBLAS_KERNEL ddblas_ozaki2_residues(ddblas::index_t R, ddblas::index_t C, ddbla
         DDBLAS_FOR_EACH(w, n) {                                                                    \
             const ddblas::index_t i = w / N, j = w % N;                                            \
             ddblas::ozaki2_finish_entry<ddblas::variants::V>(                                      \
-                products + i * ldp + j, chunks, M * ldp, count, q, frac, p_limb,                   \
+                products + i * ldp + j, chunks, M * ldp, count, quads, q, frac, p_limb,            \
                 row_exp[i] + col_exp[j] - shift, alpha, beta, c_hi, c_lo, i * c_rs + j * c_cs,     \
                 flags);                                                                            \
         }                                                                                          \

@@ -208,6 +208,8 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
 
     ldp = -(-n // 4) * 4
     q, frac, p_limb = (xp.asarray(t) for t in crt_tables(p.moduli))
+    width = 4 * constants()["limb_bits"]  # a quad of limbs
+    quads = -(-modulus_product(p.moduli).bit_length() // width)
     rb = residues(be, op_b.T, p.col_exp, p, ldp)
     lap("residues")
     gemm = _ozaki.int8_gemm(device)
@@ -226,6 +228,6 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
                 gemm(ra[mod, :, k0:k1], rb[mod, :, k0:k1], products[mod * p.chunks + s])
         lap("gemm")
         be.launch("ddblas_ozaki2_finish_" + suffix, (r1 - r0) * n, r1 - r0, n, p.moduli,
-                  p.chunks, products, ldp, q, frac, p_limb, row_exp[r0:r1], _backend.contiguous(p.col_exp),
+                  quads, p.chunks, products, ldp, q, frac, p_limb, row_exp[r0:r1], _backend.contiguous(p.col_exp),
                   2 * p.bits, *alpha, *beta, c.hi[r0:r1], c.lo[r0:r1], c_rs, c_cs, flags)
         lap("reconstruct")
