@@ -72,10 +72,10 @@ DDBLAS_KERNEL ddblas_ozaki2_residues(ddblas::index_t R, ddblas::index_t C, ddbla
     DDBLAS_KERNEL ddblas_ozaki2_finish_##V(                                                        \
         ddblas::index_t M, ddblas::index_t N, ddblas::index_t count, ddblas::index_t quads,        \
         ddblas::index_t chunks, const int *products, ddblas::index_t ldp, const int *q,            \
-        const double *frac, const int *p_limb, const ddblas::index_t *row_exp, const ddblas::index_t *col_exp,         \
-        ddblas::index_t shift, double alpha_hi, double alpha_lo, double beta_hi, double beta_lo,   \
-        double *c_hi, double *c_lo, ddblas::index_t c_rs, ddblas::index_t c_cs,                    \
-        ddblas::index_t flags) {                                                                   \
+        const double *frac, const int *p_limb, const ddblas::index_t *row_exp,                     \
+        const ddblas::index_t *col_exp, ddblas::index_t shift, double alpha_hi, double alpha_lo,   \
+        double beta_hi, double beta_lo, double *c_hi, double *c_lo, ddblas::index_t c_rs,          \
+        ddblas::index_t c_cs, ddblas::index_t flags) {                                                                   \
         const ddblas::index_t n = M * N;                                                           \
         const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                  \
         DDBLAS_FOR_EACH(w, n) {                                                                    \
