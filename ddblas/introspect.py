@@ -82,7 +82,8 @@ def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None,
     opts = resolve(fma, add)
     return _auto.choose(a.device, a.shape[0], b.shape[1], a.shape[1], opts.suffix,
                         lambda: _gemmcall.plans(a, b, opts, None, _gemmcall.OZAKI_ENGINES,
-                                                 accuracy))[0]
+                                                 accuracy),
+                        lambda: _gemmcall.cpu_rates(opts, _gemm.RUNNERS))[0]
 
 
 # ---- the Ozaki scheme's engines ----

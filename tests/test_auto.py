@@ -29,10 +29,40 @@ def _planned(slices=5, int8_slices=15, fallback=None, int8_fallback=None):
                                         bound="int8 first digits")}
 
 
-def test_cpu_always_uses_the_classic_kernel():
-    for shape in [(1, 1, 1), (8192, 8192, 8192)]:
-        algorithm, reason, plan = _auto.choose("cpu", *shape, FMA, _never_planned)
-        assert algorithm == "blocked" and "CPU" in reason and plan is None
+def _cpu_rates(classic: float):
+    """CPU rates as gemmcall.cpu_rates measures them (2 cores, about), the classic kernel's
+    given."""
+    return lambda: _auto.Rates(classic={FMA: classic}, dgemm=100.0, int8=0.1, memory=20.0,
+                               fixed=(0.0, 0.0, 0.0), crt_entry=_auto.CPU_CRT_ENTRY_SECONDS)
+
+
+def _never_measured():
+    raise AssertionError("the CPU's rates must not be measured here")
+
+
+def test_cpu_chooses_by_its_measured_rates():
+    """Small CPU products run the classic kernel without planning or measuring; larger ones
+    compare the classic kernel with the Ozaki engines at the measured rates: a slow classic
+    kernel (2.35 DD GFLOP/s, issue 18's 2-core figure) loses to ozaki-fp64 at N = 1024, a fast
+    one (8) wins without a scan."""
+    algorithm, reason, plan = _auto.choose("cpu", 512, 512, 512, FMA, _never_planned,
+                                           _never_measured)
+    assert algorithm == "blocked" and "CPU" in reason and plan is None
+    algorithm, reason, plan = _auto.choose("cpu", 1024, 1024, 1024, FMA, _never_planned,
+                                           _cpu_rates(8.0))
+    assert algorithm == "blocked" and "measured" in reason and plan is None
+    algorithm, reason, plan = _auto.choose("cpu", 1024, 1024, 1024, FMA, _planned(6),
+                                           _cpu_rates(2.35))
+    assert algorithm == "ozaki-fp64" and plan.slices == 6 and "CPU rates" in reason
+
+
+def test_cpu_rates_are_measured_once():
+    """gemmcall.cpu_rates measures positive rates for the variant and caches them."""
+    from ddblas.blas import gemm, gemmcall
+    opts = ddblas.Options()
+    rates = gemmcall.cpu_rates(opts, gemm.RUNNERS)
+    assert rates.classic[opts.suffix] > 0 and rates.dgemm > 0 and rates.memory > 0
+    assert gemmcall.cpu_rates(opts, gemm.RUNNERS) is rates
 
 
 def test_small_gpu_products_skip_the_plan():

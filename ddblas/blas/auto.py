@@ -1,18 +1,21 @@
 """rgemm(algorithm="auto"): the classic kernel, ozaki-fp64, ozaki-int8 or ozaki2-int8, by a
-cost model of measured rates.
+cost model of rates.
 
-All three meet the same documented bound, so the choice is about time only. The rates are the
-H100 figures of docs/performance.md; they are constants, not measured at import. The model
-(docs/ozaki.md, "algorithm='auto'"):
-- CPU: the classic kernel (measured faster than ozaki-fp64 at N = 256..1024 on 2 and 16 cores);
-- GPU, M*N*K < OZAKI_MIN_WORK: the classic kernel, without planning (the Ozaki schemes' fixed
-  cost, ~2-4 ms, is about the classic kernel's whole time at N = 1024, 2.2 ms, and more below);
-- GPU, larger: one scan of the data (an int8 GEMM of first digits) gives both engines' S; the
+All of them meet the same documented bound, so the choice is about time only. The GPU's rates
+are the H100 figures of docs/performance.md (constants, GPU_RATES); the CPU's are measured on
+the machine at its first large product (CPU_RATES_SIZE, cached for the process by
+gemmcall.cpu_rates). The model (docs/ozaki.md, "algorithm='auto'"):
+- M*N*K below OZAKI_MIN_WORK (GPU) or CPU_OZAKI_MIN_WORK (CPU): the classic kernel, without
+  planning (the Ozaki schemes' fixed costs are about the classic kernel's whole time there);
+- CPU, larger: the classic kernel unless ozaki-fp64 with TYPICAL_SLICES is estimated faster at
+  the measured rates (so that the scan is paid only where an Ozaki scheme may win);
+- then one scan of the data (an int8 GEMM of first digits) gives every engine's plan; the
   algorithm with the smallest estimate runs (an engine whose plan falls back is left out).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 # classic kernel, GPU, GFLOP/s by variant: "blocked b=4", NN, N = 8192
 CLASSIC_GPU_GFLOPS = {"fma_accurate": 1080.7, "fma_sloppy": 1923.3, "nofma_accurate": 859.4,
@@ -26,8 +29,32 @@ CRT_FIXED_SECONDS = 3.0e-3      # ozaki2-int8's time beyond its GEMMs, passes an
 CRT_ENTRY_SECONDS = 5.3e-12     # ozaki2-int8's reconstruction per entry of C and modulus
                                 # (N = 4096 and 8192, L = 32: 2.8 and 11.3 ms)
 OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
+CPU_OZAKI_MIN_WORK = 768 ** 3   # the same on the CPU (the classic kernel won at N <= 512 on
+                                # 2 and 16 threads, docs/performance.md)
+CPU_RATES_SIZE = 384            # N of the CPU's calibration products (DD classic, float64 GEMM)
+CPU_CRT_ENTRY_SECONDS = 9e-9    # ozaki2-int8's reconstruction per entry and modulus, 2 CPU
+                                # cores (N = 1024, L = 32: 0.31 s); not measured at first use
+TYPICAL_SLICES = 6              # ozaki-fp64's S on random full-precision data, accuracy="classic"
 TSM_MAX_COLUMNS = 32            # the tall-and-skinny kernel (_tsm.py) for min(M, N) <= this
 TSM_MIN_ELEMENTS = 1 << 20      # and max(M, N) * K >= this
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What the cost model runs on: the classic kernel's DD GFLOP/s by variant suffix, the
+    float64 GEMM's GFLOP/s, the int8 GEMM's TOP/s (on the CPU: NumPy's float64 GEMM of the
+    digits), the memory's GB/s (read + written), the Ozaki schemes' fixed seconds (fp64, int8,
+    crt) and scheme II's reconstruction seconds per entry of C and modulus."""
+    classic: Mapping[str, float]
+    dgemm: float
+    int8: float
+    memory: float
+    fixed: tuple[float, float, float]
+    crt_entry: float
+
+
+GPU_RATES = Rates(CLASSIC_GPU_GFLOPS, FP64_GEMM_GFLOPS, INT8_GEMM_TOPS, MEMORY_GBS,
+                  (OZAKI_FIXED_SECONDS, INT8_FIXED_SECONDS, CRT_FIXED_SECONDS), CRT_ENTRY_SECONDS)
 
 
 def tsm_suits(m: int, n: int, k: int) -> bool:
@@ -35,21 +62,22 @@ def tsm_suits(m: int, n: int, k: int) -> bool:
     return min(m, n) <= TSM_MAX_COLUMNS and max(m, n) * k >= TSM_MIN_ELEMENTS
 
 
-def classic_seconds(m: int, n: int, k: int, suffix: str) -> float:
-    """The classic GPU kernel's estimated time: 2MNK flops at the variant's measured rate."""
-    return 2 * m * n * k / (CLASSIC_GPU_GFLOPS[suffix] * 1e9)
+def classic_seconds(m: int, n: int, k: int, suffix: str, rates: Rates = GPU_RATES) -> float:
+    """The classic kernel's estimated time: 2MNK flops at the variant's rate."""
+    return 2 * m * n * k / (rates.classic[suffix] * 1e9)
 
 
-def _scan_seconds(m: int, n: int, k: int, bound: str) -> float:
+def _scan_seconds(m: int, n: int, k: int, bound: str, rates: Rates) -> float:
     """The plan's data scan (docs/ozaki.md "The lower bound"): a few passes over op(A) and
     op(B) and one GEMM, of int8 first digits or (where those prove nothing) float64."""
     kp = -(-k // 16) * 16
-    gemm = 2 * m * n * k / (FP64_GEMM_GFLOPS * 1e9) if bound == "float64" else \
-        2 * m * n * kp / (INT8_GEMM_TOPS * 1e12)
-    return gemm + 64 * (m * k + k * n) / (MEMORY_GBS * 1e9)
+    gemm = 2 * m * n * k / (rates.dgemm * 1e9) if bound == "float64" else \
+        2 * m * n * kp / (rates.int8 * 1e12)
+    return gemm + 64 * (m * k + k * n) / (rates.memory * 1e9)
 
 
-def ozaki_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits") -> float:
+def ozaki_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits",
+                  rates: Rates = GPU_RATES) -> float:
     """ozaki-fp64's estimated time with S slices: the fixed cost, the scan, the S(S+1)/2 slice
     products over all of K at the DGEMM rate, and its memory passes (docs/ozaki.md "Cost and
     memory": slicing reads op(A), op(B) and writes S digits; S passes over C read the products
@@ -57,11 +85,12 @@ def ozaki_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first 
     products = slices * (slices + 1) // 2
     flops = 2 * m * n * k * products
     traffic = (16 + 8 * slices) * (m * k + k * n) + (8 * products + 32 * slices) * m * n
-    return OZAKI_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + \
-        flops / (FP64_GEMM_GFLOPS * 1e9) + traffic / (MEMORY_GBS * 1e9)
+    return rates.fixed[0] + _scan_seconds(m, n, k, bound, rates) + \
+        flops / (rates.dgemm * 1e9) + traffic / (rates.memory * 1e9)
 
 
-def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits") -> float:
+def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first digits",
+                 rates: Rates = GPU_RATES) -> float:
     """ozaki-int8's estimated time with S slices: the fixed cost, the scan, the int8 GEMMs of
     the groups s = 2..S+1 over (s-1) Kp of the concatenated K (S(S+1) M N Kp operations) at the
     int8 rate, the slicing (S bytes a digit) and S passes over C (int32 products, DD
@@ -69,11 +98,12 @@ def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first d
     kp = -(-k // 16) * 16
     ops = m * n * kp * slices * (slices + 1)
     traffic = 16 * (m * k + k * n) + slices * kp * (m + n) + 36 * slices * m * n
-    return INT8_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + \
-        ops / (INT8_GEMM_TOPS * 1e12) + traffic / (MEMORY_GBS * 1e9)
+    return rates.fixed[1] + _scan_seconds(m, n, k, bound, rates) + \
+        ops / (rates.int8 * 1e12) + traffic / (rates.memory * 1e9)
 
 
-def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first digits") -> float:
+def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first digits",
+                rates: Rates = GPU_RATES) -> float:
     """ozaki2-int8's estimated time with L moduli: the fixed cost, the scan, one int8 GEMM per
     modulus over Kp (2 L M N Kp operations) at the int8 rate, the residues (operands read, L
     bytes a digit written) and their int32 products written, and the reconstruction (which
@@ -81,43 +111,64 @@ def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first di
     kp = -(-k // 16) * 16
     ops = 2 * m * n * kp * moduli
     traffic = (16 + moduli) * (m * k + k * n) + 4 * moduli * m * n
-    return CRT_FIXED_SECONDS + _scan_seconds(m, n, k, bound) + ops / (INT8_GEMM_TOPS * 1e12) + \
-        traffic / (MEMORY_GBS * 1e9) + m * n * moduli * CRT_ENTRY_SECONDS
+    return rates.fixed[2] + _scan_seconds(m, n, k, bound, rates) + ops / (rates.int8 * 1e12) + \
+        traffic / (rates.memory * 1e9) + m * n * moduli * rates.crt_entry
 
 
 # engine -> (algorithm, its estimate from a plan, the plan's size in words)
 _ESTIMATES = {
-    "fp64": ("ozaki-fp64", lambda m, n, k, p: ozaki_seconds(m, n, k, p.slices, p.bound),
+    "fp64": ("ozaki-fp64", lambda m, n, k, p, r: ozaki_seconds(m, n, k, p.slices, p.bound, r),
              lambda p: f"S = {p.slices}"),
-    "int8": ("ozaki-int8", lambda m, n, k, p: int8_seconds(m, n, k, p.slices, p.bound),
+    "int8": ("ozaki-int8", lambda m, n, k, p, r: int8_seconds(m, n, k, p.slices, p.bound, r),
              lambda p: f"S = {p.slices}"),
-    "crt": ("ozaki2-int8", lambda m, n, k, p: crt_seconds(m, n, k, p.moduli, p.bound),
+    "crt": ("ozaki2-int8", lambda m, n, k, p, r: crt_seconds(m, n, k, p.moduli, p.bound, r),
             lambda p: f"L = {p.moduli}"),
 }
 
 
-def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callable):
+def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callable,
+           cpu_rates: Callable[[], Rates] | None = None):
     """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "tsm", "blocked"
     (the classic kernel of the device), "ozaki-fp64", "ozaki-int8" or "ozaki2-int8", whichever
     is estimated fastest; make_plans() returns {engine: plan} for the Ozaki engines of
-    _ESTIMATES it plans (one scan of the data) and is called only on the GPU for M*N*K >= OZAKI_MIN_WORK; plan is the chosen Ozaki
+    _ESTIMATES it plans (one scan of the data) and is called only for M*N*K at or above the
+    device's threshold (and on the CPU only where ozaki-fp64 may win); cpu_rates() returns the
+    CPU's measured Rates (called only on the CPU above its threshold); plan is the chosen Ozaki
     algorithm's (None otherwise)."""
     if tsm_suits(m, n, k):
         return "tsm", (f"min(M, N) = {min(m, n)} <= {TSM_MAX_COLUMNS}: the tall-and-skinny "
                        f"kernel"), None
     if device == "cpu":
-        return "blocked", "CPU: the classic kernel (faster than ozaki-fp64 as measured)", None
-    if m * n * k < OZAKI_MIN_WORK:
+        if m * n * k < CPU_OZAKI_MIN_WORK:
+            return "blocked", (f"CPU, M*N*K = {m * n * k} < {CPU_OZAKI_MIN_WORK}: the classic "
+                               f"kernel"), None
+        rates = cpu_rates()
+        classic = classic_seconds(m, n, k, suffix, rates)
+        typical = ozaki_seconds(m, n, k, TYPICAL_SLICES, rates=rates)
+        if typical >= classic:
+            return "blocked", (f"CPU: the classic kernel, estimated {classic * 1e3:.3g} ms "
+                               f"against ozaki-fp64's {typical * 1e3:.3g} ms at S = "
+                               f"{TYPICAL_SLICES} ({describe(rates, suffix)})"), None
+    elif m * n * k < OZAKI_MIN_WORK:
         return "blocked", f"M*N*K = {m * n * k} < {OZAKI_MIN_WORK}: the classic kernel", None
+    else:
+        rates = GPU_RATES
     plans = make_plans()
-    options = [("blocked", classic_seconds(m, n, k, suffix), None, f"({suffix})")]
+    options = [("blocked", classic_seconds(m, n, k, suffix, rates), None, f"({suffix})")]
     falls_back = []
     for engine, plan in plans.items():
         name, estimate, size = _ESTIMATES[engine]
         if plan.fallback is not None:
             falls_back.append(f"{name} falls back: {plan.fallback}")
         else:
-            options.append((name, estimate(m, n, k, plan), plan, f"({size(plan)})"))
+            options.append((name, estimate(m, n, k, plan, rates), plan, f"({size(plan)})"))
     algorithm, _, plan, _ = min(options, key=lambda o: o[1])
     estimates = ", ".join(f"{name} {t * 1e3:.3g} ms {note}" for name, t, _, note in options)
-    return algorithm, "; ".join([f"estimated {estimates}"] + falls_back), plan
+    where = [f"CPU rates: {describe(rates, suffix)}"] if device == "cpu" else []
+    return algorithm, "; ".join([f"estimated {estimates}"] + falls_back + where), plan
+
+
+def describe(rates: Rates, suffix: str) -> str:
+    """The rates a CPU choice used, in words."""
+    return (f"classic {rates.classic[suffix]:.3g} DD GFLOP/s, float64 GEMM {rates.dgemm:.3g} "
+            f"GFLOP/s, memory {rates.memory:.3g} GB/s, measured")

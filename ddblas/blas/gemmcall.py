@@ -15,10 +15,13 @@ exact or has the data copied.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from . import auto as _auto
 from ..engines import backend as _backend
@@ -259,12 +262,48 @@ def plans(op_a, op_b, opts: Options, info, engines=("fp64",), accuracy="classic"
     return found
 
 
-def _choose(call: GemmCall, device: str, m: int, info) -> tuple:
+def cpu_rates(opts: Options, runners: dict[str, Callable]) -> _auto.Rates:
+    """The CPU's rates for auto's model, measured at the first call for the variant and the
+    OpenMP thread count, then cached for the process: the classic kernel (runners["blocked"]) and
+    NumPy's float64 GEMM on CPU_RATES_SIZE^3 products, the memory on a 64 MiB copy; best of
+    three, after a warm-up."""
+    return _measured_cpu_rates(opts, _cpu.get_threads(), runners["blocked"])
+
+
+@functools.lru_cache(maxsize=None)
+def _measured_cpu_rates(opts: Options, threads: int, classic: Callable) -> _auto.Rates:
+    n = _auto.CPU_RATES_SIZE
+    rng = np.random.default_rng(0)
+    x = rng.random((n, n))
+    a, b = DDArray(x, x * 2.0 ** -60), DDArray(x.T.copy(), x.T * 2.0 ** -61)
+
+    def best(f) -> float:
+        f()
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - start)
+        return min(times)
+    flops = 2 * n ** 3
+    dd = best(lambda: execute(prepare("rgemm", a, b, algorithm="blocked", fma=opts.fma,
+                                      add=opts.add), {"blocked": classic}))
+    dgemm = best(lambda: x @ x)
+    block = np.ones(1 << 23)       # 64 MiB
+    copy = np.empty_like(block)
+    memory = best(lambda: np.copyto(copy, block))
+    return _auto.Rates(classic={opts.suffix: flops / dd / 1e9}, dgemm=flops / dgemm / 1e9,
+                       int8=flops / dgemm / 1e12, memory=2 * block.nbytes / memory / 1e9,
+                       fixed=(0.0, 0.0, 0.0), crt_entry=_auto.CPU_CRT_ENTRY_SECONDS)
+
+
+def _choose(call: GemmCall, device: str, m: int, info, runners: dict[str, Callable]) -> tuple:
     """(algorithm, reason, plan) of algorithm="auto" for an m-row product on `device`, planned
     on call's operands."""
     algorithm, reason, plan = _auto.choose(
         device, m, call.n, call.k, call.opts.suffix,
-        lambda: plans(call.op_a, call.op_b, call.opts, info, OZAKI_ENGINES, call.accuracy))
+        lambda: plans(call.op_a, call.op_b, call.opts, info, OZAKI_ENGINES, call.accuracy),
+        lambda: cpu_rates(call.opts, runners))
     _log.debug("rgemm M=%d N=%d K=%d on %s: algorithm='auto' chose %s: %s", m, call.n, call.k,
                device, "cpu" if device == "cpu" and algorithm == "blocked" else algorithm,
                reason)
@@ -275,7 +314,7 @@ def _dispatch(call: GemmCall, runners: dict[str, Callable]) -> None:
     """Resolve "auto" and Ozaki's fallback (to "blocked"), then run the runner."""
     algorithm, plan, info = call.algorithm, None, call.info
     if algorithm == "auto":
-        algorithm, reason, plan = _choose(call, call.device, call.m, info)
+        algorithm, reason, plan = _choose(call, call.device, call.m, info, runners)
         if info is not None:
             info["auto"] = reason
     if algorithm in _OZAKI:
@@ -300,7 +339,7 @@ def _pipeline(call: GemmCall, runners: dict[str, Callable]) -> None:
                                    device=out.device, target=out.device, info=None,
                                    algorithm=decided[0])
         if decided[0] == "auto":
-            decided[0], reason, _ = _choose(part, call.target, call.m, None)
+            decided[0], reason, _ = _choose(part, call.target, call.m, None, runners)
             part = dataclasses.replace(part, algorithm=decided[0])
             if call.info is not None:
                 call.info["auto"] = reason + (" (S planned on the first chunk of rows)" if

@@ -76,7 +76,6 @@ BATCHED_FIXED_SECONDS = 1.5e-4
 # are charged by BATCHED_FIXED_SECONDS (batch 1000, 7.6 a multiprocessor, took 0.13 ms on the
 # H100, within the fit). 64 forced one chunk, hence no overlap at all, up to batch 16895.
 MIN_BATCH_CHUNK_PER_SM = 16
-TYPICAL_SLICES = 6            # ozaki-fp64's S on random full-precision data, accuracy="classic"
 TILE_ROWS, TILE_COLS, WAVES = 64, 32, 3   # rgemm's b = 4 tile, and the tiles per multiprocessor
 
 
@@ -173,7 +172,7 @@ def rgemm_work(m: int, n: int, k: int, read_c: bool, seconds: Callable[[int], fl
 
 def rgemm_kernel_seconds(algorithm: str, n: int, k: int, suffix: str) -> Callable[[int], float]:
     if algorithm == "ozaki-fp64":
-        return lambda rows: _auto.ozaki_seconds(rows, n, k, TYPICAL_SLICES)
+        return lambda rows: _auto.ozaki_seconds(rows, n, k, _auto.TYPICAL_SLICES)
     return lambda rows: _auto.classic_seconds(rows, n, k, suffix) + LAUNCH_SECONDS
 
 
@@ -485,7 +484,8 @@ def _sized(work: Work, chunk, min_chunk: Callable[[], int]) -> tuple[int, float,
 def _typical_plans() -> dict:
     """The plan _auto.choose is given before any data is on the GPU: ozaki-fp64 with
     TYPICAL_SLICES (ozaki-int8 is not modelled)."""
-    return {"fp64": _ozaki.Plan(slices=TYPICAL_SLICES, engine="fp64", bound="int8 first digits")}
+    return {"fp64": _ozaki.Plan(slices=_auto.TYPICAL_SLICES, engine="fp64",
+                                bound="int8 first digits")}
 
 
 def gemm(call, compute: Callable[[list[DDArray], DDArray], None]) -> None:
