@@ -175,6 +175,16 @@ DD_HD void ozaki_finish_entry(dd g, const double *acc_hi, const double *acc_lo, 
                          off, flags);
 }
 
+// ozaki_first_digit_visit: one product p of the scan's first-digit GEMM (docs/ozaki.md, "The lower
+// bound"): the smallest positive one so far, and whether a zero lies where its row of op(A) and
+// column of op(B) are both nonzero (live: then the first digits prove nothing).
+DD_HD void ozaki_first_digit_visit(int p, bool live, int &smallest, int &dead) {
+    if (p > 0)
+        smallest = p < smallest ? p : smallest;
+    else if (live)
+        dead = 1;
+}
+
 #if !defined(__CUDACC__)
 // The CPU kernels' loop over an R x C matrix: OpenMP over rows cut into pieces of OZAKI_PIECE
 // columns (a team only from PARALLEL_MIN_ITEMS entries on, as DDBLAS_FOR_EACH); f(i, j0, len)
@@ -302,6 +312,55 @@ inline void ozaki_sums_cpu(OzakiSum<PRODUCT> *s, const PRODUCT *p, index_t count
                 alpha, beta, c_hi, c_lo, i * c_rs + (j0 + j) * c_cs, flags);                       \
     });
 #endif
+
+// first_digit_check: out[0] = min(out[0], the smallest positive p[i * ldp + j]), out[1] = 1 if
+// some p[i * ldp + j] = 0 with live_rows[i] and live_cols[j] (ozaki_first_digit_visit), over
+// the M x N products of the scan's first-digit GEMM; out enters as {a value above every product,
+// 0}. The GPU reduces each warp and block, then one atomic each per block; the CPU an OpenMP
+// reduction.
+DDBLAS_KERNEL ddblas_ozaki_first_digit_check(ddblas::index_t M, ddblas::index_t N, const int *p,
+                                             ddblas::index_t ldp, const bool *live_rows,
+                                             const bool *live_cols, int *out) {
+    const ddblas::index_t n = M * N;
+    const int none = out[0];
+    int smallest = none, dead = 0;
+#if defined(__CUDACC__)
+    DDBLAS_FOR_EACH(w, n) {
+        const ddblas::index_t i = w / N, j = w % N;
+        ddblas::ozaki_first_digit_visit(p[i * ldp + j], live_rows[i] && live_cols[j], smallest,
+                                        dead);
+    }
+    __shared__ int warp_smallest[32], warp_dead[32];
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    smallest = __reduce_min_sync(all, smallest);
+    dead = __reduce_or_sync(all, dead);
+    if (lane == 0) {
+        warp_smallest[warp] = smallest;
+        warp_dead[warp] = dead;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const bool mine = lane < (blockDim.x + 31) / 32;
+        smallest = __reduce_min_sync(all, mine ? warp_smallest[lane] : none);
+        dead = __reduce_or_sync(all, mine ? warp_dead[lane] : 0);
+        if (lane == 0) {
+            atomicMin(out, smallest);
+            if (dead) atomicOr(out + 1, 1);
+        }
+    }
+#else
+#pragma omp parallel for reduction(min : smallest) reduction(| : dead) \
+    if (n >= ddblas::PARALLEL_MIN_ITEMS)
+    for (ddblas::index_t w = 0; w < n; ++w) {
+        const ddblas::index_t i = w / N, j = w % N;
+        ddblas::ozaki_first_digit_visit(p[i * ldp + j], live_rows[i] && live_cols[j], smallest,
+                                        dead);
+    }
+    out[0] = smallest;
+    out[1] = dead;
+#endif
+}
 
 #define DDBLAS_OZAKI_SLICE_KERNEL(NAME, DIGIT)                                                     \
     DDBLAS_KERNEL NAME(DDBLAS_OZAKI_SLICE_PARAMS(DIGIT)) { DDBLAS_OZAKI_SLICE_BODY(DIGIT) }

@@ -180,11 +180,14 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     xp.abs(db, out=db)
     p = xp.empty((m, ldp), dtype=np.int32)
     int8_gemm(op_a.device)(da, db, p)
-    p = p[:, :n]
-    if bool((live_rows[:, None] & live_cols[None, :] & (p == 0)).any()):
+    none = np.iinfo(np.int32).max     # above every product (each is below 2^31)
+    found = xp.array([none, 0], dtype=np.int32)
+    be.launch("ddblas_ozaki_first_digit_check", m * n, m, n, p, ldp,
+              _backend.contiguous(live_rows), _backend.contiguous(live_cols), found)
+    smallest, dead = (int(v) for v in (found.get() if op_a.device == "gpu" else found))
+    if dead or smallest == none:
         return None
-    smallest = int(xp.where(p > 0, p, np.int32(2 ** 31 - 1)).min())
-    return None if smallest == 2 ** 31 - 1 else Fraction(smallest, 2 ** (2 * INT8_BITS))
+    return Fraction(smallest, 2 ** (2 * INT8_BITS))
 
 
 def scan(op_a, op_b) -> Scan:
