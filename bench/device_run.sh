@@ -30,6 +30,12 @@
 #                                    wheel in .whl/ if the machine lacks it)
 #   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
 #                                    elementwise function) into $OUT/fma
+#   bash bench/device_run.sh ozaki2  compute-sanitizer memcheck of ozaki2-int8 (odd shapes, chunks
+#                                    of K, row blocks, transposes, alpha/beta) and racecheck of the
+#                                    scan's first-digit reduction, then bench/ozaki_phases.py (the
+#                                    classic kernel and the three Ozaki algorithms, N = 2048..16384)
+#   bash bench/device_run.sh accuracy  python -m ddblas accuracy on the GPU (its "against N"
+#                                    section up to 16384) into $OUT/accuracy
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -170,6 +176,31 @@ echo "== bench"
 timeout ${BENCH_TIMEOUT:-500} python3 -m ddblas bench all --sizes ${SIZES:-256 512 1024 2048 4096 8192} \
     --out-dir "$OUT" --doc docs/performance.md --section h100 2>&1 | tee "$OUT/bench.txt"
 cp docs/performance.md docs/bench-h100-*.png "$OUT/" 2>/dev/null
+fi
+if has ozaki2; then
+echo "== ozaki2-int8: sanitizers and phases"
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import accuracy; from ddblas.blas import ozaki2; from unittest import mock
+for m, k, n in ((1, 1, 1), (67, 301, 45), (130, 17, 3), (5, 1000, 70)):
+    a = accuracy.random_dd((m, k), seed=1, device='gpu'); b = accuracy.random_dd((k, n), seed=2, device='gpu')
+    c = ddblas.rgemm(a, b, algorithm='ozaki2-int8')
+    ddblas.rgemm(a.T.copy(), b.T.copy(), c, alpha='0.5', beta=-1, transa='T', transb='T', algorithm='ozaki2-int8')
+    with mock.patch.object(ozaki2, 'chunk', lambda: 64), mock.patch.object(ozaki2, 'PRODUCT_BYTES', 4096):
+        ddblas.rgemm(a, b, algorithm='ozaki2-int8', accuracy='bound')
+" > "$OUT/memcheck_ozaki2.log" 2>&1
+echo "memcheck ozaki2 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_ozaki2.log" | tail -1
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import accuracy
+a = accuracy.random_dd((300, 200), seed=1, device='gpu'); b = accuracy.random_dd((200, 100), seed=2, device='gpu')
+ddblas.rgemm(a, b, algorithm='ozaki2-int8'); ddblas.rgemm(a, b, algorithm='ozaki-int8')
+" > "$OUT/racecheck_ozaki.log" 2>&1
+echo "racecheck ozaki scan exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$OUT/racecheck_ozaki.log" | tail -2
+timeout 300 python3 bench/ozaki_phases.py --sizes ${SIZES:-2048 4096 8192 16384} \
+    --algorithms blocked ozaki-fp64 ozaki-int8 ozaki2-int8 2>&1 | tee "$OUT/ozaki_phases.md"
+fi
+if has accuracy; then
+echo "== accuracy report (GPU)"
+timeout ${ACCURACY_TIMEOUT:-500} python3 -m ddblas accuracy --out-dir "$OUT/accuracy" 2>&1 | tail -3
 fi
 if has fma; then
 echo "== fma suite (instruction census, throughput, a row per elementwise function)"

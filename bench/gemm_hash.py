@@ -6,7 +6,8 @@ Uses public names only, so it runs at any commit since rgemm_batched and ozaki-i
 operands come from its own generator (uniform_dd), fixed here so that changes to ddblas.random
 leave the hash alone. The Ozaki rows of "all" use accuracy="bound" (the rule for S before the
 accuracy-faithful default) where rgemm has that keyword; the lines after "all" hash the
-default rule's Ozaki rows (accuracy="classic"), to compare devices.
+default rule's Ozaki rows (accuracy="classic"), then scheme II's (ozaki2-int8, both rules,
+where rgemm has it), to compare devices.
 """
 import hashlib
 import inspect
@@ -83,6 +84,20 @@ def main(device):
         for algorithm in ("ozaki-fp64", "ozaki-int8", "auto"):
             h = algorithm_hash(algorithm, device, "classic")
             print(f"{algorithm + ' (accuracy=classic)':33s} {h.hexdigest()[:16]}")
+    if has_algorithm("ozaki2-int8", device):
+        for rule in ("classic", "bound"):
+            h = algorithm_hash("ozaki2-int8", device, rule)
+            print(f"{'ozaki2-int8 (accuracy=' + rule + ')':33s} {h.hexdigest()[:16]}")
+
+
+def has_algorithm(algorithm, device):
+    """Whether this version of rgemm knows `algorithm`."""
+    one = ddblas.ones((1, 1), device=device)
+    try:
+        ddblas.rgemm(one, one, algorithm=algorithm)
+    except ValueError:
+        return False
+    return True
 
 
 if __name__ == "__main__":
