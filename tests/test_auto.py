@@ -138,10 +138,10 @@ def test_default_is_auto_with_info_and_log(device, caplog):
 @requires_gpu
 @pytest.mark.gpu
 def test_gpu_auto_runs_ozaki_on_large_products():
-    """N = 1536 (fma/accurate): the model picks ozaki-fp64 (int8 needs S ~ 15); N = 4096:
-    ozaki-int8. Each result is that algorithm's, bit for bit, and within the bound on sampled
+    """N = 1536 (fma/accurate): the model picks ozaki-fp64 (int8 needs S ~ 17); N = 4096:
+    ozaki2-int8. Each result is that algorithm's, bit for bit, and within the bound on sampled
     entries."""
-    for n, expected in ((1536, "ozaki-fp64"), (4096, "ozaki-int8")):
+    for n, expected in ((1536, "ozaki-fp64"), (4096, "ozaki2-int8")):
         a = ddblas.random((n, n), seed=1, device="gpu")
         b = ddblas.random((n, n), seed=2, device="gpu")
         info = {}
