@@ -5,8 +5,7 @@ All of them meet the same documented bound, so the choice is about time only. Th
 are the H100 figures of docs/performance.md (constants, GPU_RATES); the CPU's are measured on
 the machine at its first large product (CPU_RATES_SIZE, cached for the process by
 gemmcall.cpu_rates). The model (docs/ozaki.md, "algorithm='auto'"):
-- M*N*K below OZAKI_MIN_WORK (GPU) or CPU_OZAKI_MIN_WORK (CPU): the classic kernel, without
-  planning (the Ozaki schemes' fixed costs are about the classic kernel's whole time there);
+- M*N*K below OZAKI_MIN_WORK: the classic kernel, without planning (the Ozaki schemes' fixed costs are about the classic kernel's whole time there);
 - CPU, larger: the classic kernel unless ozaki-fp64 with TYPICAL_SLICES is estimated faster at
   the measured rates (so that the scan is paid only where an Ozaki scheme may win);
 - then one scan of the data (an int8 GEMM of first digits) gives every engine's plan; the
@@ -29,9 +28,9 @@ CRT_FIXED_SECONDS = 4.5e-3      # ozaki2-int8's time beyond its modelled parts (
                                 # measured, its 31 small int8 GEMMs 2.0 ms against 0.43 modelled)
 CRT_ENTRY_SECONDS = 5.3e-12     # ozaki2-int8's reconstruction per entry of C and modulus
                                 # (N = 4096 and 8192, L = 32: 2.8 and 11.3 ms)
-OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which the GPU never plans an Ozaki scheme
-CPU_OZAKI_MIN_WORK = 768 ** 3   # the same on the CPU (the classic kernel won at N <= 512 on
-                                # 2 and 16 threads, docs/performance.md)
+OZAKI_MIN_WORK = 1024 ** 3      # M*N*K below which neither device plans an Ozaki scheme (CPU:
+                                # the classic kernel won at N <= 768 on 2 cores and N <= 512 on
+                                # 16 threads, docs/performance.md)
 CPU_RATES_SIZE = 384            # N of the CPU's calibration products (DD classic, float64 GEMM)
 CPU_CRT_ENTRY_SECONDS = 9e-9    # ozaki2-int8's reconstruction per entry and modulus, 2 CPU
                                 # cores (N = 1024, L = 32: 0.31 s); not measured at first use
@@ -140,8 +139,8 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callabl
         return "tsm", (f"min(M, N) = {min(m, n)} <= {TSM_MAX_COLUMNS}: the tall-and-skinny "
                        f"kernel"), None
     if device == "cpu":
-        if m * n * k < CPU_OZAKI_MIN_WORK:
-            return "blocked", (f"CPU, M*N*K = {m * n * k} < {CPU_OZAKI_MIN_WORK}: the classic "
+        if m * n * k < OZAKI_MIN_WORK:
+            return "blocked", (f"CPU, M*N*K = {m * n * k} < {OZAKI_MIN_WORK}: the classic "
                                f"kernel"), None
         rates = cpu_rates()
         classic = classic_seconds(m, n, k, suffix, rates)

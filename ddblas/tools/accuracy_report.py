@@ -376,9 +376,10 @@ def _plot_against_n(rows, device, path):
     fig, ax = figure((7, 4.5))
     colors = ["tab:blue", "tab:purple", "tab:purple", "tab:orange", "tab:orange", "tab:green",
               "tab:green", "black"]
-    for (label, kw), color in zip(SIZE_SERIES, colors):
+    for j, ((label, kw), color) in enumerate(zip(SIZE_SERIES, colors)):
         mine = [r for r in rows if r["series"] == label and r["error"] is not None]
-        ax.loglog([r["n"] for r in mine], [max(r["error"], 1e-3) for r in mine],
+        shift = SHIFT ** (j - (len(SIZE_SERIES) - 1) / 2)  # equal errors stay apart along x
+        ax.loglog([r["n"] * shift for r in mine], [max(r["error"], 1e-3) for r in mine],
                   "o" + (":" if kw.get("accuracy") == "bound" else "-"), color=color,
                   markersize=4 if label.startswith("auto") else 5, label=label, base=2)
     ns = sorted({r["n"] for r in rows})
