@@ -5,6 +5,7 @@ errors naming the index or argument, views and stacks, and CPU == GPU bit for bi
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -312,6 +313,25 @@ def test_cholesky_reads_one_triangle(device):
     got_l = linalg.cholesky(dd(hi_l, lo_l, device), lower=True, check_finite=False)
     got_u = linalg.cholesky(dd(hi_u, lo_u, device), lower=False, check_finite=False)
     assert same_bits(got_l, reference) and same_bits(got_u.T, reference)
+
+
+def test_cholesky_full_trailing_updates(device):
+    """Trailing updates as one rgemm on the whole block (the GPU's path for large blocks, forced
+    here at n = 40 on both devices, with auto and ozaki2-int8): within the bound, and the upper
+    triangle is still never read."""
+    from ddblas.linalg import factor
+    a = spd_matrix(40, seed=3, device=device)
+    hi, lo = host(a)
+    hi[np.triu_indices(40, 1)] = np.nan
+    lo[np.triu_indices(40, 1)] = np.nan
+    with mock.patch.object(factor, "FULL_UPDATE_DEVICES", ("cpu", "gpu")), \
+            mock.patch.object(factor, "FULL_UPDATE_MIN_WORK", 1):
+        for algorithm in ("auto", "ozaki2-int8"):
+            l_factor = linalg.cholesky(dd(hi, lo, device), lower=True, check_finite=False,
+                                       algorithm=algorithm)
+            err = accuracy.gemm_error(a, l_factor, l_factor.T)
+            assert err.within(accuracy.bound("cholesky", "fma/accurate", k=40)), str(err)
+    assert same_bits(l_factor.to_device("cpu"), triangle(l_factor, True).to_device("cpu"))
 
 
 @pytest.mark.parametrize("n", [5, 40])

@@ -12,7 +12,8 @@ operations on every element: the pivot the first largest |a| by exact DD compare
 idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1 update. A zero
 pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
-A22 -= L21 L21^T by rsyrk, then L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
+A22 -= L21 L21^T by rsyrk, or by one rgemm on the whole block where that may run an Ozaki
+scheme (FULL_UPDATE_*), then L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
 item or a GPU block of POTRF_BLOCK threads per matrix: a stack of small matrices is one launch).
 Bounds: docs/linalg.md.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..blas.auto import OZAKI_MIN_WORK
 from ..blas.gemm import rgemm
 from ..blas.level3 import rsyrk, solve_lower_left, view_args
 from ..core.array import DDArray, asarray
@@ -30,6 +32,12 @@ from ..engines import gpu as _gpu
 from .errors import LinAlgError
 
 PIVOT_CHUNK = 256  # rows per item of the pivot search's first pass (linalg.h: PIVOT_CHUNK)
+# Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
+# triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
+# is large enough for rgemm's auto to consider an Ozaki scheme and the algorithm may run one:
+# one fast product instead of rsyrk's recursion into many small ones.
+FULL_UPDATE_DEVICES = ("gpu",)
+FULL_UPDATE_MIN_WORK = OZAKI_MIN_WORK
 
 
 # ---- operands ----
@@ -334,8 +342,14 @@ def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
     _potrf(a[:half, :half], info, offset, opts, algorithm)
     l21_t = a[half:, :half].T     # L21 = A21 L11^-T  <=>  L11 L21^T = A21^T
     solve_lower_left(a[:half, :half], l21_t, True, False, opts, algorithm)
-    rsyrk("L", "N", -1, a[half:, :half], 1, a[half:, half:], fma=opts.fma, add=opts.add,
-          algorithm=algorithm)
+    rest = n - half
+    if a.device in FULL_UPDATE_DEVICES and rest * rest * half >= FULL_UPDATE_MIN_WORK and \
+            (algorithm == "auto" or algorithm.startswith("ozaki")):
+        rgemm(a[half:, :half], a[half:, :half].T, a[half:, half:], alpha=-1, beta=1,
+              fma=opts.fma, add=opts.add, algorithm=algorithm)
+    else:
+        rsyrk("L", "N", -1, a[half:, :half], 1, a[half:, half:], fma=opts.fma, add=opts.add,
+              algorithm=algorithm)
     _potrf(a[half:, half:], info, offset + half, opts, algorithm)
 
 
