@@ -30,7 +30,9 @@ constexpr int OZAKI2_MAX_BITS = OZAKI2_DIGIT_BITS * OZAKI2_MAX_DIGITS;
 constexpr int OZAKI2_LIMB_BITS = 16;
 constexpr int OZAKI2_LIMBS = 20;
 
-DD_HD constexpr long long crt_gcd(long long a, long long b) { return b == 0 ? a : crt_gcd(b, a % b); }
+DD_HD constexpr long long crt_gcd(long long a, long long b) {
+    return b == 0 ? a : crt_gcd(b, a % b);
+}
 DD_HD constexpr bool crt_moduli_coprime() {
     for (int i = 0; i < OZAKI2_MAX_MODULI; ++i)
         for (int j = i + 1; j < OZAKI2_MAX_MODULI; ++j)

@@ -29,9 +29,9 @@ DD_HD void ozaki2_digits(dd x, index_t e, index_t bits, int *d) {
 // epilogue (ozaki_store_entry).
 template <class V>
 DD_HD void ozaki2_finish_entry(const int *p, index_t chunks, index_t plane, index_t count,
-                               index_t quads, const int *q, const double *frac, const int *p_limb, index_t e,
-                               dd alpha, dd beta, double *c_hi, double *c_lo, index_t off,
-                               index_t flags) {
+                               index_t quads, const int *q, const double *frac,
+                               const int *p_limb, index_t e, dd alpha, dd beta, double *c_hi,
+                               double *c_lo, index_t off, index_t flags) {
     int limb[OZAKI2_LIMBS] = {};
     double quotient = 0.0;
     crt_accumulate<0>(p, chunks, plane, int(count), int(quads), q, frac, limb, quotient);
@@ -75,7 +75,7 @@ DDBLAS_KERNEL ddblas_ozaki2_residues(ddblas::index_t R, ddblas::index_t C, ddbla
         const double *frac, const int *p_limb, const ddblas::index_t *row_exp,                     \
         const ddblas::index_t *col_exp, ddblas::index_t shift, double alpha_hi, double alpha_lo,   \
         double beta_hi, double beta_lo, double *c_hi, double *c_lo, ddblas::index_t c_rs,          \
-        ddblas::index_t c_cs, ddblas::index_t flags) {                                                                   \
+        ddblas::index_t c_cs, ddblas::index_t flags) {                                             \
         const ddblas::index_t n = M * N;                                                           \
         const ddblas::dd alpha = {alpha_hi, alpha_lo}, beta = {beta_hi, beta_lo};                  \
         DDBLAS_FOR_EACH(w, n) {                                                                    \

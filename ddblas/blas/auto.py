@@ -5,7 +5,8 @@ All of them meet the same documented bound, so the choice is about time only. Th
 are the H100 figures of docs/performance.md (constants, GPU_RATES); the CPU's are measured on
 the machine at its first large product (CPU_RATES_SIZE, cached for the process by
 gemmcall.cpu_rates). The model (docs/ozaki.md, "algorithm='auto'"):
-- M*N*K below OZAKI_MIN_WORK: the classic kernel, without planning (the Ozaki schemes' fixed costs are about the classic kernel's whole time there);
+- M*N*K below OZAKI_MIN_WORK: the classic kernel, without planning (the Ozaki schemes' fixed
+  costs are about the classic kernel's whole time there);
 - CPU, larger: the classic kernel unless ozaki-fp64 with TYPICAL_SLICES is estimated faster at
   the measured rates (so that the scan is paid only where an Ozaki scheme may win);
 - then one scan of the data (an int8 GEMM of first digits) gives every engine's plan; the

@@ -210,13 +210,13 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
     q, frac, p_limb = (xp.asarray(t) for t in crt_tables(p.moduli))
     width = 4 * constants()["limb_bits"]  # a quad of limbs
     quads = -(-modulus_product(p.moduli).bit_length() // width)
-    rb = residues(be, op_b.T, p.col_exp, p, ldp)
+    rb = residues(be, op_b.T, p.col_exp, p, ldp)   # B's columns as rows, like op(A)'s
     lap("residues")
     gemm = _ozaki.int8_gemm(device)
     kp = rb.shape[2]
     block = max(1, PRODUCT_BYTES // (4 * p.moduli * p.chunks * ldp))
     c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
-    row_exp = _backend.contiguous(p.row_exp)
+    row_exp, col_exp = _backend.contiguous(p.row_exp), _backend.contiguous(p.col_exp)
     for r0 in range(0, m, block):
         r1 = min(m, r0 + block)
         ra = residues(be, op_a[r0:r1], row_exp[r0:r1], p, r1 - r0)
@@ -228,6 +228,6 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
                 gemm(ra[mod, :, k0:k1], rb[mod, :, k0:k1], products[mod * p.chunks + s])
         lap("gemm")
         be.launch("ddblas_ozaki2_finish_" + suffix, (r1 - r0) * n, r1 - r0, n, p.moduli,
-                  quads, p.chunks, products, ldp, q, frac, p_limb, row_exp[r0:r1], _backend.contiguous(p.col_exp),
+                  quads, p.chunks, products, ldp, q, frac, p_limb, row_exp[r0:r1], col_exp,
                   2 * p.bits, *alpha, *beta, c.hi[r0:r1], c.lo[r0:r1], c_rs, c_cs, flags)
         lap("reconstruct")

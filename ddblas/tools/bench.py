@@ -217,7 +217,8 @@ def _algorithms(plan, ceiling_rows, summary, progress):
     engine's share (classic: of the in-register ceiling; ozaki-fp64: slice GEMM flops over the
     engine's float64 GEMM rate, cuBLAS DGEMM or NumPy's matmul at that N; ozaki-int8 (GPU only)
     and ozaki2-int8 (on the GPU; on the CPU as ozaki-fp64): its int8 GEMM operations over
-    cuBLAS's int8 rate at N = 8192), S (scheme II: L, the moduli) and the number of GEMMs, the exact error on 16 sampled rows and columns (units of u^2), and which one
+    cuBLAS's int8 rate at N = 8192), S (scheme II: L, the moduli) and the number of GEMMs,
+    the exact error on 16 sampled rows and columns (units of u^2), and which one
     algorithm="auto" picks (ddblas/blas/auto.py's cost model)."""
     rows = []
     sizes = [("gpu", n) for n in plan.gpu_sizes if gpu_available()]
