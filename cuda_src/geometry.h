@@ -36,6 +36,10 @@ constexpr long long GEMM_BATCHED_MAX_DIM = 2147483647;
 static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 256,
               "whole warps, launchable at 255 registers a thread");
 
+// LU's pivot search outside the panels (ddblas/linalg/factor.py): its first pass scans a column
+// in items of PIVOT_CHUNK rows.
+constexpr index_t PIVOT_CHUNK = 256;
+
 // LU panels (ddblas/linalg/factor.py): at most LU_PANEL_WIDTH columns, factored column by column
 // (GPU: by one block of LU_PANEL_THREADS threads, linalg.h lu_panel_block, a row's entries in
 // registers).

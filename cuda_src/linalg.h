@@ -31,9 +31,6 @@ struct MatrixView {
     }
 };
 
-// Rows of a column that one pivot-search item scans (the first pass of the pivot search).
-constexpr index_t PIVOT_CHUNK = 256;
-
 // pivot_beats: whether |a| = x in row i is the better pivot than y in row j (i != j): the larger
 // magnitude (exact DD compare), the smaller row among equals (LAPACK idamax's tie rule), any
 // number before NaN. A strict total order, so every reduction order picks the same row.
@@ -181,9 +178,9 @@ DDBLAS_KERNEL ddblas_linalg_pivot_chunks(ddblas::index_t n, ddblas::index_t rows
                                          DDBLAS_LINALG_MATRIX_PARAM(a), ddblas::index_t *best) {
     DDBLAS_LINALG_VIEW(a);
     DDBLAS_FOR_EACH(c, n) {
-        const ddblas::index_t first = c * ddblas::linalg::PIVOT_CHUNK;
-        const ddblas::index_t end = first + ddblas::linalg::PIVOT_CHUNK < rows
-                                        ? first + ddblas::linalg::PIVOT_CHUNK : rows;
+        const ddblas::index_t first = c * ddblas::PIVOT_CHUNK;
+        const ddblas::index_t end = first + ddblas::PIVOT_CHUNK < rows
+                                        ? first + ddblas::PIVOT_CHUNK : rows;
         best[c] = ddblas::linalg::first_max_abs(a, 0, first, end);
     }
 }

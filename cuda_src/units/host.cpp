@@ -36,6 +36,7 @@ static std::string geometry_text() {
     put("batched_max_threads", ddblas::GEMM_BATCHED_MAX_THREADS);
     put("batched_max_blocks", ddblas::GEMM_BATCHED_MAX_BLOCKS);
     put("batched_max_dim", ddblas::GEMM_BATCHED_MAX_DIM);
+    put("pivot_chunk", ddblas::PIVOT_CHUNK);
     put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
     put("qr_lanes", ddblas::QR_LANES);

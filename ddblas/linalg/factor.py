@@ -31,7 +31,6 @@ from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
 from .errors import LinAlgError
 
-PIVOT_CHUNK = 256  # rows per item of the pivot search's first pass (linalg.h: PIVOT_CHUNK)
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
 # is large enough for rgemm's auto to consider an Ozaki scheme and the algorithm may run one:
@@ -113,7 +112,7 @@ def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
         return
     for j in range(min(m, n)):
         rows = m - j
-        chunks = -(-rows // PIVOT_CHUNK)
+        chunks = -(-rows // _cpu.geometry()["pivot_chunk"])
         column_view = a[j:, j:]
         _launch(a, "ddblas_linalg_pivot_chunks", chunks, chunks, rows, *view_args(column_view),
                 scratch)
@@ -157,7 +156,7 @@ def _lu_in_place(work: DDArray, opts, algorithm):
     k = min(m, n)
     piv = xp.zeros(k, dtype=np.int64)
     info = xp.full(1, k, dtype=np.int64)
-    scratch = xp.zeros(max(1, -(-m // PIVOT_CHUNK)), dtype=np.int64)
+    scratch = xp.zeros(max(1, -(-m // _cpu.geometry()["pivot_chunk"])), dtype=np.int64)
     _getrf(work, piv, info, 0, scratch, opts, algorithm)
     first_zero = int(info[0])  # the one synchronisation
     return piv, (first_zero if first_zero < k else None)
