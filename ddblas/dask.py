@@ -18,9 +18,14 @@ from __future__ import annotations
 import functools
 import numbers
 
-import dask
-import dask.array as da
 import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # the optional extra
+    raise ImportError("ddblas.dask needs dask[array]: pip install 'ddblas[dask]', or "
+                      "pip install '.[dask]' in a source checkout") from exc
 
 from .blas.gemm import rgemm as _rgemm
 from .core import ops
