@@ -132,26 +132,24 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callabl
     """(algorithm, reason, plan) for rgemm(algorithm="auto"): algorithm is "tsm", "blocked"
     (the classic kernel of the device), "ozaki-fp64", "ozaki-int8" or "ozaki2-int8", whichever
     is estimated fastest; make_plans() returns {engine: plan} for the Ozaki engines of
-    _ESTIMATES it plans (one scan of the data) and is called only for M*N*K at or above the
-    device's threshold (and on the CPU only where ozaki-fp64 may win); cpu_rates() returns the
-    CPU's measured Rates (called only on the CPU above its threshold); plan is the chosen Ozaki
+    _ESTIMATES it plans (one scan of the data) and is called only for M*N*K >= OZAKI_MIN_WORK
+    (and on the CPU only where ozaki-fp64 may win); cpu_rates() returns the CPU's measured Rates
+    (called only on the CPU, above that threshold); plan is the chosen Ozaki
     algorithm's (None otherwise)."""
     if tsm_suits(m, n, k):
         return "tsm", (f"min(M, N) = {min(m, n)} <= {TSM_MAX_COLUMNS}: the tall-and-skinny "
                        f"kernel"), None
+    if m * n * k < OZAKI_MIN_WORK:
+        return "blocked", (f"{'CPU, ' if device == 'cpu' else ''}M*N*K = {m * n * k} < "
+                           f"{OZAKI_MIN_WORK}: the classic kernel"), None
     if device == "cpu":
-        if m * n * k < OZAKI_MIN_WORK:
-            return "blocked", (f"CPU, M*N*K = {m * n * k} < {OZAKI_MIN_WORK}: the classic "
-                               f"kernel"), None
         rates = cpu_rates()
         classic = classic_seconds(m, n, k, suffix, rates)
         typical = ozaki_seconds(m, n, k, TYPICAL_SLICES, rates=rates)
         if typical >= classic:
             return "blocked", (f"CPU: the classic kernel, estimated {classic * 1e3:.3g} ms "
                                f"against ozaki-fp64's {typical * 1e3:.3g} ms at S = "
-                               f"{TYPICAL_SLICES} ({describe(rates, suffix)})"), None
-    elif m * n * k < OZAKI_MIN_WORK:
-        return "blocked", f"M*N*K = {m * n * k} < {OZAKI_MIN_WORK}: the classic kernel", None
+                               f"{TYPICAL_SLICES} ({_describe(rates, suffix)})"), None
     else:
         rates = GPU_RATES
     plans = make_plans()
@@ -165,11 +163,11 @@ def choose(device: str, m: int, n: int, k: int, suffix: str, make_plans: Callabl
             options.append((name, estimate(m, n, k, plan, rates), plan, f"({size(plan)})"))
     algorithm, _, plan, _ = min(options, key=lambda o: o[1])
     estimates = ", ".join(f"{name} {t * 1e3:.3g} ms {note}" for name, t, _, note in options)
-    where = [f"CPU rates: {describe(rates, suffix)}"] if device == "cpu" else []
+    where = [f"CPU rates: {_describe(rates, suffix)}"] if device == "cpu" else []
     return algorithm, "; ".join([f"estimated {estimates}"] + falls_back + where), plan
 
 
-def describe(rates: Rates, suffix: str) -> str:
+def _describe(rates: Rates, suffix: str) -> str:
     """The rates a CPU choice used, in words."""
     return (f"classic {rates.classic[suffix]:.3g} DD GFLOP/s, float64 GEMM {rates.dgemm:.3g} "
             f"GFLOP/s, memory {rates.memory:.3g} GB/s, measured")

@@ -371,5 +371,6 @@ def run_ozaki(call: GemmCall, plan: _ozaki.Plan) -> None:
     if call.info is not None:
         call.info.update(algorithm=call.algorithm, gemms=plan.gemms)
     scalars = call.scalars
-    (_ozaki2 if plan.engine == "crt" else _ozaki).run(plan, call.op_a, call.op_b, scalars[:2], scalars[2:], call.c, call.flags,
+    scheme = _ozaki2 if plan.engine == "crt" else _ozaki
+    scheme.run(plan, call.op_a, call.op_b, scalars[:2], scalars[2:], call.c, call.flags,
                call.opts.suffix, None if call.info is None else call.info["seconds"])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -369,22 +370,30 @@ def _cublas_int8(a, b, out) -> None:
         cublas.setPointerMode(handle, mode)
 
 
+def phase_clock(device: str, times: dict | None) -> Callable[[str], None]:
+    """lap(phase): adds the seconds since the previous lap (or since this call) to
+    times[phase], synchronizing the GPU first; does nothing when times is None."""
+    clock = [time.perf_counter()]
+
+    def lap(phase: str) -> None:
+        if times is not None:
+            if device == "gpu":
+                _backend.backend(device).xp.cuda.Device().synchronize()
+            now = time.perf_counter()
+            times[phase] = times.get(phase, 0.0) + now - clock[0]
+            clock[0] = now
+    return lap
+
+
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
-    gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per phase are added to it (synchronizing the GPU)."""
+    gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per
+    phase are added to it (phase_clock)."""
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp
     m, n = op_a.shape[0], op_b.shape[1]
-    clock = [time.perf_counter()]
-
-    def lap(phase):
-        if times is not None:
-            if device == "gpu":
-                xp.cuda.Device().synchronize()
-            now = time.perf_counter()
-            times[phase] = times.get(phase, 0.0) + now - clock[0]
-            clock[0] = now
+    lap = phase_clock(device, times)
 
     products = (_Fp64Products if p.engine == "fp64" else _Int8Products)(be, p, op_a, op_b)
     lap("slice")

@@ -19,7 +19,6 @@ or a reason to fall back to the classic kernel (the scan's, or a > MAX_BITS, or 
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -190,21 +189,13 @@ def residues(be, x, exps, p: Plan, rows: int):
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
     gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per
-    phase ("residues", "gemm", "reconstruct") are added to it (synchronizing the GPU). C is
+    phase ("residues", "gemm", "reconstruct") are added to it (ozaki.phase_clock). C is
     done in blocks of rows so that each block's products take at most PRODUCT_BYTES."""
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp
     m, n = op_a.shape[0], op_b.shape[1]
-    clock = [time.perf_counter()]
-
-    def lap(phase):
-        if times is not None:
-            if device == "gpu":
-                xp.cuda.Device().synchronize()
-            now = time.perf_counter()
-            times[phase] = times.get(phase, 0.0) + now - clock[0]
-            clock[0] = now
+    lap = _ozaki.phase_clock(device, times)
 
     ldp = -(-n // 4) * 4
     q, frac, p_limb = (xp.asarray(t) for t in crt_tables(p.moduli))
