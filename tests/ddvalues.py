@@ -166,12 +166,19 @@ def check_gemm_bound(c, a, b, alpha, beta, c0, transa, transb, fma, add, const=N
 
 # ---- Ozaki scheme checks (ozaki-fp64 and ozaki-int8) ----
 
-def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans, scalars, seed,
-                        spread, outer, zeros) -> dict:
+def ozaki_constant(info: dict, opts: Options) -> Fraction:
+    """The default rule's bound constant of the Ozaki scheme that rgemm's info says ran: scheme
+    I's with its S ("slices"), else scheme II's."""
+    return bound_constant("ozaki", opts, info["slices"]) if "slices" in info else \
+        bound_constant("ozaki2", opts)
+
+
+def scaled_within_bound(algorithm, pieces, variant, m, n, k, trans, scalars, seed, spread,
+                        outer, zeros) -> dict:
     """rgemm(algorithm=...) on scaled_matrix operands (within-row spread 2^+-spread, rows of
-    op(A) and columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) with _ozaki's
-    chunk constant `limit` set to chunk_length (None: unchanged): |C - exact| <= the classic
-    bound and, where the scheme ran, <= bound("ozaki", variant, S) (accuracy="classic", the
+    op(A) and columns of op(B) scaled by up to 2^+-outer, `zeros` of them zero) inside the
+    context manager `pieces` (which may cut the scheme's work smaller): |C - exact| <= the
+    classic bound and, where the scheme ran, <= its own (ozaki_constant, accuracy="classic", the
     default); the algorithm ran exactly when it did not fall back. Returns rgemm's info."""
     transa, transb = trans
     alpha, beta = scalars
@@ -181,14 +188,14 @@ def scaled_within_bound(algorithm, limit, chunk_length, variant, m, n, k, trans,
     b = op_b.T.copy() if transb != "N" else op_b
     c0 = random_matrix(m, n, seed + 2, "cpu") if beta != 0 else None
     info = {}
-    with mock.patch.object(_ozaki, limit, chunk_length or getattr(_ozaki, limit)):
+    with pieces:
         c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
                          transa=transa, transb=transb, algorithm=algorithm, info=info, **variant)
     check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
     assert (info["algorithm"] == algorithm) == (info["fallback"] is None)
     if info["fallback"] is None:
         check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant,
-                         const=bound_constant("ozaki", Options(**variant), info["slices"]))
+                         const=ozaki_constant(info, Options(**variant)))
     return info
 
 
@@ -203,6 +210,33 @@ def ozaki_within_bound(a, b, variant, algorithm="ozaki-fp64"):
                 accuracy.bound("ozaki", opts, info["slices"]))
     assert accuracy.gemm_error(c, a, b).within(bound)
     return c
+
+
+def check_blas_semantics(algorithm, device, spread=None):
+    """rgemm(algorithm=...) with BLAS semantics on views (random_matrix entries, `spread` as
+    there): beta = 0 never reads C (NaNs there), C may alias A and B, op(A) transposed with
+    alpha and beta within the classic bound and the scheme's own (it runs), a zero A gives
+    zeros."""
+    extra = {} if spread is None else {"spread": spread}
+    a, b = random_matrix(5, 6, 21, device, **extra), random_matrix(6, 4, 22, device, **extra)
+    ref = ddblas.rgemm(a, b, algorithm=algorithm)
+    target = ddblas.full((10, 9), "nan", device=device)
+    out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=algorithm)  # beta = 0: NaNs never read
+    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
+    x = random_matrix(4, 4, 23, device, **extra)
+    expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=algorithm)
+    ddblas.rgemm(x, x, x, algorithm=algorithm)  # c aliases a and b
+    assert same_bits(x, expected)
+    c0 = random_matrix(5, 4, 24, device)
+    info = {}
+    c = ddblas.rgemm(a.T.copy(), b, c0.copy(), alpha="0.75", beta=-2, transa="T",
+                     algorithm=algorithm, info=info)
+    assert info["algorithm"] == algorithm
+    for const in (None, ozaki_constant(info, Options())):
+        check_gemm_bound(c, a.T.copy(), b, Fraction(3, 4), -2, c0, "T", "N", True, "accurate",
+                         const=const)
+    zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=algorithm)
+    assert exact_values(zero) == [0] * 12
 
 
 def check_gpu_equals_cpu(shape, algorithm, spread, limit, lengths, transposes=TRANS):

@@ -17,7 +17,8 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.engines import backend as _backend
 from ddblas.blas import ozaki as _ozaki
-from ddvalues import (TRANS, check_gemm_bound, check_gpu_equals_cpu, dd_value, exact_values,
+from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu,
+                      dd_value, exact_values,
                       ozaki_within_bound, random_matrix, same_bits, scaled_matrix,
                       scaled_within_bound, to_ddarray)
 
@@ -145,8 +146,8 @@ def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread
     """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
     columns of op(B) scaled by up to 2^+-250, some of them zero, chunks of K down to 1:
     |C - exact| <= the classic bound, whether ozaki-fp64 ran or fell back."""
-    info = scaled_within_bound(OZAKI, "CHUNK", chunk_length, variant, m, n, k, trans, scalars,
-                               seed, spread, outer, zeros)
+    info = scaled_within_bound(OZAKI, chunk(chunk_length or _ozaki.CHUNK), variant, m, n, k,
+                               trans, scalars, seed, spread, outer, zeros)
     assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
 
 
@@ -230,21 +231,7 @@ def test_badly_scaled_rows_fall_back(device, variant):
 
 
 def test_blas_semantics_and_views(device):
-    a, b = random_matrix(5, 6, 21, device), random_matrix(6, 4, 22, device)
-    ref = ddblas.rgemm(a, b, algorithm=OZAKI)
-    target = ddblas.full((10, 9), "nan", device=device)
-    out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=OZAKI)  # beta = 0: NaNs never read
-    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
-    x = random_matrix(4, 4, 23, device)
-    expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=OZAKI)
-    ddblas.rgemm(x, x, x, algorithm=OZAKI)  # c aliases a and b
-    assert same_bits(x, expected)
-    c0 = random_matrix(5, 4, 24, device)
-    c = ddblas.rgemm(a.T.copy(), b, c0.copy(), alpha="0.75", beta=-2, transa="T",
-                     algorithm=OZAKI)
-    check_gemm_bound(c, a.T.copy(), b, Fraction(3, 4), -2, c0, "T", "N", True, "accurate")
-    zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=OZAKI)
-    assert exact_values(zero) == [0] * 12
+    check_blas_semantics(OZAKI, device)
 
 
 def test_info_must_be_a_dict():

@@ -20,8 +20,8 @@ from ddblas import accuracy
 from ddblas.blas import ozaki as _ozaki
 from ddblas.blas import ozaki2 as _ozaki2
 from ddblas.engines import backend as _backend
-from ddvalues import (TRANS, check_gemm_bound, exact_values, random_matrix, same_bits,
-                      scaled_matrix)
+from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, exact_values,
+                      random_matrix, same_bits, scaled_matrix, scaled_within_bound)
 
 OZAKI2 = "ozaki2-int8"
 
@@ -133,23 +133,8 @@ def test_within_the_bounds(variant, m, n, k, trans, scalars, seed, spread, outer
     """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
     columns of op(B) scaled by up to 2^+-250, some of them zero, K in int8 GEMMs of 16 and
     more, C in blocks of one row: |C - exact| within both bounds wherever the scheme ran."""
-    transa, transb = trans
-    alpha, beta = scalars
-    op_a = scaled_matrix(m, k, seed, spread, outer, 0, zeros, ())
-    op_b = scaled_matrix(k, n, seed + 1, spread, 0, outer, (), zeros)
-    a = op_a.T.copy() if transa != "N" else op_a
-    b = op_b.T.copy() if transb != "N" else op_b
-    c0 = random_matrix(m, n, seed + 2, "cpu") if beta != 0 else None
-    info = {}
-    with small_pieces(chunk_length, block_bytes):
-        c = ddblas.rgemm(a, b, None if c0 is None else c0.copy(), alpha=alpha, beta=beta,
-                         transa=transa, transb=transb, algorithm=OZAKI2, info=info, **variant)
-    assert (info["algorithm"] == OZAKI2) == (info["fallback"] is None)
-    check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb, **variant)
-    if info["fallback"] is None:
-        check_gemm_bound(c, a, b, Fraction(alpha), Fraction(beta), c0, transa, transb,
-                         **variant, const=accuracy.bound_constant("ozaki2",
-                                                                  ddblas.Options(**variant)))
+    scaled_within_bound(OZAKI2, small_pieces(chunk_length, block_bytes), variant, m, n, k,
+                        trans, scalars, seed, spread, outer, zeros)
 
 
 def test_chunks_and_blocks(device, variant):
@@ -235,20 +220,7 @@ def test_too_many_bits_fall_back(device, variant):
 
 
 def test_blas_semantics_and_views(device):
-    a, b = random_matrix(5, 6, 21, device), random_matrix(6, 4, 22, device)
-    ref = ddblas.rgemm(a, b, algorithm=OZAKI2)
-    target = ddblas.full((10, 9), "nan", device=device)
-    out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=OZAKI2)  # beta = 0: NaNs never read
-    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
-    x = random_matrix(4, 4, 23, device)
-    expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=OZAKI2)
-    ddblas.rgemm(x, x, x, algorithm=OZAKI2)  # c aliases a and b
-    assert same_bits(x, expected)
-    c0 = random_matrix(5, 4, 24, device)
-    _within(a.T.copy(), b, dict(fma=True, add="accurate"), transa="T", alpha="0.75", beta=-2,
-            c0=c0)
-    zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=OZAKI2)
-    assert exact_values(zero) == [0] * 12
+    check_blas_semantics(OZAKI2, device)
 
 
 def _error(a, b, **kw) -> float:

@@ -17,7 +17,8 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.engines import backend as _backend
 from ddblas.blas import ozaki as _ozaki
-from ddvalues import (TRANS, check_gemm_bound, check_gpu_equals_cpu, dd_value, exact_values,
+from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu,
+                      dd_value, exact_values,
                       ozaki_within_bound, random_matrix, same_bits, scaled_within_bound,
                       to_ddarray)
 
@@ -111,8 +112,9 @@ def test_int8_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, s
     fallback), rows of op(A) and columns of op(B) scaled by up to 2^+-250, some of them zero,
     int8 GEMMs cut into stretches of 16..64 of the concatenated K: |C - exact| <= the classic
     bound, whether ozaki-int8 ran or fell back."""
-    info = scaled_within_bound(INT8, "INT8_CHUNK", chunk_length, variant, m, n, k, trans, scalars,
-                               seed, spread, outer, zeros)
+    info = scaled_within_bound(INT8, mock.patch.object(_ozaki, "INT8_CHUNK",
+                                                       chunk_length or _ozaki.INT8_CHUNK),
+                               variant, m, n, k, trans, scalars, seed, spread, outer, zeros)
     if info["fallback"] is None:
         assert info["beta"] == 7 and 2 <= info["slices"] <= _ozaki.INT8_MAX_SLICES
         assert info["gemms"] >= 1 + info["slices"]
@@ -210,17 +212,7 @@ def test_int8_badly_scaled_data_falls_back(device, variant):
 
 
 def test_int8_blas_semantics_and_views(device):
-    a, b = random_matrix(5, 6, 21, device, 3), random_matrix(6, 4, 22, device, 3)
-    ref = ddblas.rgemm(a, b, algorithm=INT8)
-    target = ddblas.full((10, 9), "nan", device=device)
-    out = ddblas.rgemm(a, b, target[::2, 5:], algorithm=INT8)  # beta = 0: NaNs never read
-    assert same_bits(target[::2, 5:], ref) and out.shape == (5, 4)
-    x = random_matrix(4, 4, 23, device, 3)
-    expected = ddblas.rgemm(x.copy(), x.copy(), algorithm=INT8)
-    ddblas.rgemm(x, x, x, algorithm=INT8)  # c aliases a and b
-    assert same_bits(x, expected)
-    zero = ddblas.rgemm(ddblas.zeros((3, 4), device=device), b[:4], algorithm=INT8)
-    assert exact_values(zero) == [0] * 12
+    check_blas_semantics(INT8, device, spread=3)
 
 
 def test_int8_too_few_slices_break_the_bound(variant):
