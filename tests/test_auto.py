@@ -11,6 +11,7 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.blas import auto as _auto
 from ddblas.blas import ozaki as _ozaki
+from ddblas.blas import gemm, gemmcall
 from ddblas.blas import ozaki2 as _ozaki2
 from ddvalues import random_matrix, same_bits
 
@@ -58,7 +59,6 @@ def test_cpu_chooses_by_its_measured_rates():
 
 def test_cpu_rates_are_measured_once():
     """gemmcall.cpu_rates measures positive rates for the variant and caches them."""
-    from ddblas.blas import gemm, gemmcall
     opts = ddblas.Options()
     rates = gemmcall.cpu_rates(opts, gemm.RUNNERS)
     assert rates.classic[opts.suffix] > 0 and rates.dgemm > 0 and rates.memory > 0

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddblas import accuracy, linalg
+from ddblas.linalg import factor
 from ddvalues import exact_values, random_matrix, same_bits
 
 VARIANT_NAMES = {(True, "accurate"): "fma/accurate", (True, "sloppy"): "fma/sloppy",
@@ -319,7 +320,6 @@ def test_cholesky_full_trailing_updates(device):
     """Trailing updates as one rgemm on the whole block (the GPU's path for large blocks, forced
     here at n = 40 on both devices, with auto and ozaki2-int8): within the bound, and the upper
     triangle is still never read."""
-    from ddblas.linalg import factor
     a = spd_matrix(40, seed=3, device=device)
     hi, lo = host(a)
     hi[np.triu_indices(40, 1)] = np.nan

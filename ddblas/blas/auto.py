@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from .ozaki import int8_padded
+
 # classic kernel, GPU, GFLOP/s by variant: "blocked b=4", NN, N = 8192
 CLASSIC_GPU_GFLOPS = {"fma_accurate": 1080.7, "fma_sloppy": 1923.3, "nofma_accurate": 859.4,
                       "nofma_sloppy": 1239.9}
@@ -71,7 +73,7 @@ def classic_seconds(m: int, n: int, k: int, suffix: str, rates: Rates = GPU_RATE
 def _scan_seconds(m: int, n: int, k: int, bound: str, rates: Rates) -> float:
     """The plan's data scan (docs/ozaki.md "The lower bound"): a few passes over op(A) and
     op(B) and one GEMM, of int8 first digits or (where those prove nothing) float64."""
-    kp = -(-k // 16) * 16
+    kp = int8_padded(k)
     gemm = 2 * m * n * k / (rates.dgemm * 1e9) if bound == "float64" else \
         2 * m * n * kp / (rates.int8 * 1e12)
     return gemm + 64 * (m * k + k * n) / (rates.memory * 1e9)
@@ -96,7 +98,7 @@ def int8_seconds(m: int, n: int, k: int, slices: int, bound: str = "int8 first d
     the groups s = 2..S+1 over (s-1) Kp of the concatenated K (S(S+1) M N Kp operations) at the
     int8 rate, the slicing (S bytes a digit) and S passes over C (int32 products, DD
     accumulator in and out)."""
-    kp = -(-k // 16) * 16
+    kp = int8_padded(k)
     ops = m * n * kp * slices * (slices + 1)
     traffic = 16 * (m * k + k * n) + slices * kp * (m + n) + 36 * slices * m * n
     return rates.fixed[1] + _scan_seconds(m, n, k, bound, rates) + \
@@ -109,7 +111,7 @@ def crt_seconds(m: int, n: int, k: int, moduli: int, bound: str = "int8 first di
     modulus over Kp (2 L M N Kp operations) at the int8 rate, the residues (operands read, L
     bytes a digit written) and their int32 products written, and the reconstruction (which
     reads them) at CRT_ENTRY_SECONDS per entry and modulus."""
-    kp = -(-k // 16) * 16
+    kp = int8_padded(k)
     ops = 2 * m * n * kp * moduli
     traffic = (16 + moduli) * (m * k + k * n) + 4 * moduli * m * n
     return rates.fixed[2] + _scan_seconds(m, n, k, bound, rates) + ops / (rates.int8 * 1e12) + \

@@ -63,6 +63,12 @@ def int8_chunk() -> int:
     return chunk
 
 
+def int8_rows(n: int) -> int:
+    """N rounded up to a multiple of 4: the row length of the int32 products of an int8 GEMM
+    with N columns (cuBLAS's alignment of its output; the extra rows of op(B)^T are zero)."""
+    return -(-n // 4) * 4
+
+
 def int8_padded(k: int) -> int:
     """K rounded up to a multiple of INT8_ALIGN: the length of one int8 slice (zero-padded)."""
     return -(-k // INT8_ALIGN) * INT8_ALIGN
@@ -174,7 +180,7 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     if int8_padded(k) > int8_chunk():
         return None
     first = Plan(slices=1, beta=INT8_BITS, k=k)
-    ldp = -(-n // 4) * 4
+    ldp = int8_rows(n)
     da = int8_slices(be, op_a, row_exp, first, m, reverse=False)
     db = int8_slices(be, op_b.T, col_exp, first, ldp, reverse=False)
     xp.abs(da, out=da)
@@ -313,7 +319,7 @@ class _Int8Products:
     def __init__(self, be, p: Plan, op_a, op_b):
         self.device, self.xp, self.p = op_a.device, be.xp, p
         self.kp = int8_padded(p.k)
-        self.ldp = -(-op_b.shape[1] // 4) * 4
+        self.ldp = int8_rows(op_b.shape[1])
         self.sa = int8_slices(be, op_a, p.row_exp, p, op_a.shape[0], reverse=False)
         self.sb = int8_slices(be, op_b.T, p.col_exp, p, self.ldp, reverse=True)
 

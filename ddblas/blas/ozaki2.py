@@ -197,7 +197,7 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
     m, n = op_a.shape[0], op_b.shape[1]
     lap = _ozaki.phase_clock(device, times)
 
-    ldp = -(-n // 4) * 4
+    ldp = _ozaki.int8_rows(n)
     q, frac, p_limb = (xp.asarray(t) for t in crt_tables(p.moduli))
     width = 4 * constants()["limb_bits"]  # a quad of limbs
     quads = -(-modulus_product(p.moduli).bit_length() // width)
