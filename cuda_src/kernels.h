@@ -15,6 +15,13 @@
 #pragma once
 #include "dd.h"
 
+// DDBLAS_UNROLL: unroll the next loop (constant trip count) on both compilers.
+#if defined(__CUDACC__)
+#define DDBLAS_UNROLL _Pragma("unroll")
+#else
+#define DDBLAS_UNROLL _Pragma("GCC unroll 32")
+#endif
+
 namespace ddblas {
 // Named types, not typedefs, so that every template instantiated for a variant carries its name
 // in the symbol (e.g. ..._ZN6ddblas8variants14nofma_accurate...): the host check of

@@ -6,13 +6,7 @@
 #pragma once
 #include "geometry.h"  // LU_PANEL_THREADS, LU_PANEL_WIDTH
 #include "kernels.h"
-
-// DDBLAS_UNROLL: unroll the next loop (constant trip count) on both compilers.
-#if defined(__CUDACC__)
-#define DDBLAS_UNROLL _Pragma("unroll")
-#else
-#define DDBLAS_UNROLL _Pragma("GCC unroll 32")
-#endif
+#include "pivot.h"     // pivot_beats
 
 namespace ddblas {
 namespace linalg {
@@ -30,17 +24,6 @@ struct MatrixView {
         lo[i * rs + j * cs] = canonical(v.lo);
     }
 };
-
-// pivot_beats: whether |a| = x in row i is the better pivot than y in row j (i != j): the larger
-// magnitude (exact DD compare), the smaller row among equals (LAPACK idamax's tie rule), any
-// number before NaN. A strict total order, so every reduction order picks the same row.
-DD_HD bool pivot_beats(dd x, index_t i, dd y, index_t j) {
-    const bool x_nan = isnan(x.hi), y_nan = isnan(y.hi);
-    if (x_nan != y_nan) return y_nan;
-    if (!x_nan && greater(x, y)) return true;
-    if (!x_nan && greater(y, x)) return false;
-    return i < j;
-}
 
 // first_max_abs: the best pivot row (pivot_beats) of column `col` in [first, end).
 // Precondition: first < end.
