@@ -28,6 +28,10 @@
 #                                    (n = 16384 solves, kappa 1e8 and 1e12; 10^4 batched 9x9,
 #                                    19x19, 64x64) into $OUT/solve-bench (needs scipy: carry a
 #                                    wheel in .whl/ if the machine lacks it)
+#   bash bench/device_run.sh batched tests/test_linalg_solve.py on the GPU, compute-sanitizer
+#                                    memcheck and racecheck of the batched team kernels (orders
+#                                    at their boundaries, views, a singular stack), then
+#                                    bench/batched_solve.py (10^4 systems of 9 .. 65)
 #   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
 #                                    elementwise function) into $OUT/fma
 #   bash bench/device_run.sh ozaki2  compute-sanitizer memcheck of ozaki2-int8 (odd shapes, chunks
@@ -94,6 +98,26 @@ for m, n in ((1, 1), (33, 31), (31, 40), (70, 65)):
 " > "$OUT/memcheck_qr.log" 2>&1
 echo "memcheck qr exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_qr.log" | tail -1
 timeout 200 python3 bench/linalg_factor.py 2048 --qr-max 2048 2>&1 | tee "$OUT/qr_factor.log"
+fi
+if has batched; then
+echo "== batched tests"
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+    -p no:warnings tests/test_linalg_solve.py > "$OUT/batched_tests.log" 2>&1; echo "pytest exit $?"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
+for tool in memcheck racecheck; do
+timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import linalg
+for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (32, 5), (33, 3), (64, 3), (65, 2)):
+    a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
+    b = ddblas.random((batch, n, 2), seed=1, device='gpu')
+    linalg.solve(a, b); linalg.det(a); linalg.inv(a[:2])
+s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
+try: linalg.solve(s, ddblas.ones(40, device='gpu'))
+except linalg.LinAlgError as e: print('singular ok:', e)
+" > "$OUT/${tool}_batched.log" 2>&1
+echo "$tool batched exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|singular ok" "$OUT/${tool}_batched.log" | tail -2
+done
+timeout 200 python3 bench/batched_solve.py 2>&1 | tee "$OUT/batched_solve.txt"
 fi
 if has solve; then
 echo "== solve tests"

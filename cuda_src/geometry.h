@@ -48,6 +48,21 @@ constexpr int LU_PANEL_THREADS = 256;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
+// Batched small LU on the GPU (linalg_batched.h lu_team): a system of order n <=
+// BATCHED_TEAM_MAX_ORDER is factored by a team of threads, thread (i, h) holding row i's columns
+// [h W, h W + W) in registers, W = BATCHED_TEAM_NARROW (n <= W) or BATCHED_TEAM_WIDE. Blocks of
+// BATCHED_TEAM_THREADS threads: teams of n <= W pack floor(32 / n) to a warp; a wider system
+// (two slices of BATCHED_TEAM_WIDE columns, rows padded to whole warps) takes a block. Larger
+// orders keep one thread a system.
+constexpr int BATCHED_TEAM_THREADS = 128;
+constexpr int BATCHED_TEAM_NARROW = 16;
+constexpr int BATCHED_TEAM_WIDE = 32;
+constexpr int BATCHED_TEAM_MAX_ORDER = 2 * BATCHED_TEAM_WIDE;
+static_assert(BATCHED_TEAM_THREADS == 2 * BATCHED_TEAM_MAX_ORDER,
+              "a two-slice team (rows padded to BATCHED_TEAM_MAX_ORDER) fills one block");
+static_assert(BATCHED_TEAM_WIDE == WARP_SIZE && BATCHED_TEAM_THREADS % WARP_SIZE == 0,
+              "a slice's rows fill whole warps");
+
 // Cholesky (ddblas/linalg/factor.py): diagonal blocks of at most POTRF_BLOCK rows go to the
 // potrf kernel (on the GPU one block of POTRF_BLOCK threads a matrix, linalg.h).
 constexpr int POTRF_BLOCK = 32;

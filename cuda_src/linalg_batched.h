@@ -1,32 +1,44 @@
 // linalg_batched.h: many small dense systems in one launch (the "linalg_batched" family): LU
 // with partial pivoting, the solve with its factors, and the product of the diagonal (det,
-// slogdet), one thread per system, written once for both backends with kernels.h's macros (GPU:
-// a grid-stride loop over systems; CPU: OpenMP over systems).
+// slogdet), written once for both backends with kernels.h's macros.
+//
+// Two organisations of the same arithmetic. One thread a system (lu_factor_in_place,
+// lu_solve_in_place; GPU: a grid-stride loop over systems, CPU: OpenMP over systems) for every
+// order on the CPU and for orders above BATCHED_TEAM_MAX_ORDER on the GPU. On the GPU, smaller
+// systems are factored by a team of threads (lu_team: a row's entries in registers, the pivot
+// search a warp reduction, the interchanges implicit) and solved by a block a system
+// (lu_solve_team). Every entry gets the same operations in the same order in both, so the GPU's
+// factors and solutions equal the CPU's bit for bit.
 //
 // The factors live in a batch buffer in which element (i, j) of system p sits at
-// p * sys_step + (i * order + j) * elem_step: the GPU interleaves the systems (sys_step = 1,
-// elem_step = batch), so the threads of a warp, one system each, read consecutive doubles; the
-// CPU keeps each system contiguous (sys_step = order^2, elem_step = 1).
+// p * sys_step + i * row_step + j * col_step (BatchMatrix): one thread a system on the GPU
+// interleaves the systems (sys_step = 1, so a warp's threads, one system each, read consecutive
+// doubles), the GPU's teams keep each system column-major (a team's rows are consecutive), the
+// CPU row-major.
 //
 // Algorithms (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., 2002):
-//   lu_factor_in_place: Gaussian elimination, kij (right-looking) form, partial pivoting: Alg. 9.1
-//     with the pivot of largest |a_ik| (exact DD comparison; the first such row). Thm. 9.3 with
-//     DD arithmetic: P A + dA = L U, |dA| <= gamma_n |L| |U|, gamma_n = n e / (1 - n e),
-//     e = (c_mul + c_add) u^2 (u = 2^-53; the variant's constants, docs/algorithms.md).
-//   lu_solve_in_place: the row interchanges, then forward and back substitution (Alg. 8.1,
-//     row-oriented dots in increasing j): (A + dA) x = b, |dA| <= gamma_3n |L| |U| (Thm. 9.4).
+//   LU: Gaussian elimination, kij (right-looking) form, partial pivoting: Alg. 9.1 with the
+//     pivot rule of pivot.h (the largest |a_ik| by exact DD comparison; the first such row).
+//     Thm. 9.3 with DD arithmetic: P A + dA = L U, |dA| <= gamma_n |L| |U|, gamma_n = n e /
+//     (1 - n e), e = (c_mul + c_add) u^2 (u = 2^-53; the variant's constants, docs/linalg.md).
+//   solve: the row interchanges, then forward substitution (each y_i's terms in increasing j)
+//     and back substitution (each x_i's terms in decreasing j, the order in which a column
+//     sweep finishes the x_j): (A + dA) x = b, |dA| <= gamma_3n |L| |U| (Thm. 9.4; Thm. 8.5's
+//     bound holds for any order of the inner sums).
 //   diagonal_product: det = sign(P) prod u_kk, relative error <= (n - 1) c_mul u^2 (to first
 //     order) on top of the factorization's backward error.
 #pragma once
+#include "geometry.h"  // BATCHED_TEAM_*
 #include "kernels.h"
+#include "pivot.h"     // pivot_beats
 
 namespace ddblas {
 
 // BatchMatrix: one system's order x order matrix inside a batch buffer (see the top).
 struct BatchMatrix {
     double *hi, *lo;
-    index_t order, step;
-    DD_HD index_t at(index_t i, index_t j) const { return (i * order + j) * step; }
+    index_t order, row_step, col_step;
+    DD_HD index_t at(index_t i, index_t j) const { return i * row_step + j * col_step; }
     DD_HD dd load(index_t i, index_t j) const {
         dd v = {hi[at(i, j)], lo[at(i, j)]};
         return v;
@@ -68,7 +80,7 @@ DD_HD index_t lu_factor_in_place(BatchMatrix a, index_t *piv) {
         dd largest = abs(a.load(k, k));
         for (index_t i = k + 1; i < a.order; ++i) {
             dd candidate = abs(a.load(i, k));
-            if (greater(candidate, largest)) {
+            if (linalg::pivot_beats(candidate, i, largest, p)) {
                 largest = candidate;
                 p = i;
             }
@@ -117,7 +129,7 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
         }
         for (index_t i = n - 1; i >= 0; --i) {  // U x = y
             dd acc = {x_hi[i * nrhs + r], x_lo[i * nrhs + r]};
-            for (index_t j = i + 1; j < n; ++j) {
+            for (index_t j = n - 1; j > i; --j) {
                 dd xj = {x_hi[j * nrhs + r], x_lo[j * nrhs + r]};
                 acc = madd<V>(acc, neg(lu.load(i, j)), xj);
             }
@@ -160,21 +172,267 @@ DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, 
     if (mantissa.hi == 0.0) exponent = 0;
 }
 
+
+#if defined(__CUDACC__)
+// TeamPivot: a pivot candidate in lu_team's reduction: the entry (signed), its row's position
+// after the interchanges so far (-1: no candidate) and the lane that holds that row.
+struct TeamPivot {
+    dd value;
+    int row, lane;
+    // keep the better of this and o under pivot_beats on |value|
+    __device__ void take_better(const TeamPivot &o) {
+        if (o.row >= 0 && (row < 0 || linalg::pivot_beats(abs(o.value), o.row, abs(value), row)))
+            *this = o;
+    }
+};
+
+constexpr unsigned FULL_WARP = 0xffffffffu;
+
+// team_shuffle: c as lane src holds it (down > 0: as lane + down holds it, or c where that is
+// past the warp), every lane of the warp taking part.
+__device__ TeamPivot team_shuffle(const TeamPivot &c, int src, unsigned down) {
+    TeamPivot r;
+    if (down) {
+        r.value.hi = __shfl_down_sync(FULL_WARP, c.value.hi, down);
+        r.value.lo = __shfl_down_sync(FULL_WARP, c.value.lo, down);
+        r.row = __shfl_down_sync(FULL_WARP, c.row, down);
+        r.lane = __shfl_down_sync(FULL_WARP, c.lane, down);
+    } else {
+        r.value.hi = __shfl_sync(FULL_WARP, c.value.hi, src);
+        r.value.lo = __shfl_sync(FULL_WARP, c.value.lo, src);
+        r.row = __shfl_sync(FULL_WARP, c.row, src);
+        r.lane = __shfl_sync(FULL_WARP, c.lane, src);
+    }
+    return r;
+}
+
+// segment_best: the best candidate of the lanes [base, base + len) of a warp (len <= 32 - base),
+// in lane `base` (rank 0); the other lanes' results are partial. A tree: pivot_beats is a strict
+// total order, so it picks what a sequential scan picks.
+__device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
+    for (unsigned down = WARP_SIZE / 2; down > 0; down /= 2) {
+        const TeamPivot o = team_shuffle(c, 0, down);
+        if (rank + int(down) < len) c.take_better(o);
+    }
+    return c;
+}
+
+// register_entry, set_register_entry: r[j] for a j known only at run time, by a pass over the
+// array's compile-time indices (so that r stays in registers).
+template <int W>
+__device__ dd register_entry(const dd (&r)[W], int j) {
+    dd v = r[0];
+    DDBLAS_UNROLL
+    for (int t = 1; t < W; ++t)
+        if (t == j) v = r[t];
+    return v;
+}
+template <int W>
+__device__ void set_register_entry(dd (&r)[W], int j, dd v) {
+    DDBLAS_UNROLL
+    for (int t = 0; t < W; ++t)
+        if (t == j) r[t] = v;
+}
+
+// lu_team: lu_factor_in_place's elimination of system p by a team: thread (i, h) holds row i's
+// entries in columns [h W, h W + W) in registers (S slices of W columns; n <= S W). The
+// interchanges are implicit: each row keeps its position `pos` (LAPACK's row after the swaps so
+// far) and goes to that row of `lu` at the end. Step k: the candidates (rows at positions >= k,
+// column k) are reduced under pivot_beats to the pivot row at position pk; the rows at positions k
+// and pk trade positions; every row below takes l = a_ik / pivot (DD div) and a_ij = a_ij - l
+// a_kj (madd, j > k), the pivot row's a_kj coming by shuffle (S = 1: a team is n lanes of one
+// warp, floor(32 / n) teams a warp) or through shared memory (S = 2: a block is one team, rows
+// padded to two warps a slice). A zero pivot skips the elimination, as lu_factor_in_place does.
+// Writes piv[k] and returns the first zero pivot (-1: none) in every thread of the team.
+template <class V, int W, int S>
+__device__ index_t lu_team(index_t batch, index_t n, const double *a_hi, const double *a_lo,
+                           index_t a_bs, index_t a_rs, index_t a_cs, double *lu_hi,
+                           double *lu_lo, index_t sys_step, index_t row_step, index_t col_step,
+                           index_t *piv, index_t *info) {
+    static_assert(S == 1 || (S == 2 && W == WARP_SIZE),
+                  "two slices pad their rows to whole warps of W = 32");
+    constexpr int UPDATE_CHUNK = 8;
+    static_assert(W % UPDATE_CHUNK == 0, "whole chunks of columns");
+    constexpr int WARPS = BATCHED_TEAM_THREADS / WARP_SIZE;
+    const int tid = threadIdx.x, lane = tid % WARP_SIZE, warp = tid / WARP_SIZE;
+    int i, h, base, len;
+    index_t p;
+    bool valid;
+    if constexpr (S == 1) {
+        const int per_warp = WARP_SIZE / int(n), team = lane / int(n);
+        i = lane % int(n);
+        h = 0;
+        base = team * int(n);
+        len = int(n);
+        p = (index_t(blockIdx.x) * WARPS + warp) * per_warp + team;
+        valid = team < per_warp && p < batch;
+    } else {
+        h = tid / BATCHED_TEAM_MAX_ORDER;
+        i = tid % BATCHED_TEAM_MAX_ORDER;
+        base = 0;
+        len = min(WARP_SIZE, int(n) - (i / WARP_SIZE) * WARP_SIZE);   // this warp's rows (>= 1)
+        p = blockIdx.x;
+        valid = i < n && p < batch;
+    }
+    dd row[W];
+    const StridedMatrix a = {a_hi + (valid ? p * a_bs : 0), a_lo + (valid ? p * a_bs : 0), a_rs,
+                             a_cs};
+    DDBLAS_UNROLL
+    for (int j = 0; j < W; ++j) {
+        const dd zero = {0.0, 0.0};
+        row[j] = valid && h * W + j < n ? a.load(i, h * W + j) : zero;
+    }
+    int pos = i;
+    index_t zero_pivot = -1;
+    __shared__ TeamPivot part[S == 2 ? 2 : 1];
+    __shared__ dd pivot_row[S == 2 ? S * W : 1], minus_l_of[S == 2 ? BATCHED_TEAM_MAX_ORDER : 1];
+    for (int k = 0; k < n; ++k) {
+        // step k: the candidates' reduction (S = 1: within the team's lanes; S = 2: within each
+        // warp of slice hk, then across its two warps), the interchange of positions, the
+        // multipliers, the update; rows at positions > k are eliminated unless the pivot is 0
+        const int hk = k / W, kc = k % W;
+        TeamPivot c = {register_entry(row, kc), valid && h == hk && pos >= k ? pos : -1, lane};
+        c = segment_best(c, lane - base, len);
+        TeamPivot best;
+        if constexpr (S == 1) {
+            best = team_shuffle(c, base, 0);
+        } else {
+            if (lane == 0 && h == hk) part[warp % 2] = c;
+            __syncthreads();
+            best = part[0];
+            best.take_better(part[1]);
+        }
+        const bool owner = valid && pos == best.row;
+        if (pos == k) pos = best.row;
+        else if (owner) pos = k;
+        const dd pivot = best.value;
+        if (pivot.hi == 0.0 && zero_pivot < 0) zero_pivot = k;
+        if (valid && i == 0 && h == 0) piv[p * n + k] = best.row;
+        const bool eliminate = valid && pos > k && pivot.hi != 0.0;
+        dd minus_l = {0.0, 0.0};
+        if (eliminate && h == hk) {
+            const dd l = div<V>(register_entry(row, kc), pivot);
+            set_register_entry(row, kc, l);
+            minus_l = neg(l);
+        }
+        // the update in chunks of UPDATE_CHUNK columns, whole chunks skipped (uniformly) and
+        // the columns inside one chosen by selects, not branches, so that the chunk's
+        // independent madds overlap
+        if constexpr (S == 1) {
+            DDBLAS_UNROLL
+            for (int c = 0; c < W; c += UPDATE_CHUNK) {
+                if (c >= n) break;
+                if (c + UPDATE_CHUNK <= k + 1) continue;
+                DDBLAS_UNROLL
+                for (int j = c; j < c + UPDATE_CHUNK; ++j) {
+                    const dd u = {__shfl_sync(FULL_WARP, row[j].hi, best.lane),
+                                  __shfl_sync(FULL_WARP, row[j].lo, best.lane)};
+                    const dd updated = madd<V>(row[j], minus_l, u);
+                    if (eliminate && j > k && j < n) row[j] = updated;
+                }
+            }
+        } else {
+            if (owner) {
+                DDBLAS_UNROLL
+                for (int j = 0; j < W; ++j) pivot_row[h * W + j] = row[j];
+            }
+            if (eliminate && h == hk) minus_l_of[i] = minus_l;
+            __syncthreads();
+            if (eliminate && h > hk) minus_l = minus_l_of[i];
+            DDBLAS_UNROLL
+            for (int c = 0; c < W; c += UPDATE_CHUNK) {
+                if (!eliminate || h * W + c >= n || h * W + c + UPDATE_CHUNK <= k + 1) continue;
+                DDBLAS_UNROLL
+                for (int j = c; j < c + UPDATE_CHUNK; ++j) {
+                    const dd updated = madd<V>(row[j], minus_l, pivot_row[h * W + j]);
+                    if (h * W + j > k && h * W + j < n) row[j] = updated;
+                }
+            }
+        }
+    }
+    if (valid) {
+        const BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, n, row_step,
+                                col_step};
+        DDBLAS_UNROLL
+        for (int j = 0; j < W; ++j)
+            if (h * W + j < n) lu.store(pos, h * W + j, row[j]);
+        if (i == 0 && h == 0) info[p] = zero_pivot;
+    }
+    return zero_pivot;
+}
+
+// lu_solve_team: lu_solve_in_place for system blockIdx.x by a block of >= n threads, thread i
+// holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
+// (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
+// then the rows above), so each sum gets lu_solve_in_place's terms in its order.
+template <class V>
+__device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
+                              const StridedMatrix &b, double *x_hi, double *x_lo) {
+    __shared__ dd shared_x[BATCHED_TEAM_MAX_ORDER];
+    const index_t i = threadIdx.x;
+    const bool has_row = i < n;
+    index_t q = i;   // the row of b that the interchanges bring to row i: undo them in reverse
+    for (index_t k = n - 1; k >= 0; --k) {
+        const index_t pk = piv[k];
+        if (q == k) q = pk;
+        else if (q == pk) q = k;
+    }
+    for (index_t r = 0; r < nrhs; ++r) {
+        dd acc = {0.0, 0.0};
+        if (has_row) acc = b.load(q, r);
+        for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower
+            if (i == j) shared_x[j] = acc;
+            __syncthreads();
+            if (has_row && i > j) acc = madd<V>(acc, neg(lu.load(i, j)), shared_x[j]);
+        }
+        __syncthreads();   // the forward sweep's last reads before the back sweep writes
+        for (index_t j = n - 1; j >= 0; --j) {   // U x = y
+            if (i == j) {
+                acc = div<V>(acc, lu.load(j, j));
+                shared_x[j] = acc;
+                DDBLAS_DD_STORE(x, j * nrhs + r, acc);
+            }
+            __syncthreads();
+            if (has_row && i < j) acc = madd<V>(acc, neg(lu.load(i, j)), shared_x[j]);
+        }
+        __syncthreads();   // the next right-hand side rewrites shared_x
+    }
+}
+#endif
 }  // namespace ddblas
 
 // ---- kernels: one per variant; `n` is the number of systems ----
+// The factor kernels' parameters: n systems of `order` at a (a + p a_bs, strides a_rs, a_cs);
+// the batch buffer lu (BatchMatrix's steps), piv (n x order), info (n).
+#define DDBLAS_BATCHED_FACTOR_PARAMS                                                           \
+    ddblas::index_t n, ddblas::index_t order, const double *a_hi, const double *a_lo,          \
+        ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, double *lu_hi,        \
+        double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,                     \
+        ddblas::index_t col_step, ddblas::index_t *piv, ddblas::index_t *info
+// The solve kernels' parameters: the factors as the factor kernels left them, b (b + p b_bs,
+// strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs).
+#define DDBLAS_BATCHED_SOLVE_PARAMS                                                            \
+    ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,       \
+        const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,               \
+        ddblas::index_t col_step, const ddblas::index_t *piv, const double *b_hi,              \
+        const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,  \
+        double *x_hi, double *x_lo
+// System p's right-hand sides `b` and factors `lu` from the solve kernels' parameters.
+#define DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu)                                                  \
+    const ddblas::StridedMatrix b = {b_hi + (p) * b_bs, b_lo + (p) * b_bs, b_rs, b_cs};        \
+    const ddblas::BatchMatrix lu = {const_cast<double *>(lu_hi) + (p) * sys_step,              \
+                                    const_cast<double *>(lu_lo) + (p) * sys_step, order,       \
+                                    row_step, col_step}
+
 // lu_factor: copies system p of A (a + p a_bs, strides a_rs, a_cs) into the batch buffer lu and
 // factors it there; piv[p * order + k], info[p] = -1 or the first zero pivot's index.
 #define DDBLAS_LINALG_BATCHED_LU_FACTOR(OP, V)                                                 \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
-        ddblas::index_t n, ddblas::index_t order, const double *a_hi, const double *a_lo,      \
-        ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, double *lu_hi,        \
-        double *lu_lo, ddblas::index_t sys_step, ddblas::index_t elem_step,                    \
-        ddblas::index_t *piv, ddblas::index_t *info) {                                         \
+        DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
         DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
             ddblas::StridedMatrix a = {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs};          \
             ddblas::BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, order,       \
-                                      elem_step};                                              \
+                                      row_step, col_step};                                     \
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t j = 0; j < order; ++j) lu.store(i, j, a.load(i, j));      \
             info[p] = ddblas::lu_factor_in_place<ddblas::variants::V>(lu, piv + p * order);    \
@@ -186,16 +444,9 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 // b[p] at b + p b_bs with strides b_rs, b_cs.
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
-        ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,   \
-        const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t elem_step,              \
-        const ddblas::index_t *piv, const double *b_hi, const double *b_lo,                    \
-        ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs, double *x_hi,         \
-        double *x_lo) {                                                                        \
+        DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
         DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
-            ddblas::StridedMatrix b = {b_hi + p * b_bs, b_lo + p * b_bs, b_rs, b_cs};          \
-            ddblas::BatchMatrix lu = {const_cast<double *>(lu_hi) + p * sys_step,              \
-                                      const_cast<double *>(lu_lo) + p * sys_step, order,       \
-                                      elem_step};                                              \
+            DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
             double *xh = x_hi + p * order * nrhs, *xl = x_lo + p * order * nrhs;               \
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t r = 0; r < nrhs; ++r) {                                   \
@@ -225,3 +476,33 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
+
+#if defined(__CUDACC__)
+// lu_team<W>x<S> (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_factor's arguments and results, the
+// systems factored by teams (lu_team; grid: lu_team's teams a block, one block a system for S =
+// 2), lu column-major per system.
+#define DDBLAS_LINALG_BATCHED_LU_TEAM(V, NAME, W, S)                                           \
+    DDBLAS_KERNEL ddblas_linalg_batched_##NAME##_##V(                                          \
+        DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
+        ddblas::lu_team<ddblas::variants::V, W, S>(n, order, a_hi, a_lo, a_bs, a_rs, a_cs,     \
+                                                   lu_hi, lu_lo, sys_step, row_step, col_step, \
+                                                   piv, info);                                 \
+    }
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team16, ddblas::BATCHED_TEAM_NARROW, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team32, ddblas::BATCHED_TEAM_WIDE, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team64, ddblas::BATCHED_TEAM_WIDE, 2)
+
+// lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
+// block of >= order threads a system (lu_solve_team).
+#define DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM(OP, V)                                             \
+    DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
+        DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
+        const ddblas::index_t p = blockIdx.x;                                                  \
+        if (p >= n) return;                                                                    \
+        DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                                 \
+        ddblas::lu_solve_team<ddblas::variants::V>(order, nrhs, lu, piv + p * order, b,        \
+                                                   x_hi + p * order * nrhs,                    \
+                                                   x_lo + p * order * nrhs);                   \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM, lu_solve_team)
+#endif

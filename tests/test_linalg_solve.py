@@ -117,6 +117,65 @@ def test_batched_gpu_equals_cpu(device, variant):
     assert same_bits(d_cpu, d_dev)
 
 
+# The GPU's team kernels (lu_team16 / 32 / 64, lu_solve_team) around each shape boundary,
+# teams per warp and block not dividing the batch; above 64, one thread a system again.
+TEAM_ORDERS = [1, 2, 9, 11, 16, 17, 31, 32, 33, 40, 63, 64, 65]
+
+
+def _team_inputs(n: int, batch: int, kind: str):
+    """(a, b) on the CPU: random systems; "ties": small integers, so that many pivot candidates
+    have equal magnitudes (the first row must win on both devices); "singular": every third
+    system with a zero column (the factorization goes on past the zero pivot)."""
+    if kind == "ties":
+        rng = np.random.default_rng(n)
+        a = ddblas.asarray(rng.integers(-2, 3, (batch, n, n)).astype(np.float64))
+    else:
+        a = random_stack(batch, n, n, seed=n, device="cpu")
+    if kind == "singular":
+        a64 = (a.hi.copy(), a.lo.copy())
+        for x in a64:
+            x[::3, :, n // 2] = 0.0
+        a = ddblas.DDArray(*a64, normalize=False)
+    return a, random_stack(batch, n, 2, seed=n + 1, device="cpu")
+
+
+@pytest.mark.parametrize("n", TEAM_ORDERS)
+@pytest.mark.parametrize("kind", ["random", "ties", "singular"])
+def test_batched_team_kernels_equal_cpu(device, n, kind):
+    if device != "gpu":
+        pytest.skip("the team kernels run on the GPU; the CPU is the reference")
+    batch = 37
+    a, b = _team_inputs(n, batch, kind)
+    f_cpu = batched.lu_factor(a, Options())
+    f_gpu = batched.lu_factor(a.to_device("gpu"), Options())
+    assert np.array_equal(f_cpu.piv, f_gpu.piv.get())
+    assert np.array_equal(f_cpu.zero_pivot, f_gpu.zero_pivot.get())
+    for x, y in zip(batched.factor_views(f_cpu), batched.factor_views(f_gpu)):
+        assert same_bits(x, y)
+    if kind == "singular":
+        assert (f_cpu.zero_pivot[::3] >= 0).all()
+    keep = f_cpu.zero_pivot < 0   # solve raises for a singular system
+    a, b = a[keep], b[keep]
+    x_cpu = linalg.solve(a, b)
+    assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
+
+
+def test_batched_team_kernels_views_and_variants(device, variant):
+    if device != "gpu":
+        pytest.skip("the team kernels run on the GPU; the CPU is the reference")
+    base = random_stack(7, 40, 40, seed=3, device="cpu")
+    rhs = random_stack(7, 40, 3, seed=4, device="cpu")
+    for a in (base[:, ::2, ::2], base[:, :20, :20].transpose(0, 2, 1), base[:, 5:38, 3:36],
+              ddblas.DDArray(np.broadcast_to(base.hi[0], (5, 40, 40)),
+                             np.broadcast_to(base.lo[0], (5, 40, 40)), normalize=False)):
+        n, count = a.shape[-1], a.shape[0]
+        b = rhs[:count, :n, ::2]
+        with ddblas.options(**variant):
+            x_cpu = linalg.solve(a, b)
+            x_gpu = linalg.solve(a.to_device("gpu"), b.to_device("gpu"))
+        assert same_bits(x_cpu, x_gpu), (n, a.hi.strides)
+
+
 # ---- refinement: LU-IR, GMRES-IR, the DD LU as last resort ----
 @pytest.mark.parametrize("kappa", [1e2, 1e8, 1e12, 1e16])
 def test_refine_backward_and_forward_error(device, kappa):

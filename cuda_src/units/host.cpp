@@ -41,6 +41,10 @@ static std::string geometry_text() {
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
     put("qr_lanes", ddblas::QR_LANES);
     put("potrf_block", ddblas::POTRF_BLOCK);
+    put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);
+    put("batched_team.narrow", ddblas::BATCHED_TEAM_NARROW);
+    put("batched_team.wide", ddblas::BATCHED_TEAM_WIDE);
+    put("batched_team.max_order", ddblas::BATCHED_TEAM_MAX_ORDER);
     put("ozaki2.moduli", ddblas::OZAKI2_MAX_MODULI);
     for (int i = 0; i < ddblas::OZAKI2_MAX_MODULI; ++i)
         put("ozaki2.modulus." + std::to_string(i), ddblas::OZAKI2_MODULI[i]);

@@ -1,9 +1,14 @@
-"""Stacks of small dense systems in one launch each (cuda_src/linalg_batched.h, one thread per
-system): LU with partial pivoting, the solve with its factors, and det from the factors.
+"""Stacks of small dense systems in one launch each (cuda_src/linalg_batched.h): LU with partial
+pivoting, the solve with its factors, and det from the factors.
 
-The factors stay in a batch buffer laid out for the device (GPU: systems interleaved, so a
-warp's threads read consecutive doubles; CPU: each system contiguous); BatchLU carries it with
-the pivots. Only strides and integer bookkeeping happen here: the arithmetic is the kernels'.
+On the GPU, orders up to geometry's batched_team.max_order (64) are factored by teams of
+threads (a row's entries in registers; teams of n <= 32 packed into warps, a block a system
+above) and solved by a block a system; larger orders, and every order on the CPU, take one
+thread a system. The factors stay in a batch buffer laid out for the kernel that made them
+(GPU teams: each system column-major; one GPU thread a system: systems interleaved, so a warp's
+threads read consecutive doubles; CPU: each system row-major); BatchLU carries its steps with
+the pivots. Only strides, launch shapes and integer bookkeeping happen here: the arithmetic is
+the kernels'.
 """
 from __future__ import annotations
 
@@ -14,19 +19,21 @@ import numpy as np
 from ..core.array import DDArray
 from ..core.options import Options
 from ..engines import backend as _backend
+from ..engines import cpu as _cpu
 
-GPU_THREADS = 64   # threads a block: 10^4 systems fill 157 blocks, more SMs than 256 would
+GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs than 256 would
 
 
 @dataclass(frozen=True)
 class BatchLU:
     """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
-    p * sys_step + (i * order + j) * elem_step), piv (batch, order) int64 (LAPACK's ipiv, 0-based),
-    zero_pivot (batch,) int64 (-1, or the first zero pivot's index)."""
+    p * sys_step + i * row_step + j * col_step), piv (batch, order) int64 (LAPACK's ipiv,
+    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index)."""
     hi: object
     lo: object
     sys_step: int
-    elem_step: int
+    row_step: int
+    col_step: int
     order: int
     batch: int
     piv: object
@@ -35,6 +42,7 @@ class BatchLU:
 
 
 def _launch(device: str, kernel: str, batch: int, *args) -> None:
+    """One thread a system: OpenMP on the CPU, a grid-stride loop on the GPU."""
     be = _backend.backend(device)
     if device == "cpu":
         be.launch(kernel, batch, batch, *args)
@@ -42,22 +50,48 @@ def _launch(device: str, kernel: str, batch: int, *args) -> None:
         be.launch_grid(kernel, (-(-batch // GPU_THREADS),), (GPU_THREADS,), batch, *args)
 
 
+def _teams(device: str, n: int) -> bool:
+    """Whether order n runs on the GPU's team kernels (lu_team, lu_solve_team)."""
+    return device == "gpu" and n <= _cpu.geometry()["batched_team"]["max_order"]
+
+
+def _team_factor_launch(n: int, batch: int) -> tuple[str, int]:
+    """(kernel stem, blocks) of lu_team for order n: W = narrow or wide columns a thread in one
+    slice (teams of n lanes, floor(32 / n) a warp), or two wide slices (a block a system)."""
+    g = _cpu.geometry()
+    team, warp = g["batched_team"], g["warp_size"]
+    if n > team["wide"]:
+        return "lu_team64", batch
+    teams_per_block = team["threads"] // warp * (warp // n)
+    return ("lu_team16" if n <= team["narrow"] else "lu_team32"), -(-batch // teams_per_block)
+
+
 def lu_factor(a: DDArray, opts: Options) -> BatchLU:
     """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides)."""
     batch, n, _ = a.shape
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
-    sys_step, elem_step = (1, batch) if a.device == "gpu" else (n * n, 1)
+    if _teams(a.device, n):
+        steps = (n * n, 1, n)        # column-major systems: a team's rows are consecutive
+    elif a.device == "gpu":
+        steps = (1, n * batch, batch)  # interleaved systems
+    else:
+        steps = (n * n, n, 1)        # row-major systems
     lu_hi = xp.empty(batch * n * n, dtype=np.float64)
     lu_lo = xp.empty(batch * n * n, dtype=np.float64)
     piv = xp.empty((batch, n), dtype=np.int64)
     zero_pivot = xp.empty(batch, dtype=np.int64)
-    if batch and n:
-        _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, batch, n, hi, lo,
-                a_bs, a_rs, a_cs, lu_hi, lu_lo, sys_step, elem_step, piv, zero_pivot)
-    else:
+    args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot)
+    if not (batch and n):
         zero_pivot[...] = -1
-    return BatchLU(lu_hi, lu_lo, sys_step, elem_step, n, batch, piv, zero_pivot, a.device)
+    elif _teams(a.device, n):
+        stem, blocks = _team_factor_launch(n, batch)
+        _backend.backend("gpu").launch_grid(
+            f"ddblas_linalg_batched_{stem}_{opts.suffix}", (blocks,),
+            (_cpu.geometry()["batched_team"]["threads"],), *args)
+    else:
+        _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
+    return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
 
 
 def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
@@ -69,8 +103,15 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
     if batch and n and nrhs:
         hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
-        _launch(f.device, "ddblas_linalg_batched_lu_solve_" + opts.suffix, batch, n, nrhs,
-                f.hi, f.lo, f.sys_step, f.elem_step, f.piv, hi, lo, b_bs, b_rs, b_cs, x_hi, x_lo)
+        args = (batch, n, nrhs, f.hi, f.lo, f.sys_step, f.row_step, f.col_step, f.piv, hi, lo,
+                b_bs, b_rs, b_cs, x_hi, x_lo)
+        if _teams(f.device, n):   # a block a system, its threads whole warps
+            warp = _cpu.geometry()["warp_size"]
+            _backend.backend("gpu").launch_grid(
+                "ddblas_linalg_batched_lu_solve_team_" + opts.suffix, (batch,),
+                (-(-n // warp) * warp,), *args)
+        else:
+            _launch(f.device, "ddblas_linalg_batched_lu_solve_" + opts.suffix, *args)
     return DDArray(x_hi, x_lo, normalize=False)
 
 
@@ -99,5 +140,5 @@ def factor_views(f: BatchLU):
     views of the batch buffer (what diagonal_product reads)."""
     view = _backend.backend(f.device).xp.lib.stride_tricks.as_strided
     shape = (f.batch, f.order, f.order)
-    strides = tuple(8 * s for s in (f.sys_step, f.order * f.elem_step, f.elem_step))
+    strides = tuple(8 * s for s in (f.sys_step, f.row_step, f.col_step))
     return view(f.hi, shape, strides), view(f.lo, shape, strides)
