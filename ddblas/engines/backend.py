@@ -30,7 +30,15 @@ def backend(device: str):
 
 def is_gpu_array(x) -> bool:
     """True for a CuPy ndarray (checked without importing CuPy)."""
-    return type(x).__module__.startswith("cupy") and hasattr(x, "__cuda_array_interface__")
+    return _is_gpu_array_type(type(x))
+
+
+@functools.cache
+def _is_gpu_array_type(cls: type) -> bool:
+    """Whether instances of cls are CuPy arrays: by the class, once (an instance's
+    __cuda_array_interface__ builds a dict at each access, and the factorizations ask this
+    hundreds of thousands of times)."""
+    return cls.__module__.startswith("cupy") and hasattr(cls, "__cuda_array_interface__")
 
 
 def device_of_array(x) -> str:
