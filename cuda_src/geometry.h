@@ -45,6 +45,10 @@ constexpr index_t PIVOT_CHUNK = 256;
 // registers).
 constexpr int LU_PANEL_WIDTH = 16;
 constexpr int LU_PANEL_THREADS = 256;
+// GPU panels of at least LU_PANEL_GRID_MIN_ROWS rows are factored by a cooperative grid of
+// such blocks instead (linalg.h lu_panel_grid): one block would stream every row through one SM
+// at every column.
+constexpr int LU_PANEL_GRID_MIN_ROWS = 2048;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 

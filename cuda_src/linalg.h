@@ -86,6 +86,30 @@ struct PivotCandidate {
     }
 };
 
+// block_best: the best of the block's T candidates (pivot_beats) by a tree over the shared
+// arrays cand_* (T entries each), left in cand_*[0] for every thread.
+template <int T>
+__device__ void block_best(const PivotCandidate &mine, double *cand_hi, double *cand_lo,
+                           index_t *cand_row) {
+    const int t = threadIdx.x;
+    cand_hi[t] = mine.abs_value.hi;
+    cand_lo[t] = mine.abs_value.lo;
+    cand_row[t] = mine.row;
+    __syncthreads();
+    for (int half = T / 2; half > 0; half /= 2) {
+        if (t < half && cand_row[t + half] >= 0) {
+            const dd other = {cand_hi[t + half], cand_lo[t + half]};
+            const dd best = {cand_hi[t], cand_lo[t]};
+            if (cand_row[t] < 0 || pivot_beats(other, cand_row[t + half], best, cand_row[t])) {
+                cand_hi[t] = other.hi;
+                cand_lo[t] = other.lo;
+                cand_row[t] = cand_row[t + half];
+            }
+        }
+        __syncthreads();
+    }
+}
+
 // lu_panel_block: dgetf2 (unblocked LU with partial pivoting) of the m x n view `a`
 // (n <= LU_PANEL_WIDTH, n <= m) by one block of LU_PANEL_THREADS threads, with no host round
 // trip. Column j: the block reduces the threads' pivot candidates (pivot_beats: the row that
@@ -107,22 +131,7 @@ __device__ void lu_panel_block(index_t m, index_t n, const MatrixView &a, index_
     PivotCandidate mine = {{0.0, 0.0}, -1};
     for (index_t i = t; i < m; i += T) mine.offer(abs(a.get(i, 0)), i);
     for (index_t j = 0; j < n; ++j) {
-        cand_hi[t] = mine.abs_value.hi;
-        cand_lo[t] = mine.abs_value.lo;
-        cand_row[t] = mine.row;
-        __syncthreads();
-        for (int half = T / 2; half > 0; half /= 2) {
-            if (t < half && cand_row[t + half] >= 0) {
-                const dd other = {cand_hi[t + half], cand_lo[t + half]};
-                const dd best = {cand_hi[t], cand_lo[t]};
-                if (cand_row[t] < 0 || pivot_beats(other, cand_row[t + half], best, cand_row[t])) {
-                    cand_hi[t] = other.hi;
-                    cand_lo[t] = other.lo;
-                    cand_row[t] = cand_row[t + half];
-                }
-            }
-            __syncthreads();
-        }
+        block_best<T>(mine, cand_hi, cand_lo, cand_row);
         const index_t p = cand_row[0];
         if (t == 0) {
             piv[j] = p;
@@ -144,6 +153,104 @@ __device__ void lu_panel_block(index_t m, index_t n, const MatrixView &a, index_
             if (j + 1 < n) mine.offer(abs(r[1]), i);
         }
         __syncthreads();   // the shared pivot row is rewritten by the next column
+    }
+}
+
+// grid_barrier: every block of the grid waits here for all the others (a cooperative launch
+// guarantees that they are resident together). count and generation: two words of device
+// memory, zero before the first launch; count is zero again after every barrier.
+__device__ void grid_barrier(unsigned *count, unsigned *generation) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned *current = generation;
+        const unsigned seen = *current;
+        __threadfence();
+        if (atomicAdd(count, 1u) == gridDim.x - 1) {
+            atomicExch(count, 0u);
+            __threadfence();
+            atomicAdd(generation, 1u);
+        } else {
+            while (*current == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// lu_panel_grid: lu_panel_block's dgetf2 by all blocks of a cooperative grid, for tall panels
+// (one block would stream every row through one SM at every column). Thread t of block b takes
+// rows b T + t + s G T. Column j: each block reduces its threads' candidates and posts the best
+// (part_*[b]); after a grid barrier every block reduces the G posts in the same order (one
+// pivot row p everywhere: pivot_beats is a strict total order) and stages rows p and j in
+// shared memory; after a second barrier the owner of row j writes the old row p there, the
+// owner of row p writes the old row j there and eliminates it, and every thread eliminates its
+// other rows below j (eliminate_entries), offering the next column's candidates. The same
+// operations on every element as lu_panel_block and the CPU's column kernels: the same bits.
+template <class V>
+__device__ void lu_panel_grid(index_t m, index_t n, const MatrixView &a, index_t *piv,
+                              index_t column, index_t *info, double *part_hi, double *part_lo,
+                              index_t *part_row, unsigned *barrier) {
+    constexpr int W = LU_PANEL_WIDTH, T = LU_PANEL_THREADS;
+    __shared__ double cand_hi[T], cand_lo[T];
+    __shared__ index_t cand_row[T];
+    __shared__ dd pivot_row[W], displaced_row[W];   // rows p and j before the interchange
+    const int t = threadIdx.x;
+    const index_t blocks = gridDim.x, stride = blocks * T, first = blockIdx.x * T + t;
+    PivotCandidate mine = {{0.0, 0.0}, -1};
+    for (index_t i = first; i < m; i += stride) mine.offer(abs(a.get(i, 0)), i);
+    for (index_t j = 0; j < n; ++j) {
+        block_best<T>(mine, cand_hi, cand_lo, cand_row);
+        if (t == 0) {
+            part_hi[blockIdx.x] = cand_hi[0];
+            part_lo[blockIdx.x] = cand_lo[0];
+            part_row[blockIdx.x] = cand_row[0];
+        }
+        grid_barrier(barrier, barrier + 1);
+        if (t == 0) {
+            PivotCandidate best = {{0.0, 0.0}, -1};
+            for (index_t b = 0; b < blocks; ++b)
+                if (part_row[b] >= 0) best.offer({part_hi[b], part_lo[b]}, part_row[b]);
+            cand_hi[0] = best.abs_value.hi;
+            cand_row[0] = best.row;
+            if (blockIdx.x == 0) {
+                piv[j] = best.row;
+                if (best.abs_value.hi == 0.0 && *info > column + j) *info = column + j;
+            }
+        }
+        __syncthreads();
+        const index_t p = cand_row[0];
+        const bool eliminate = cand_hi[0] != 0.0;
+        if (t < n) {
+            pivot_row[t] = a.get(p, t);
+            displaced_row[t] = a.get(j, t);
+        }
+        grid_barrier(barrier, barrier + 1);   // rows j and p read everywhere before written
+        dd u[W];
+        DDBLAS_UNROLL
+        for (int k = 0; k < W; ++k)
+            if (k < n - j) u[k] = pivot_row[j + k];
+        mine.row = -1;
+        for (index_t i = first; i < m; i += stride) {
+            if (i == j && p != j) {
+                for (index_t k = 0; k < n; ++k) a.set(j, k, pivot_row[k]);
+                continue;
+            }
+            if (i <= j) continue;
+            dd r[W];
+            if (i == p) {
+                DDBLAS_UNROLL
+                for (int k = 0; k < W; ++k)
+                    if (k < n - j) r[k] = displaced_row[j + k];
+                for (index_t k = 0; k < j; ++k) a.set(p, k, displaced_row[k]);
+            } else {
+                load_row(r, a, i, j, n - j);
+            }
+            if (eliminate) eliminate_entries<V>(r, u, n - j);
+            if (eliminate || i == p) store_row(r, a, i, j, n - j);
+            if (j + 1 < n) mine.offer(abs(r[1]), i);
+        }
+        __syncthreads();   // cand_* and the staged rows are rewritten by the next column
     }
 }
 #endif
@@ -243,6 +350,22 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_COLUMN_KERNEL, lu_column)
         ddblas::linalg::lu_panel_block<ddblas::variants::V>(m, n, a, piv, column, info);       \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_KERNEL, lu_panel)
+
+// ---- LU panel by a cooperative grid (GPU only; blocks of LU_PANEL_THREADS threads, launched
+// cooperatively): lu_panel_grid on the m x n view `a`; part_* hold one candidate a block,
+// barrier two words of zeroed device memory.
+#define DDBLAS_LINALG_LU_PANEL_GRID_KERNEL(OP, V)                                             \
+    extern "C" __global__ void __launch_bounds__(ddblas::LU_PANEL_THREADS)                     \
+    ddblas_linalg_##OP##_##V(ddblas::index_t m, ddblas::index_t n,                             \
+                             DDBLAS_LINALG_MATRIX_PARAM(a), ddblas::index_t *piv,              \
+                             ddblas::index_t column, ddblas::index_t *info, double *part_hi,   \
+                             double *part_lo, ddblas::index_t *part_row, unsigned *barrier) {  \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        ddblas::linalg::lu_panel_grid<ddblas::variants::V>(m, n, a, piv, column, info,         \
+                                                           part_hi, part_lo, part_row,         \
+                                                           barrier);                           \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_GRID_KERNEL, lu_panel_grid)
 #endif
 
 // ---- small triangular solve, in place (one item per right-hand side column of b):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddblas import accuracy, linalg
+from ddblas.engines import cpu
 from ddblas.linalg import factor
 from ddvalues import exact_values, random_matrix, same_bits
 
@@ -499,3 +500,42 @@ def test_gpu_equals_cpu_bitwise(device, variant):
     stack = ddblas.asarray(np.stack([np.eye(9) * 9 + np.ones((9, 9))] * 50))
     assert same_bits(linalg.cholesky(stack, **variant),
                      linalg.cholesky(stack.to_device("gpu"), **variant))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 17, 150, 600])
+def test_grid_panel_equals_cpu_bitwise(device, n, monkeypatch):
+    """Every GPU panel forced onto the cooperative grid kernel (lu_panel_grid): the CPU's bits,
+    with ties of equal |pivots| in different blocks, a zero column (info) and a wide stack of
+    panels."""
+    if device != "gpu":
+        pytest.skip("compares the GPU with the CPU")
+    monkeypatch.setattr(factor, "_grid_panel", lambda m: True)
+    a = random_matrix(n, n, seed=n, device="cpu")
+    if n > 300:
+        first = int(np.argmax(np.abs(a.hi[:, 0])))
+        a[n - 3, 0] = -a[first, 0]   # tie: the first row must win in both
+    lu_c, piv_c = linalg.lu_factor(a, algorithm="blocked")
+    lu_g, piv_g = linalg.lu_factor(a.to_device("gpu"), algorithm="blocked")
+    assert same_bits(lu_c, lu_g) and np.array_equal(piv_c, piv_g.get())
+    if n > 2:
+        z = a.hi.copy(), a.lo.copy()
+        for x in z:
+            x[:, n // 2] = 0.0
+        singular = ddblas.DDArray(*z, normalize=False)
+        for dev in ("cpu", "gpu"):
+            with pytest.raises(linalg.LinAlgError) as caught:
+                linalg.lu_factor(singular.to_device(dev), algorithm="blocked")
+            assert caught.value.index == n // 2
+
+
+@pytest.mark.gpu
+def test_grid_panel_at_its_threshold(device):
+    """A matrix tall enough for lu_panel_grid without forcing it: the CPU's bits."""
+    if device != "gpu":
+        pytest.skip("compares the GPU with the CPU")
+    n = cpu.geometry()["lu_panel_grid_min_rows"] + 21
+    a = random_matrix(n, n, seed=5, device="cpu")
+    lu_c, piv_c = linalg.lu_factor(a, algorithm="blocked")
+    lu_g, piv_g = linalg.lu_factor(a.to_device("gpu"), algorithm="blocked")
+    assert same_bits(lu_c, lu_g) and np.array_equal(piv_c, piv_g.get())

@@ -39,6 +39,7 @@ static std::string geometry_text() {
     put("pivot_chunk", ddblas::PIVOT_CHUNK);
     put("lu_panel_threads", ddblas::LU_PANEL_THREADS);
     put("lu_panel_width", ddblas::LU_PANEL_WIDTH);
+    put("lu_panel_grid_min_rows", ddblas::LU_PANEL_GRID_MIN_ROWS);
     put("qr_lanes", ddblas::QR_LANES);
     put("potrf_block", ddblas::POTRF_BLOCK);
     put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);

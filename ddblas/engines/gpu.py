@@ -111,11 +111,13 @@ def max_shared_bytes() -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def module(family: str, variant: str | None = None):
+def module(family: str, variant: str | None = None, cooperative: bool = False):
     """One family's (or one variant's of a family built by variant) compiled GPU kernels (a
-    cupy.RawModule), built on first use and cached on disk."""
+    cupy.RawModule), built on first use and cached on disk; cooperative: the same cubin loaded
+    for cooperative launches (CuPy launches every kernel of such a module cooperatively)."""
     import cupy
-    return cupy.RawModule(path=str(cubin_path(family, variant)))
+    return cupy.RawModule(path=str(cubin_path(family, variant)),
+                          enable_cooperative_groups=cooperative)
 
 
 class GpuBackend:
@@ -136,11 +138,12 @@ class GpuBackend:
         self.launch_grid(kernel, (blocks,), (THREADS_PER_BLOCK,), *args)
 
     def launch_grid(self, kernel: str, grid: tuple, block: tuple, *args,
-                    shared_mem: int = 0) -> None:
+                    shared_mem: int = 0, cooperative: bool = False) -> None:
         """Launch kernel(*args) on an explicit grid with `shared_mem` bytes of dynamic shared
         memory a block (beyond geometry's static_shared_bytes the kernel opts in, on the current
-        device): ints go as int64, floats as double."""
-        function = module(*_build.build_of(kernel)).get_function(kernel)
+        device): ints go as int64, floats as double. cooperative: a cooperative launch (all
+        blocks resident at once, or CuPy raises), for kernels with grid barriers."""
+        function = module(*_build.build_of(kernel), cooperative).get_function(kernel)
         if shared_mem and shared_mem > _cpu.geometry()["static_shared_bytes"]:
             function.max_dynamic_shared_size_bytes = shared_mem
         function(grid, block, tuple(

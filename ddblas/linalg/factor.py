@@ -19,6 +19,8 @@ Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..blas.auto import OZAKI_MIN_WORK
@@ -96,17 +98,53 @@ def _laswp(a: DDArray, piv, k1: int, k2: int, reverse: bool = False) -> None:
                 int(reverse))
 
 
+@dataclass(frozen=True)
+class GridPanelScratch:
+    """Device memory of lu_panel_grid: a candidate a block (part_hi, part_lo, part_row) and the
+    grid barrier's two words (zero between launches)."""
+    part_hi: object
+    part_lo: object
+    part_row: object
+    barrier: object
+
+    @classmethod
+    def for_rows(cls, m: int) -> "GridPanelScratch":
+        xp = _backend.backend("gpu").xp
+        blocks = _grid_panel_blocks(m)
+        return cls(xp.zeros(blocks), xp.zeros(blocks), xp.zeros(blocks, dtype=np.int64),
+                   xp.zeros(2, dtype=np.uint32))
+
+
+def _grid_panel(m: int) -> bool:
+    """Whether a GPU panel of m rows goes to lu_panel_grid (geometry's lu_panel_grid_min_rows)."""
+    return m >= _cpu.geometry()["lu_panel_grid_min_rows"]
+
+
+def _grid_panel_blocks(m: int) -> int:
+    """lu_panel_grid's blocks for m rows: one a multiprocessor at most, a row a thread at least."""
+    sms = _backend.backend("gpu").xp.cuda.Device().attributes["MultiProcessorCount"]
+    return max(1, min(sms, -(-m // _cpu.geometry()["lu_panel_threads"])))
+
+
 def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
-    """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, LU_PANEL_WIDTH). GPU: one launch of
-    the block kernel lu_panel (linalg.h) on a column-major copy of a. CPU: per column the two-pass pivot search, the
+    """Unblocked LU (dgetf2) of the m x n view a, n <= min(m, LU_PANEL_WIDTH). GPU: one launch,
+    on a column-major copy of a, of the block kernel lu_panel or, for tall panels, of the
+    cooperative grid kernel lu_panel_grid (scratch: a GridPanelScratch for the most rows). CPU
+    (scratch: the pivot search's int64 chunk array): per column the two-pass pivot search, the
     interchange on the panel's columns and the scale + rank-1 update kernel. The same bits."""
     m, n = a.shape
     be = _backend.backend(a.device)
     if a.device == "gpu":   # on a column-major copy: a warp's loads of one column coalesce
         work = DDArray(a.hi.T.copy().T, a.lo.T.copy().T, normalize=False)
-        be.launch_grid("ddblas_linalg_lu_panel_" + opts.suffix, (1,),
-                       (_cpu.geometry()["lu_panel_threads"],), m, n, *view_args(work), piv,
-                       column, info)
+        threads = (_cpu.geometry()["lu_panel_threads"],)
+        if _grid_panel(m):
+            be.launch_grid("ddblas_linalg_lu_panel_grid_" + opts.suffix,
+                           (_grid_panel_blocks(m),), threads, m, n, *view_args(work), piv, column,
+                           info, scratch.part_hi, scratch.part_lo, scratch.part_row,
+                           scratch.barrier, cooperative=True)
+        else:
+            be.launch_grid("ddblas_linalg_lu_panel_" + opts.suffix, (1,), threads, m, n,
+                           *view_args(work), piv, column, info)
         _backend.copy_into(a.hi, work.hi)
         _backend.copy_into(a.lo, work.lo)
         return
@@ -156,7 +194,10 @@ def _lu_in_place(work: DDArray, opts, algorithm):
     k = min(m, n)
     piv = xp.zeros(k, dtype=np.int64)
     info = xp.full(1, k, dtype=np.int64)
-    scratch = xp.zeros(max(1, -(-m // _cpu.geometry()["pivot_chunk"])), dtype=np.int64)
+    if work.device == "gpu":
+        scratch = GridPanelScratch.for_rows(m)
+    else:
+        scratch = xp.zeros(max(1, -(-m // _cpu.geometry()["pivot_chunk"])), dtype=np.int64)
     _getrf(work, piv, info, 0, scratch, opts, algorithm)
     first_zero = int(info[0])  # the one synchronisation
     return piv, (first_zero if first_zero < k else None)
