@@ -32,6 +32,8 @@
 #                                    memcheck and racecheck of the batched team kernels (orders
 #                                    at their boundaries, views, a singular stack), then
 #                                    bench/batched_solve.py (10^4 systems of 9 .. 65)
+#   bash bench/device_run.sh lu-grid compute-sanitizer memcheck of LU with every panel on the
+#                                    cooperative grid kernel, then bench/linalg_factor.py 8192 16384
 #   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
 #                                    elementwise function) into $OUT/fma
 #   bash bench/device_run.sh ozaki2  compute-sanitizer memcheck of ozaki2-int8 (odd shapes, chunks
@@ -118,6 +120,22 @@ except linalg.LinAlgError as e: print('singular ok:', e)
 echo "$tool batched exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|singular ok" "$OUT/${tool}_batched.log" | tail -2
 done
 timeout 200 python3 bench/batched_solve.py 2>&1 | tee "$OUT/batched_solve.txt"
+fi
+if has lu-grid; then
+echo "== lu grid panel"
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
+from unittest import mock
+import ddblas
+from ddblas import linalg
+from ddblas.linalg import factor
+with mock.patch.object(factor, '_grid_panel', lambda m: True):
+    for n in (1, 5, 40, 300):
+        a = ddblas.random((n, n), seed=n, device='gpu')
+        linalg.lu_factor(a, algorithm='blocked'); linalg.lu_factor(a[::2, ::2].T if n > 1 else a)
+print('grid panels ok')
+" > "$OUT/memcheck_lu_grid.log" 2>&1
+echo "memcheck lu grid exit $?"; grep -E "ERROR SUMMARY|grid panels ok" "$OUT/memcheck_lu_grid.log" | tail -2
+timeout 200 python3 bench/linalg_factor.py 8192 16384 2>&1 | tee "$OUT/lu_grid_factor.txt"
 fi
 if has solve; then
 echo "== solve tests"
