@@ -1,7 +1,9 @@
-"""The exception of ddblas.linalg."""
+"""The exception of ddblas.linalg and its check of finite input."""
 from __future__ import annotations
 
 import numpy as np
+
+from ..engines import backend as _backend
 
 
 class LinAlgError(np.linalg.LinAlgError):
@@ -14,3 +16,17 @@ class LinAlgError(np.linalg.LinAlgError):
         super().__init__(message)
         self.index = index
         self.batch_index = batch_index
+
+
+def require_finite(*named) -> None:
+    """ValueError naming the first of the (DDArray, name) pairs that holds an inf or a NaN (in a
+    hi part: a DD value is finite exactly when its hi part is); every pair's check comes back in
+    one device round trip."""
+    named = [(x, name) for x, name in named if x.size]
+    if not named:
+        return
+    xp = named[0][0].xp
+    finite = _backend.move(xp.stack([xp.isfinite(x.hi).all() for x, _ in named]), "cpu")
+    for (_, name), ok in zip(named, finite):
+        if not ok:
+            raise ValueError(f"{name} must not contain infs or NaNs (check_finite=True)")

@@ -31,7 +31,7 @@ from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
-from .errors import LinAlgError
+from .errors import LinAlgError, require_finite
 
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
@@ -51,14 +51,8 @@ def _matrix(a, name: str, check_finite: bool, *, stack: bool = False) -> DDArray
         what = "a square matrix or a stack of them" if stack else "a square 2-D matrix"
         raise ValueError(f"{name} must be {what}, got shape {a.shape}")
     if check_finite:
-        _check_finite(a, name)
+        require_finite((a, name))
     return a
-
-
-def _check_finite(a: DDArray, name: str) -> None:
-    xp = a.xp
-    if not bool(xp.isfinite(a.hi).all()):
-        raise ValueError(f"{name} must not contain infs or NaNs")
 
 
 def _working_copy(a: DDArray) -> DDArray:
@@ -81,7 +75,7 @@ def _rhs(b, a: DDArray, name: str, check_finite: bool) -> tuple:
         raise ValueError(f"{name} must be 1-D or 2-D with {a.shape[0]} rows, got shape "
                          f"{b.shape}")
     if check_finite:
-        _check_finite(b, name)
+        require_finite((b, name))
     return _working_copy(b.reshape(b.shape[0], 1) if b.ndim == 1 else b), b.shape
 
 
@@ -329,7 +323,7 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
     if check_finite:
-        _check_finite(a, "a")
+        require_finite((a, "a"))
     work = _working_copy(a)
     m, n = work.shape
     k = min(m, n)

@@ -18,7 +18,7 @@ from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
-from .errors import LinAlgError
+from .errors import LinAlgError, require_finite
 from .factor import solve_triangular
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
@@ -120,8 +120,8 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     a = asarray(a)
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
-    if check_finite and not bool(a.xp.isfinite(a.hi).all()):
-        raise ValueError("a must not contain infs or NaNs")
+    if check_finite:
+        require_finite((a, "a"))
     opts = resolve(fma, add)
     xp = a.xp
     m, n = a.shape
@@ -201,9 +201,7 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
     if check_finite:
-        for x, name in ((a, "a"), (b, "b")):
-            if not bool(x.xp.isfinite(x.hi).all()):
-                raise ValueError(f"{name} must not contain infs or NaNs")
+        require_finite((a, "a"), (b, "b"))
     m, n = a.shape
     kw = dict(fma=fma, add=add, algorithm=algorithm)
     b2 = b.reshape(m, 1) if b.ndim == 1 else b

@@ -21,7 +21,7 @@ from ..core.array import DDArray
 from ..core.options import get_options
 from ..engines.backend import broadcast_shape
 from . import batched
-from .errors import LinAlgError
+from .errors import LinAlgError, require_finite
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
@@ -44,11 +44,6 @@ def _square_stack(a: DDArray, name: str) -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name} must be a square matrix or a stack of square matrices "
                          f"(..., n, n), got shape {a.shape}")
-
-
-def _check_finite(x: DDArray, name: str) -> None:
-    if x.size and not bool(x.xp.isfinite(x.hi).all()):
-        raise ValueError(f"{name} must not contain inf or nan (check_finite=True)")
 
 
 def _choice(value, allowed, name):
@@ -459,8 +454,7 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
         raise ValueError(f"b must have shape ({n},) or (..., {n}, k) to match a of shape "
                          f"{a.shape}, got {b.shape}")
     if check_finite:
-        _check_finite(a, "a")
-        _check_finite(b, "b")
+        require_finite((a, "a"), (b, "b"))
     stack = broadcast_shape(a.shape[:-2], bm.shape[:-2])
     k = bm.shape[-1]
     log = {"method": None, "iterations": 0, "backward_errors": [], "stopped": None,
@@ -518,7 +512,7 @@ def _lu_diagonal_product(a: DDArray, check_finite: bool):
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
     if check_finite:
-        _check_finite(a, "a")
+        require_finite((a, "a"))
     stack, n = a.shape[:-2], a.shape[-1]
     batch = math.prod(stack)
     opts = get_options()
