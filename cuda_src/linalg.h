@@ -195,6 +195,7 @@ __device__ void lu_panel_grid(index_t m, index_t n, const MatrixView &a, index_t
     __shared__ double cand_hi[T], cand_lo[T];
     __shared__ index_t cand_row[T];
     __shared__ dd pivot_row[W], displaced_row[W];   // rows p and j before the interchange
+    __shared__ dd pivot_tail[W];                    // row p from column j on
     const int t = threadIdx.x;
     const index_t blocks = gridDim.x, stride = blocks * T, first = blockIdx.x * T + t;
     PivotCandidate mine = {{0.0, 0.0}, -1};
@@ -225,11 +226,8 @@ __device__ void lu_panel_grid(index_t m, index_t n, const MatrixView &a, index_t
             pivot_row[t] = a.get(p, t);
             displaced_row[t] = a.get(j, t);
         }
+        if (t < n - j) pivot_tail[t] = a.get(p, j + t);
         grid_barrier(barrier, barrier + 1);   // rows j and p read everywhere before written
-        dd u[W];
-        DDBLAS_UNROLL
-        for (int k = 0; k < W; ++k)
-            if (k < n - j) u[k] = pivot_row[j + k];
         mine.row = -1;
         for (index_t i = first; i < m; i += stride) {
             if (i == j && p != j) {
@@ -246,7 +244,7 @@ __device__ void lu_panel_grid(index_t m, index_t n, const MatrixView &a, index_t
             } else {
                 load_row(r, a, i, j, n - j);
             }
-            if (eliminate) eliminate_entries<V>(r, u, n - j);
+            if (eliminate) eliminate_entries<V>(r, pivot_tail, n - j);
             if (eliminate || i == p) store_row(r, a, i, j, n - j);
             if (j + 1 < n) mine.offer(abs(r[1]), i);
         }
