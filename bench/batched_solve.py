@@ -42,8 +42,8 @@ def main() -> None:
         t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts), args.repeat)
         flops = args.batch * (2 * n ** 3 / 3 + 2 * n ** 2)
         rate = flops / t_call / 1e9
-        print(f"| {n} | {t_call:.3g} | {t_unchecked:.3g} | {t_factor:.3g} | {t_solve:.3g} | {rate:.1f} | "
-              f"{rate / ceiling:.1%} | {args.batch / t_call:.3g} |")
+        print(f"| {n} | {t_call:.3g} | {t_unchecked:.3g} | {t_factor:.3g} | {t_solve:.3g} | "
+              f"{rate:.1f} | {rate / ceiling:.1%} | {args.batch / t_call:.3g} |")
 
 
 if __name__ == "__main__":

@@ -243,9 +243,9 @@ __device__ void set_register_entry(dd (&r)[W], int j, dd v) {
 // a_kj (madd, j > k), the pivot row's a_kj coming by shuffle (S = 1: a team is n lanes of one
 // warp, floor(32 / n) teams a warp) or through shared memory (S = 2: a block is one team, rows
 // padded to two warps a slice). A zero pivot skips the elimination, as lu_factor_in_place does.
-// Writes piv[k] and returns the first zero pivot (-1: none) in every thread of the team.
+// Writes piv[k] and info[p] (the first zero pivot, -1: none).
 template <class V, int W, int S>
-__device__ index_t lu_team(index_t batch, index_t n, const double *a_hi, const double *a_lo,
+__device__ void lu_team(index_t batch, index_t n, const double *a_hi, const double *a_lo,
                            index_t a_bs, index_t a_rs, index_t a_cs, double *lu_hi,
                            double *lu_lo, index_t sys_step, index_t row_step, index_t col_step,
                            index_t *piv, index_t *info) {
@@ -358,7 +358,6 @@ __device__ index_t lu_team(index_t batch, index_t n, const double *a_hi, const d
             if (h * W + j < n) lu.store(pos, h * W + j, row[j]);
         if (i == 0 && h == 0) info[p] = zero_pivot;
     }
-    return zero_pivot;
 }
 
 // lu_solve_team: lu_solve_in_place for system blockIdx.x by a block of >= n threads, thread i

@@ -17,6 +17,7 @@ from ddblas.blas import batched as _batched
 from ddblas.blas import gemm as _gemm
 from ddblas.blas import gemmcall as _gemmcall
 from ddblas.blas import transfer as _transfer
+from ddblas.engines import gpu as _gpu_engine
 from conftest import HAS_GPU, requires_gpu
 from ddvalues import random_matrix, random_stack, same_bits
 
@@ -212,7 +213,7 @@ def fake_cupy(monkeypatch):
     for name, module in (("cupy", cupy), ("cupy.cuda", cuda), ("cupyx", cupyx)):
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(_transfer, "rates", lambda: RATES)
-    monkeypatch.setattr(_transfer, "_multiprocessors", lambda: 4)
+    monkeypatch.setattr(_gpu_engine, "multiprocessors", lambda: 4)
     return registry
 
 

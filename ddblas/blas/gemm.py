@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..engines import backend as _backend
 from . import batched as _batched
 from ..engines import cpu as _cpu
+from ..engines import gpu as _gpu
 from . import gemmcall as _gemmcall
 from ..core.array import DDArray, register_operations
 from .gemmcall import ALGORITHMS, GemmCall
@@ -27,7 +28,7 @@ _trans = _gemmcall.transposed   # the name accuracy.gemm_error imports
 def default_block(m: int, n: int) -> int:
     """b = 4 once C has a full wave of its 64 x 32 tiles (3 blocks per multiprocessor), else b = 2
     (32 x 32 tiles): b = 4 leaves multiprocessors idle on small C (docs/performance.md)."""
-    sms = _backend.backend("gpu").xp.cuda.Device().attributes["MultiProcessorCount"]
+    sms = _gpu.multiprocessors()
     bm, bn = (_cpu.geometry()["gemm"]["b4"]["k"][x] for x in ("BM", "BN"))
     return 4 if -(-m // bm) * -(-n // bn) >= 3 * sms else 2
 

@@ -182,11 +182,6 @@ def batched_kernel_seconds(m: int, n: int, k: int, suffix: str) -> Callable[[int
     return lambda batch: BATCHED_FIXED_SECONDS + 2 * m * n * k * batch / (rate * 1e9)
 
 
-def _multiprocessors() -> int:
-    import cupy
-    return cupy.cuda.Device().attributes["MultiProcessorCount"]
-
-
 # ---- host copies and rates ----
 
 @functools.lru_cache(maxsize=None)
@@ -507,7 +502,7 @@ def gemm(call, compute: Callable[[list[DDArray], DDArray], None]) -> None:
                                    rgemm_kernel_seconds(modelled, n, k, suffix)),
                         operands, c, not call.beta_zero)
     chunk, seconds, register, measured = _sized(work, call.chunk,
-                                                lambda: rgemm_min_rows(n, _multiprocessors()))
+                                                lambda: rgemm_min_rows(n, _gpu.multiprocessors()))
     chunks, registered = run(operands, c, not call.beta_zero, chunk, compute, register)
     if call.info is not None:
         call.info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)
@@ -532,7 +527,7 @@ def gemm_batched(call, compute: Callable[[list[DDArray], DDArray], None]) -> Non
                              batched_kernel_seconds(m, n, k, call.opts.suffix)),
                         operands, c, not beta_zero)
     chunk, seconds, register, measured = _sized(
-        work, call.chunk, lambda: MIN_BATCH_CHUNK_PER_SM * _multiprocessors())
+        work, call.chunk, lambda: MIN_BATCH_CHUNK_PER_SM * _gpu.multiprocessors())
     chunks, registered = run(operands, c, not beta_zero, chunk, compute, register)
     if call.info is not None:
         call.info["transfer"] = transfer_info(chunk, chunks, registered, seconds, measured)

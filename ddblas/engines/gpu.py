@@ -103,6 +103,19 @@ def _max_shared_bytes(device_id: int) -> int:
     return cupy.cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"]
 
 
+@functools.lru_cache(maxsize=None)
+def _multiprocessors(device_id: int) -> int:
+    import cupy
+    return cupy.cuda.Device(device_id).attributes["MultiProcessorCount"]
+
+
+def multiprocessors() -> int:
+    """The current device's multiprocessor count (132 on an H100 SXM), read once a device (CuPy's
+    attributes query every attribute of the device at each call)."""
+    import cupy
+    return _multiprocessors(cupy.cuda.Device().id)
+
+
 def max_shared_bytes() -> int:
     """The dynamic shared memory a block of the current device may have after opting in (227 KB
     on an H100, 163 KB on an A100, 64 KB on sm_75)."""

@@ -71,7 +71,8 @@ def lu_factor(a: DDArray, opts: Options) -> BatchLU:
     batch, n, _ = a.shape
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
-    if _teams(a.device, n):
+    teams = _teams(a.device, n)
+    if teams:
         steps = (n * n, 1, n)        # column-major systems: a team's rows are consecutive
     elif a.device == "gpu":
         steps = (1, n * batch, batch)  # interleaved systems
@@ -84,7 +85,7 @@ def lu_factor(a: DDArray, opts: Options) -> BatchLU:
     args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot)
     if not (batch and n):
         zero_pivot[...] = -1
-    elif _teams(a.device, n):
+    elif teams:
         stem, blocks = _team_factor_launch(n, batch)
         _backend.backend("gpu").launch_grid(
             f"ddblas_linalg_batched_{stem}_{opts.suffix}", (blocks,),

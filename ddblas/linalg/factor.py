@@ -116,8 +116,7 @@ def _grid_panel(m: int) -> bool:
 
 def _grid_panel_blocks(m: int) -> int:
     """lu_panel_grid's blocks for m rows: one a multiprocessor at most, a row a thread at least."""
-    sms = _backend.backend("gpu").xp.cuda.Device().attributes["MultiProcessorCount"]
-    return max(1, min(sms, -(-m // _cpu.geometry()["lu_panel_threads"])))
+    return max(1, min(_gpu.multiprocessors(), -(-m // _cpu.geometry()["lu_panel_threads"])))
 
 
 def _panel(a: DDArray, piv, info, column: int, scratch, opts) -> None:
