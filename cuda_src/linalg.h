@@ -422,14 +422,77 @@ DD_HD dd potrf_entry(const MatrixView &a, index_t i, index_t j, dd diagonal) {
 }  // namespace linalg
 }  // namespace ddblas
 
+#if defined(__CUDACC__)
+namespace ddblas {
+namespace linalg {
+
+// potrf_warp: the small Cholesky below (order <= POTRF_BLOCK = WARP_SIZE) by one warp, lane i
+// holding row i of the lower triangle in shared memory, right-looking: the pivot d is entry
+// (j, j) after the updates of columns 0..j-1, l_jj = sqrt(d), l_ij = a_ij / l_jj on lanes i > j,
+// column j stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj. Each entry
+// thus gets the terms of potrf_pivot / potrf_entry in the same increasing order: the same bits
+// as the CPU's left-looking loop. Columns from a failing one on are left unwritten, as there.
+// Returns the failing column, or order.
+// rows: 2 * order * (order + 1) doubles of shared memory (hi parts, then lo parts; a row padded
+// by one so that the lanes' rows fall in different banks).
+template <class V>
+__device__ int potrf_warp(const MatrixView &a, int order, double *rows) {
+    static_assert(POTRF_BLOCK == WARP_SIZE, "potrf_warp: a lane a row");
+    const int lane = threadIdx.x % WARP_SIZE, pitch = order + 1;
+    double *const row_lo = rows + order * pitch;
+    double *const row_hi = rows;
+#define DDBLAS_POTRF_ENTRY(part, i, k) part[(i) * pitch + (k)]
+    for (int k = 0; k <= lane && lane < order; ++k) {   // the lower triangle: the upper is not read
+        const dd v = a.get(lane, k);
+        DDBLAS_POTRF_ENTRY(row_hi, lane, k) = v.hi;
+        DDBLAS_POTRF_ENTRY(row_lo, lane, k) = v.lo;
+    }
+    __syncwarp();
+    for (int j = 0; j < order; ++j) {
+        const dd d = {DDBLAS_POTRF_ENTRY(row_hi, j, j), DDBLAS_POTRF_ENTRY(row_lo, j, j)};
+        __syncwarp();   // every lane has d before lane j overwrites it with l_jj
+        if (!(d.hi > 0.0)) return j;
+        const dd diagonal = sqrt<V>(d);
+        if (lane >= j && lane < order) {
+            dd l = lane == j ? diagonal
+                             : div<V>(dd{DDBLAS_POTRF_ENTRY(row_hi, lane, j),
+                                         DDBLAS_POTRF_ENTRY(row_lo, lane, j)}, diagonal);
+            l.hi = canonical(l.hi);   // l_ij as stored, used from here on
+            l.lo = canonical(l.lo);
+            a.set(lane, j, l);
+            DDBLAS_POTRF_ENTRY(row_hi, lane, j) = l.hi;
+            DDBLAS_POTRF_ENTRY(row_lo, lane, j) = l.lo;
+        }
+        __syncwarp();
+        if (lane < order) {
+            const dd l = {DDBLAS_POTRF_ENTRY(row_hi, lane, j), DDBLAS_POTRF_ENTRY(row_lo, lane, j)};
+            for (int k = j + 1; k <= lane; ++k) {
+                const dd s = sub<V>(dd{DDBLAS_POTRF_ENTRY(row_hi, lane, k),
+                                       DDBLAS_POTRF_ENTRY(row_lo, lane, k)},
+                                    mul<V>(l, dd{DDBLAS_POTRF_ENTRY(row_hi, k, j),
+                                                 DDBLAS_POTRF_ENTRY(row_lo, k, j)}));
+                DDBLAS_POTRF_ENTRY(row_hi, lane, k) = s.hi;
+                DDBLAS_POTRF_ENTRY(row_lo, lane, k) = s.lo;
+            }
+        }
+        __syncwarp();
+    }
+#undef DDBLAS_POTRF_ENTRY
+    return order;
+}
+
+}  // namespace linalg
+}  // namespace ddblas
+#endif
+
 // ---- small Cholesky, in place, of each `order` x `order` matrix (order <= POTRF_BLOCK) of a
 // stack, `batch_step` items apart: the lower triangle becomes L with A = L L^T, column by column:
 // d = potrf_pivot, l_jj = sqrt(d) (DD sqrt), l_ij = potrf_entry for i > j. The upper triangle is
 // not touched. The first column whose d is not > 0 (or NaN) stops the matrix: info[b] =
 // min(info[b], offset + j + 1), the order of the leading minor that is not positive definite,
-// counted from `offset`. CPU: one item per matrix. GPU: one block of POTRF_BLOCK threads per
-// matrix (a grid-stride loop over the stack), a thread per row of the column: the same
-// operations on every entry, so the same bits.
+// counted from `offset`. CPU: one item per matrix. GPU: one warp (POTRF_BLOCK threads) per
+// matrix, a grid-stride loop over the stack, potrf_warp with 2 order (order + 1) doubles of
+// dynamic shared memory: the same operations on every entry, so the same bits.
 #if defined(__CUDACC__)
 #define DDBLAS_LINALG_POTRF_KERNEL(OP, V)                                                     \
     extern "C" __global__ void __launch_bounds__(ddblas::POTRF_BLOCK)                          \
@@ -437,23 +500,13 @@ DD_HD dd potrf_entry(const MatrixView &a, index_t i, index_t j, dd diagonal) {
                              double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs,         \
                              ddblas::index_t a_cs, ddblas::index_t *info,                      \
                              ddblas::index_t offset) {                                         \
-        const int t = threadIdx.x;                                                             \
         for (ddblas::index_t item = blockIdx.x; item < n; item += gridDim.x) {                 \
             ddblas::linalg::MatrixView a = {a_hi + item * a_bs, a_lo + item * a_bs, a_rs, a_cs}; \
-            for (ddblas::index_t j = 0; j < order; ++j) {                                      \
-                const ddblas::dd d = ddblas::linalg::potrf_pivot<ddblas::variants::V>(a, j);   \
-                __syncthreads(); /* a(j, j) read by every thread before it is overwritten */   \
-                if (!(d.hi > 0.0)) {                                                           \
-                    if (t == 0 && info[item] > offset + j + 1) info[item] = offset + j + 1;    \
-                    break;                                                                     \
-                }                                                                              \
-                const ddblas::dd diagonal = ddblas::sqrt<ddblas::variants::V>(d);              \
-                if (t == 0) a.set(j, j, diagonal);                                             \
-                for (ddblas::index_t i = j + 1 + t; i < order; i += ddblas::POTRF_BLOCK)      \
-                    a.set(i, j, ddblas::linalg::potrf_entry<ddblas::variants::V>(a, i, j, diagonal)); \
-                __syncthreads();                                                               \
-            }                                                                                  \
-            __syncthreads();                                                                   \
+            extern __shared__ double potrf_rows[];                                             \
+            const int failed = ddblas::linalg::potrf_warp<ddblas::variants::V>(a, int(order),  \
+                                                                               potrf_rows);    \
+            if (threadIdx.x == 0 && failed < order && info[item] > offset + failed + 1)        \
+                info[item] = offset + failed + 1;                                              \
         }                                                                                      \
     }
 #else

@@ -232,9 +232,9 @@ def test_lu_solve_residual(device, trans, rhs_shape):
 @pytest.mark.parametrize("transa", ["N", "T"])
 @pytest.mark.parametrize("diag", ["N", "U"])
 def test_rtrsm_backward_error(device, side, uplo, transa, diag):
-    """op(A) X = alpha B (or X op(A) = alpha B), n = 40 (recursion over the 32-row kernel
+    """op(A) X = alpha B (or X op(A) = alpha B), n = 70 (recursion over the 32-row kernel
     blocks): |alpha B - op(T) X| <= c_trsm(n) |op(T)||X| with T the triangle read."""
-    n, k = 40, 3
+    n, k = 70, 3
     a = random_matrix(n, n, seed=3, device=device, spread=3) + ddblas.eye(n, device=device) * 4
     shape = (n, k) if side == "L" else (k, n)
     b = random_matrix(*shape, seed=4, device=device)
@@ -247,6 +247,32 @@ def test_rtrsm_backward_error(device, side, uplo, transa, diag):
     err = accuracy.gemm_error(scaled, op_t, b) if side == "L" else \
         accuracy.gemm_error(scaled, b, op_t)
     assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+
+
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 63, 64, 65, 129])
+def test_trsm_kernel_orders(device, n):
+    """Orders around the trsm kernel's block (TRSM_BLOCK = 32 rows; 33 and more recurse), both
+    triangles, unit or not, the right-hand sides along rows or along columns of memory
+    (Cholesky's transposed view): within the bound, and on the GPU the CPU's bits in every
+    variant."""
+    a = random_matrix(n, n, seed=n, device="cpu", spread=2) + ddblas.eye(n) * 8
+    for uplo in "LU":
+        for diag in "NU":
+            t = triangle(a, uplo == "L", unit=diag == "U")
+            for along_rows in (True, False):
+                def rhs(dev):
+                    return random_matrix(n, 4, seed=1, device=dev) if along_rows else \
+                        random_matrix(4, n, seed=2, device=dev).T
+                x = ddblas.rtrsm("L", uplo, "N", diag, 1, a.to_device(device), rhs(device))
+                err = accuracy.gemm_error(rhs("cpu"), t, x)
+                assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+                if device != "gpu":
+                    continue
+                for fma, add in VARIANT_NAMES:
+                    x_c = ddblas.rtrsm("L", uplo, "N", diag, 1, a, rhs("cpu"), fma=fma, add=add)
+                    x_g = ddblas.rtrsm("L", uplo, "N", diag, 1, a.to_device("gpu"), rhs("gpu"),
+                                       fma=fma, add=add)
+                    assert same_bits(x_c, x_g), (uplo, diag, along_rows, fma, add)
 
 
 def test_rtrsm_strided_b_and_variants(device, variant):
@@ -293,6 +319,31 @@ def test_cholesky_backward_error(device, variant, n, lower):
     assert same_bits(l_factor, triangle(l_factor, True))       # zeros above the diagonal
     err = accuracy.gemm_error(a, l_factor, l_factor.T)
     assert err.within(accuracy.bound("cholesky", variant_name(variant), k=n)), str(err)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 2, 31, 32, 33, 100, 300])
+def test_cholesky_gpu_equals_cpu_bitwise(device, n):
+    """The potrf kernel (on the GPU a warp a matrix, right-looking in shared memory; on the CPU
+    left-looking) and the recursion above it (the GPU's whole-block trailing updates, the CPU's
+    rsyrk) give the same bits, single and stacked, and fail at the same minor."""
+    if device != "gpu":
+        pytest.skip("compares the GPU with the CPU")
+    a = spd_matrix(n, seed=n, device="cpu")
+    for fma, add in VARIANT_NAMES:
+        got = [linalg.cholesky(a.to_device(dev), lower=True, fma=fma, add=add,
+                               algorithm="blocked") for dev in ("cpu", "gpu")]
+        assert same_bits(*got), (fma, add)
+    if n <= 32:
+        stack = ddblas.asarray(np.stack([host(a)[0] * (1 + i) for i in range(7)]))
+        assert same_bits(linalg.cholesky(stack), linalg.cholesky(stack.to_device("gpu")))
+    if n > 2:
+        hi, lo = host(a)
+        hi[n // 2, n // 2] = -1.0                 # the leading minor of order n // 2 + 1 fails
+        for dev in ("cpu", "gpu"):
+            with pytest.raises(linalg.LinAlgError) as caught:
+                linalg.cholesky(dd(hi, lo, dev), lower=True)
+            assert caught.value.index == n // 2 + 1
 
 
 def test_cholesky_hilbert_and_ill_conditioned(device):

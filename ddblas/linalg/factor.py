@@ -13,8 +13,10 @@ idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1
 pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
 A22 -= L21 L21^T by rsyrk, or by one rgemm on the whole block where that may run an Ozaki
-scheme (FULL_UPDATE_*), then L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
-item or a GPU block of POTRF_BLOCK threads per matrix: a stack of small matrices is one launch).
+scheme or the block is small enough for launches to cost more than flops (FULL_UPDATE_*), then
+L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
+item or a GPU warp per matrix, right-looking in shared memory: a stack of small matrices is one
+launch).
 Bounds: docs/linalg.md.
 """
 from __future__ import annotations
@@ -35,10 +37,13 @@ from .errors import LinAlgError, require_finite
 
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
-# is large enough for rgemm's auto to consider an Ozaki scheme and the algorithm may run one:
-# one fast product instead of rsyrk's recursion into many small ones.
+# is large enough for rgemm's auto to consider an Ozaki scheme and the algorithm may run one (one
+# fast product instead of rsyrk's recursion into many small ones), and whatever the algorithm
+# for blocks of at most FULL_UPDATE_MAX_ORDER rows, where the GPU waits on the launches of
+# rsyrk's pieces rather than on their flops (H100: docs/performance.md).
 FULL_UPDATE_DEVICES = ("gpu",)
 FULL_UPDATE_MIN_WORK = OZAKI_MIN_WORK
+FULL_UPDATE_MAX_ORDER = 2048
 
 
 # ---- operands ----
@@ -356,9 +361,10 @@ def _potrf_kernel(x: DDArray, batch: int, order: int, batch_step: int, info, off
     kernel, args = "ddblas_linalg_potrf_" + opts.suffix, (batch, order, hi, lo, batch_step, rs,
                                                           cs, info, offset)
     be = _backend.backend(x.device)
-    if x.device == "gpu":
+    if x.device == "gpu":   # a warp a matrix, its rows in shared memory (linalg.h potrf_warp)
         be.launch_grid(kernel, (min(batch, _gpu.MAX_BLOCKS),),
-                       (_cpu.geometry()["potrf_block"],), *args)
+                       (_cpu.geometry()["potrf_block"],), *args,
+                       shared_mem=2 * order * (order + 1) * 8)
     else:
         be.launch(kernel, batch, *args)
 
@@ -376,8 +382,9 @@ def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
     l21_t = a[half:, :half].T     # L21 = A21 L11^-T  <=>  L11 L21^T = A21^T
     solve_lower_left(a[:half, :half], l21_t, True, False, opts, algorithm)
     rest = n - half
-    if a.device in FULL_UPDATE_DEVICES and rest * rest * half >= FULL_UPDATE_MIN_WORK and \
-            (algorithm == "auto" or algorithm.startswith("ozaki")):
+    may_run_ozaki = algorithm == "auto" or algorithm.startswith("ozaki")
+    if a.device in FULL_UPDATE_DEVICES and (rest <= FULL_UPDATE_MAX_ORDER or (
+            may_run_ozaki and rest * rest * half >= FULL_UPDATE_MIN_WORK)):
         rgemm(a[half:, :half], a[half:, :half].T, a[half:, half:], alpha=-1, beta=1,
               fma=opts.fma, add=opts.add, algorithm=algorithm)
     else:
