@@ -51,8 +51,19 @@ def transposed(value, name: str) -> bool:
     return value.upper() != "N"
 
 
+@functools.lru_cache(maxsize=64)
+def _int_scalar(value: int) -> DDArray:
+    """A Python int as a read-only 0-d DDArray on the CPU (the -1, 0 and 1 of the factorizations'
+    thousands of updates are converted once)."""
+    x = asarray(value, device="cpu").reshape(())
+    x.hi.flags.writeable = x.lo.flags.writeable = False
+    return x
+
+
 def dd_scalar(value, name: str) -> DDArray:
     """alpha or beta as a 0-d DDArray on the CPU; a bad value is an error naming it."""
+    if type(value) is int:
+        return _int_scalar(value)
     try:
         x = value.to_device("cpu") if isinstance(value, DDArray) else asarray(value, device="cpu")
     except (TypeError, ValueError) as exc:
