@@ -18,7 +18,8 @@
 #   bash bench/device_run.sh profile-tsm  Nsight Compute of the tsm kernels (TSM_ARGS="n k ...": 8192 1 4 16)
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
-#                                    memcheck of the linalg kernels, bench/linalg_factor.py
+#                                    memcheck of the linalg kernels and racecheck of the potrf
+#                                    kernel, bench/linalg_factor.py
 #   bash bench/device_run.sh qr      tests/test_linalg_qr.py on the GPU, compute-sanitizer memcheck
 #                                    of qr / lstsq (views, wide, tall, 1x1, panel boundaries), then
 #                                    bench/linalg_factor.py 2048 (qr's DD GFLOP/s up to n = 2048)
@@ -84,6 +85,16 @@ for n in (1, 17, 100, 130):
 linalg.cholesky(accuracy.random_dd((300, 9, 9), seed=5, device='gpu') * 0 + ddblas.eye(9, device='gpu'))
 " > "$OUT/memcheck_linalg.log" 2>&1
 echo "memcheck linalg exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_linalg.log" | tail -1
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 python3 -c "
+import numpy as np, ddblas; from ddblas import linalg
+for n in (1, 5, 31, 32, 100):   # potrf_warp's shared rows: stacks, leaves, a failing minor
+    b = np.random.default_rng(n).standard_normal((3, n, n))
+    a = ddblas.asarray(b @ b.transpose(0, 2, 1) + n * np.eye(n)).to_device('gpu')
+    linalg.cholesky(a, lower=True); a[1, n // 2, n // 2] = -1.0
+    try: linalg.cholesky(a, lower=True)
+    except linalg.LinAlgError: pass
+" > "$OUT/racecheck_potrf.log" 2>&1
+echo "racecheck potrf exit $?"; grep -E "RACECHECK SUMMARY" "$OUT/racecheck_potrf.log" | tail -1
 timeout 200 python3 bench/linalg_factor.py 2>&1 | tee "$OUT/linalg_factor.log"
 fi
 if has qr; then

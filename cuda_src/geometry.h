@@ -68,7 +68,7 @@ static_assert(BATCHED_TEAM_WIDE == WARP_SIZE && BATCHED_TEAM_THREADS % WARP_SIZE
               "a slice's rows fill whole warps");
 
 // Cholesky (ddblas/linalg/factor.py): diagonal blocks of at most POTRF_BLOCK rows go to the
-// potrf kernel (on the GPU one block of POTRF_BLOCK threads a matrix, linalg.h).
+// potrf kernel (on the GPU one warp of POTRF_BLOCK threads a matrix, linalg.h potrf_warp).
 constexpr int POTRF_BLOCK = 32;
 
 // QR panels (linalg.h geqr2_panel): their sums run over QR_LANES lanes in a fixed order (one GPU

@@ -431,53 +431,35 @@ namespace linalg {
 // (j, j) after the updates of columns 0..j-1, l_jj = sqrt(d), l_ij = a_ij / l_jj on lanes i > j,
 // column j stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj. Each entry
 // thus gets the terms of potrf_pivot / potrf_entry in the same increasing order: the same bits
-// as the CPU's left-looking loop. Columns from a failing one on are left unwritten, as there.
-// Returns the failing column, or order.
-// rows: 2 * order * (order + 1) doubles of shared memory (hi parts, then lo parts; a row padded
-// by one so that the lanes' rows fall in different banks).
+// as the CPU's left-looking loop (shared entries are kept canonical like stored ones; that only
+// picks a NaN's payload). Columns from a failing one on are left unwritten, as there.
+// shared: 2 * order * (order + 1) doubles (hi parts, then lo parts; a row padded by one so that
+// the lanes' rows fall in different banks). Returns the failing column, or order.
 template <class V>
-__device__ int potrf_warp(const MatrixView &a, int order, double *rows) {
+__device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
     static_assert(POTRF_BLOCK == WARP_SIZE, "potrf_warp: a lane a row");
-    const int lane = threadIdx.x % WARP_SIZE, pitch = order + 1;
-    double *const row_lo = rows + order * pitch;
-    double *const row_hi = rows;
-#define DDBLAS_POTRF_ENTRY(part, i, k) part[(i) * pitch + (k)]
-    for (int k = 0; k <= lane && lane < order; ++k) {   // the lower triangle: the upper is not read
-        const dd v = a.get(lane, k);
-        DDBLAS_POTRF_ENTRY(row_hi, lane, k) = v.hi;
-        DDBLAS_POTRF_ENTRY(row_lo, lane, k) = v.lo;
-    }
+    const int lane = threadIdx.x % WARP_SIZE;
+    const MatrixView rows = {shared, shared + order * (order + 1), order + 1, 1};
+    for (int k = 0; k <= lane && lane < order; ++k)   // the lower triangle: the upper is not read
+        rows.set(lane, k, a.get(lane, k));
     __syncwarp();
     for (int j = 0; j < order; ++j) {
-        const dd d = {DDBLAS_POTRF_ENTRY(row_hi, j, j), DDBLAS_POTRF_ENTRY(row_lo, j, j)};
+        const dd d = rows.get(j, j);
         __syncwarp();   // every lane has d before lane j overwrites it with l_jj
         if (!(d.hi > 0.0)) return j;
         const dd diagonal = sqrt<V>(d);
         if (lane >= j && lane < order) {
-            dd l = lane == j ? diagonal
-                             : div<V>(dd{DDBLAS_POTRF_ENTRY(row_hi, lane, j),
-                                         DDBLAS_POTRF_ENTRY(row_lo, lane, j)}, diagonal);
-            l.hi = canonical(l.hi);   // l_ij as stored, used from here on
-            l.lo = canonical(l.lo);
-            a.set(lane, j, l);
-            DDBLAS_POTRF_ENTRY(row_hi, lane, j) = l.hi;
-            DDBLAS_POTRF_ENTRY(row_lo, lane, j) = l.lo;
+            rows.set(lane, j, lane == j ? diagonal : div<V>(rows.get(lane, j), diagonal));
+            a.set(lane, j, rows.get(lane, j));
         }
         __syncwarp();
         if (lane < order) {
-            const dd l = {DDBLAS_POTRF_ENTRY(row_hi, lane, j), DDBLAS_POTRF_ENTRY(row_lo, lane, j)};
-            for (int k = j + 1; k <= lane; ++k) {
-                const dd s = sub<V>(dd{DDBLAS_POTRF_ENTRY(row_hi, lane, k),
-                                       DDBLAS_POTRF_ENTRY(row_lo, lane, k)},
-                                    mul<V>(l, dd{DDBLAS_POTRF_ENTRY(row_hi, k, j),
-                                                 DDBLAS_POTRF_ENTRY(row_lo, k, j)}));
-                DDBLAS_POTRF_ENTRY(row_hi, lane, k) = s.hi;
-                DDBLAS_POTRF_ENTRY(row_lo, lane, k) = s.lo;
-            }
+            const dd l = rows.get(lane, j);
+            for (int k = j + 1; k <= lane; ++k)
+                rows.set(lane, k, sub<V>(rows.get(lane, k), mul<V>(l, rows.get(k, j))));
         }
         __syncwarp();
     }
-#undef DDBLAS_POTRF_ENTRY
     return order;
 }
 

@@ -14,10 +14,8 @@ pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
 A22 -= L21 L21^T by rsyrk, or by one rgemm on the whole block where that may run an Ozaki
 scheme or the block is small enough for launches to cost more than flops (FULL_UPDATE_*), then
-L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU
-item or a GPU warp per matrix, right-looking in shared memory: a stack of small matrices is one
-launch).
-Bounds: docs/linalg.md.
+L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU item or a GPU warp per matrix,
+right-looking in shared memory: a stack of small matrices is one launch). Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
