@@ -20,7 +20,7 @@ from ddblas.engines import backend as _backend
 from ddblas.blas import batched as _batched
 from ddblas.blas import gemm as _gemm
 from ddblas.blas import gemmcall as _gemmcall
-from ddvalues import same_bits
+from ddvalues import exact_values, random_matrix, same_bits
 
 ALGORITHMS = ["naive", "blocked", "tsm", "ozaki-fp64", "ozaki-int8", "auto"]
 LAYOUTS = ["odd", "misaligned", "negative-odd"]
@@ -280,3 +280,70 @@ def test_elementwise_sum_dot_and_eft_inputs_of_any_layout(device, layout):
 def test_every_algorithm_has_a_runner():
     assert set(_gemm.RUNNERS) == set(_gemm.ALGORITHMS) - {"auto"}
     assert set(_batched.RUNNERS) == {_gemmcall.BATCHED}
+
+
+def _random_view(parent, rng):
+    """A random view of a 2-D parent: a block, transposed or not, stepped or reversed, and
+    sometimes a row, a single item, a flattened block or a broadcast row."""
+    v = parent.T if rng.random() < 0.3 else parent
+    r0, c0 = rng.randrange(v.shape[0]), rng.randrange(v.shape[1])
+    v = v[r0:rng.randrange(r0, v.shape[0] + 1), c0:rng.randrange(c0, v.shape[1] + 1)]
+    v = v[::rng.choice([1, 1, 2, 3, -1]), ::rng.choice([1, 1, 2, -1, -2])]
+    kind = rng.random()
+    if kind < 0.1 and v.flags.c_contiguous:
+        v = v.ravel()
+    elif kind < 0.2 and v.shape[0]:
+        v = v[rng.randrange(v.shape[0])]
+    elif kind < 0.25 and v.size:
+        v = v[:1, :1].reshape(())
+    elif kind < 0.3 and v.shape[0]:
+        v = _backend.array_module(v).broadcast_to(v[:1], (3,) + v.shape[1:])
+    return v
+
+
+@pytest.mark.parametrize("shape", [(12, 10), (7, 7), (1, 9), (16, 3)])
+def test_may_overlap_never_misses_and_is_exact_on_blocks(device, shape):
+    """may_overlap against NumPy's exact shares_memory on twin views (the same index
+    operations on a NumPy and a device array): never False where they share an item, and
+    exact for blocks of one matrix (no wrapping rows, at most two strides)."""
+    import random
+    xp = _backend.backend(device).xp
+    host, parent = np.zeros(shape), xp.zeros(shape)
+    exact = 0
+    for seed in range(1500):
+        views = []
+        for side in range(2):
+            state = random.Random(seed * 2 + side).getstate()
+            pair = []
+            for base in (host, parent):
+                rng = random.Random()
+                rng.setstate(state)
+                pair.append(_random_view(base, rng))
+            views.append(pair)
+        (hx, dx), (hy, dy) = views
+        truth, got = np.shares_memory(hx, hy), _backend.may_overlap(dx, dy)
+        assert got or not truth, (hx.shape, hx.strides, hy.shape, hy.strides)
+        exact += got == truth
+    assert exact >= 0.95 * 1500
+    # the factorizations' blocks: disjoint, transposed, interleaved rows
+    m = xp.zeros((8, 8))
+    assert not _backend.may_overlap(m[:4, :4], m[4:, :4].T)
+    assert not _backend.may_overlap(m[::2], m[1::2])
+    assert _backend.may_overlap(m[1:5], m[:4, 3:].T)
+
+
+def test_rgemm_on_blocks_of_one_matrix(device):
+    """Operands and C in one matrix: disjoint blocks (read in place) and overlapping ones
+    (copied first) both give the product of copies."""
+    big = random_matrix(12, 12, 21, device)
+    cases = [(lambda x: x[:4, :4], lambda x: x[:4, 4:8].T, lambda x: x[4:8, 8:]),
+             (lambda x: x[::3, :4], lambda x: x[1::3, :4].T, lambda x: x[2::3, ::3]),
+             (lambda x: x[:4, :4], lambda x: x[2:6, 2:6], lambda x: x[3:7, 3:7]),
+             (lambda x: x[:4, :4], lambda x: x[:4, :4].T, lambda x: x[:4, :4])]
+    for a_of, b_of, c_of in cases:
+        x = big.copy()
+        a, b, c = a_of(x), b_of(x), c_of(x)
+        expected = exact_values(ddblas.rgemm(a.copy(), b.copy(), c.copy(), alpha=-1, beta=1,
+                                             algorithm="naive"))
+        ddblas.rgemm(a, b, c, alpha=-1, beta=1, algorithm="naive")
+        assert exact_values(c_of(x)) == expected

@@ -222,8 +222,9 @@ def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="
 
 
 def _shares_memory(x: DDArray, c: DDArray) -> bool:
-    may_share = x.xp.may_share_memory
-    return any(may_share(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
+    """Whether operand x may overlap the output c (exact for blocks of one matrix, so that a
+    factorization's disjoint panels and trailing matrix are not copied)."""
+    return any(_backend.may_overlap(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
 
 
 def execute(call: GemmCall, runners: dict[str, Callable]) -> DDArray:

@@ -211,7 +211,7 @@ class DDArray:
 
     @property
     def T(self) -> "DDArray":
-        return DDArray(self._hi.T, self._lo.T, normalize=False)
+        return _wrap(self._hi.T, self._lo.T)
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -229,12 +229,18 @@ class DDArray:
     # fields, views at byte offsets) are read and written through addressable copies and
     # copy_into, never by CuPy's own kernels, which would load misaligned items whole.
     def __getitem__(self, key) -> "DDArray":
-        key = _index_key(key)
+        if _basic_key(key):   # a view by stride arithmetic alone (no kernel reads the parts)
+            hi, lo = self._hi[key], self._lo[key]
+            if is_array(hi):
+                return _wrap(hi, lo)
+        else:
+            key = _index_key(key)
+            # CuPy gathers advanced indices with its own kernels: on the GPU an unaddressable
+            # part is indexed through an addressable copy (the result is then a copy, not a view).
+            hi, lo = (addressable(p)[key] if is_gpu_array(p) else p[key]
+                      for p in (self._hi, self._lo))
         xp = self.xp
-        # CuPy gathers advanced indices with its own kernels: on the GPU an unaddressable part
-        # is indexed through an addressable copy (the result is then a copy, not a view).
-        hi, lo = (addressable(p)[key] if is_gpu_array(p) else p[key] for p in (self._hi, self._lo))
-        return DDArray(xp.asarray(hi), xp.asarray(lo), normalize=False)
+        return _wrap(xp.asarray(hi), xp.asarray(lo))
 
     def __setitem__(self, key, value) -> None:
         value = asarray(value, device=self.device)
@@ -247,13 +253,12 @@ class DDArray:
                 copy_into(target, array_module(part).broadcast_to(new, target.shape))
 
     def copy(self) -> "DDArray":
-        return DDArray(*(p.copy() if addressable(p) is p else addressable(p)  # a new copy either way
-                         for p in (self._hi, self._lo)), normalize=False)
+        return _wrap(*(p.copy() if addressable(p) is p else addressable(p)  # a new copy either way
+                       for p in (self._hi, self._lo)))
 
     def reshape(self, *shape) -> "DDArray":
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
-        return DDArray(addressable(self._hi).reshape(shape), addressable(self._lo).reshape(shape),
-                       normalize=False)
+        return _wrap(addressable(self._hi).reshape(shape), addressable(self._lo).reshape(shape))
 
     def ravel(self) -> "DDArray":
         return DDArray(addressable(self._hi).ravel(), addressable(self._lo).ravel(),
@@ -473,6 +478,24 @@ class DDArray:
 def _from_normalized_parts(hi, lo) -> DDArray:
     """DDArray(hi, lo, normalize=False): the unpickler of DDArray.__reduce__."""
     return DDArray(hi, lo, normalize=False)
+
+
+def _wrap(hi, lo) -> DDArray:
+    """DDArray(hi, lo, normalize=False) without its checks, for parts this module derived from
+    a DDArray's (views, copies): float64 arrays of one shape on one device."""
+    x = DDArray.__new__(DDArray)
+    x._hi, x._lo = hi, lo
+    return x
+
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _basic_key(key) -> bool:
+    """Whether key is NumPy basic indexing (Python ints, slices, None, Ellipsis): a view."""
+    if type(key) is tuple:
+        return all(type(k) in _BASIC for k in key)
+    return type(key) in _BASIC
 
 
 def _index_key(key):

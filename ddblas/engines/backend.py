@@ -90,6 +90,14 @@ def data_address(x) -> int:
     return x.data.ptr if is_gpu_array(x) else x.__array_interface__["data"][0]
 
 
+def _start_aligned(x) -> bool:
+    """Whether x's first item's address is a multiple of its item size (NumPy's `aligned` flag
+    proves it without building __array_interface__ where the dtype's alignment is its size)."""
+    if not is_gpu_array(x) and x.flags.aligned and x.dtype.alignment == x.itemsize:
+        return True
+    return data_address(x) % x.itemsize == 0
+
+
 def element_strides(x) -> tuple | None:
     """x's strides in items (x.itemsize bytes) when a kernel can address x in place with them,
     else None. This is the one conversion of byte strides to kernel strides: it proves the
@@ -99,7 +107,7 @@ def element_strides(x) -> tuple | None:
     and negative strides are exact like any other. An axis of length <= 1 is never stepped
     along: its stride is given as 0 when it is not a multiple."""
     size = x.itemsize
-    if x.size and data_address(x) % size:
+    if x.size and not _start_aligned(x):
         return None
     strides = []
     for extent, stride in zip(x.shape, x.strides):
@@ -109,6 +117,73 @@ def element_strides(x) -> tuple | None:
             stride = 0
         strides.append(stride // size)
     return tuple(strides)
+
+
+def _grid_axes(x) -> tuple | None:
+    """(first item's address in items, [(stride, extent), ...]) of an array that element_strides
+    addresses: the axes that step to new items (extent > 1, stride != 0), each with a positive
+    stride (a negative one's axis read backwards), by decreasing stride; None otherwise."""
+    strides = element_strides(x)
+    if strides is None:
+        return None
+    start = data_address(x) // x.itemsize
+    axes = []
+    for extent, stride in zip(x.shape, strides):
+        if extent > 1 and stride != 0:
+            if stride < 0:
+                start, stride = start + (extent - 1) * stride, -stride
+            axes.append((stride, extent))
+    return start, sorted(axes, reverse=True)
+
+
+def _on_strides(axes: list, strides: list) -> list | None:
+    """axes [(stride, extent)] stated on the given strides (an axis absent from `axes` has
+    extent 1), or None when one of them has a stride not among `strides`."""
+    extents = dict.fromkeys(strides, 1)
+    for stride, extent in axes:
+        if extents.get(stride) != 1:
+            return None
+        extents[stride] = extent
+    return [(s, extents[s]) for s in strides]
+
+
+def may_overlap(x, y) -> bool:
+    """Whether arrays x and y (one device) may have an element in common. Exact for arrays of
+    one item size whose steps take at most two strides between them, the larger a multiple of
+    the smaller: the blocks of one matrix, transposed, reversed or stepped, such as a
+    factorization's panels and trailing matrix. Otherwise the bounds test of may_share_memory
+    (True when the address ranges meet)."""
+    if not array_module(x).may_share_memory(x, y):
+        return False
+    if x.itemsize != y.itemsize:
+        return True
+    gx, gy = _grid_axes(x), _grid_axes(y)
+    if gx is None or gy is None:
+        return True
+    (start_x, axes_x), (start_y, axes_y) = gx, gy
+    strides = sorted({s for s, _ in axes_x + axes_y}, reverse=True)
+    if len(strides) > 2:
+        return True
+    axes_x, axes_y = _on_strides(axes_x, strides), _on_strides(axes_y, strides)
+    if axes_x is None or axes_y is None:
+        return True
+    if not strides:                      # two single items
+        return start_x == start_y
+    step = strides[-1]
+    if strides[0] % step:
+        return True
+    offset, apart = divmod(start_y - start_x, step)
+    if apart:                            # every address is its start + a multiple of step
+        return False
+    width = strides[0] // step if len(strides) == 2 else 1
+    (rows_x, columns_x), (rows_y, columns_y) = (
+        (axes[0][1], axes[-1][1]) if len(strides) == 2 else (1, axes[0][1])
+        for axes in (axes_x, axes_y))
+    # x's items are start_x + (p width + q) step, y's start_y + (p' width + q') step: one is
+    # in both iff (p - p') width + (q - q') = offset for some rows p, p' and columns q, q'
+    low = max(1 - rows_y, -((columns_x - 1 - offset) // width))
+    high = min(rows_x - 1, (offset + columns_y - 1) // width)
+    return low <= high
 
 
 def _byte_view(x):
