@@ -287,6 +287,44 @@ def test_rtrsm_strided_b_and_variants(device, variant):
     assert err.within(accuracy.bound("trsm", variant_name(variant), k=n)), str(err)
 
 
+@pytest.mark.parametrize("layout", ["same", "overlapping", "disjoint"])
+def test_rtrsm_b_in_the_same_matrix_as_a(device, layout):
+    """b sharing memory with a ("same": a itself; "overlapping": a block crossing a's
+    triangle) is solved as if a were a copy; a disjoint block of one matrix is read in place.
+    Each gives the bits of the solve on copies."""
+    n = 40
+    m = random_matrix(n, n + 8, seed=12, device=device, spread=2) + \
+        ddblas.DDArray(np.eye(n, n + 8) * 8, None).to_device(device)
+    a = m[:, :n]
+    block = {"same": lambda x: x[:, :n], "overlapping": lambda x: x[:, 4:12],
+             "disjoint": lambda x: x[:, n:]}[layout]
+    expected = ddblas.rtrsm("L", "L", "N", "N", 1, a.copy(), block(m).copy())
+    ddblas.rtrsm("L", "L", "N", "N", 1, a, block(m))
+    assert same_bits(block(m), expected)
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "naive", "blocked", "tsm", "ozaki-fp64",
+                                       "ozaki-int8", "ozaki2-int8"])
+def test_subtract_product_equals_rgemm(device, algorithm):
+    """gemm.subtract_product (the factorizations' unchecked C -= A B) gives rgemm's bits for
+    every algorithm, on blocks and transposed views of one matrix, K = 0 included."""
+    from ddblas.blas.gemm import subtract_product
+    from ddblas.core.options import resolve
+    big = random_matrix(70, 70, seed=13, device=device)
+    for a_of, b_of, c_of in ((lambda x: x[:40, :20], lambda x: x[:20, 40:],
+                              lambda x: x[30:, 40:]),
+                             (lambda x: x[:5, :33].T, lambda x: x[5:10, 40:],
+                              lambda x: x[37:, :30]),
+                             (lambda x: x[:6, :0], lambda x: x[:0, :6], lambda x: x[60:66, 64:])):
+        for fma, add in VARIANT_NAMES:
+            x = big.copy()
+            opts = resolve(fma, add)
+            expected = ddblas.rgemm(a_of(x), b_of(x), c_of(x).copy(), alpha=-1, beta=1,
+                                    fma=fma, add=add, algorithm=algorithm)
+            subtract_product(a_of(x), b_of(x), c_of(x), opts, algorithm)
+            assert same_bits(c_of(x), expected), (algorithm, fma, add)
+
+
 def test_solve_triangular(device):
     import scipy.linalg
     n = 45

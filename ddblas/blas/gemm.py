@@ -159,6 +159,17 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
         accuracy=accuracy), RUNNERS)
 
 
+def subtract_product(a: DDArray, b: DDArray, c: DDArray, opts, algorithm="auto") -> None:
+    """C := C - A B in place, for the blocks of a factorization or triangular solve: the same
+    algorithm choice, kernels and bits as rgemm(a, b, c, alpha=-1, beta=1, algorithm=...),
+    without rgemm's argument checks, copies and overlap test, which cost more than the product
+    for the small blocks of the recursive factorizations (docs/performance.md). The caller
+    guarantees what rgemm would check: 2-D DDArrays on one device with shapes that agree, a and
+    b readable by kernels in place (ddblas.core.ops.operands), c addressable in place
+    (view_args) and sharing no element with a or b; opts: a resolved Options."""
+    _gemmcall.subtract(a, b, c, opts, algorithm, RUNNERS)
+
+
 def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
     """a @ b in DD with NumPy's rules: 2-D operands through rgemm (algorithm as there; `@` uses
     "auto"), 3-D ones (a stack of matrices; the other operand may be 2-D, or have a batch of 1,

@@ -31,7 +31,7 @@ from . import ozaki2 as _ozaki2
 from . import transfer as _transfer
 from . import tsm as _tsm
 from ..core.array import DDArray, asarray
-from ..core.ops import multiply, on_one_device, operands
+from ..core.ops import multiply, on_one_device, operands, overlapping
 from ..core.options import Options, resolve
 
 ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8",
@@ -221,10 +221,15 @@ def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="
                     info, accuracy)
 
 
-def _shares_memory(x: DDArray, c: DDArray) -> bool:
-    """Whether operand x may overlap the output c (exact for blocks of one matrix, so that a
-    factorization's disjoint panels and trailing matrix are not copied)."""
-    return any(_backend.may_overlap(p, q) for p in (x.hi, x.lo) for q in (c.hi, c.lo))
+def subtract(op_a: DDArray, op_b: DDArray, c: DDArray, opts: Options, algorithm: str,
+             runners: dict[str, Callable]) -> None:
+    """Run rgemm(op_a, op_b, c, alpha=-1, beta=1) without prepare's checks and execute's copies,
+    for blocks that a factorization owns and has checked: 2-D DDArrays on one device, op_a and
+    op_b readable by kernels in place, c addressable in place (_backend.in_place) and disjoint
+    from both, shapes that agree, algorithm one of ALGORITHMS. K = 0 or an empty C: C stays."""
+    if op_a.shape[1] and c.size:
+        _dispatch(GemmCall("rgemm", op_a, op_b, c, _int_scalar(-1), _int_scalar(1), opts,
+                           algorithm, None, c.device, c.device, None, None), runners)
 
 
 def execute(call: GemmCall, runners: dict[str, Callable]) -> DDArray:
@@ -254,7 +259,7 @@ def _compute(call: GemmCall, runners: dict[str, Callable]) -> None:
             c[...] = multiply(call.beta.to_device(c.device), c, fma=call.opts.fma,
                               add=call.opts.add)
         return
-    if _shares_memory(call.op_a, c) or _shares_memory(call.op_b, c):  # C written, A, B read
+    if overlapping(call.op_a, c) or overlapping(call.op_b, c):  # C written, A, B read
         call = dataclasses.replace(call, op_a=call.op_a.copy(), op_b=call.op_b.copy())
     if call.target != call.device:
         _pipeline(call, runners)

@@ -3,8 +3,9 @@ rsyrk (symmetric rank-k update of one triangle) and rgemv (matrix-vector product
 
 rtrsm is recursive (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 8.3;
 Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in halves,
-one half solved, the other half's right-hand sides updated by one rgemm(alpha=-1, beta=1) on
-views, the other half solved; diagonal blocks of at most TRSM_BLOCK rows are solved by the kernel
+one half solved, the other half's right-hand sides updated by one product on views
+(gemm.subtract_product: rgemm(alpha=-1, beta=1) without its per-call checks), the other half
+solved; diagonal blocks of at most TRSM_BLOCK rows are solved by the kernel
 ddblas_linalg_trsm (cuda_src/linalg.h: one work item per right-hand side column, Higham's Alg.
 8.1 in DD). rsyrk splits C the same way: off-diagonal blocks by rgemm in place, diagonal blocks of
 at most SYRK_BLOCK rows by rgemm into a copy of which one triangle is kept. Bounds: docs/linalg.md.
@@ -12,10 +13,10 @@ at most SYRK_BLOCK rows by rgemm into a copy of which one triangle is kept. Boun
 from __future__ import annotations
 
 from ..core.array import DDArray, asarray
-from ..core.ops import multiply, on_one_device
+from ..core.ops import multiply, on_one_device, operands, overlapping
 from ..core.options import resolve
 from ..engines import backend as _backend
-from .gemm import rgemm
+from .gemm import rgemm, subtract_product
 
 TRSM_BLOCK = 32   # diagonal blocks of at most this many rows go to the trsm kernel
 SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
@@ -34,9 +35,19 @@ def view_args(x: DDArray) -> tuple:
 
 
 def solve_lower_left(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
-    """x := T^-1 x in place for the triangle (lower or upper) of the square view t; x a 2-D view
-    that kernels address in place (view_args). Recursive halves; rgemm for the off-diagonal
-    block, the trsm kernel for blocks of at most TRSM_BLOCK rows."""
+    """x := T^-1 x in place for the triangle (lower or upper) of the square DDArray t; x a 2-D
+    view that kernels address in place (view_args); opts a resolved Options. t is read through
+    a copy where kernels cannot read it in place or it shares elements with x."""
+    t = operands(t)[0]
+    if overlapping(t, x):
+        t = t.copy()
+    _solve_blocks(t, x, lower, unit, opts, algorithm)
+
+
+def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
+    """solve_lower_left's recursion on halves: the off-diagonal block by subtract_product (t's
+    blocks and x's are disjoint and addressable: no checks or copies per call), blocks of at
+    most TRSM_BLOCK rows by the trsm kernel."""
     n = t.shape[0]
     if n == 0 or x.shape[1] == 0:
         return
@@ -50,10 +61,9 @@ def solve_lower_left(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algo
     first, second = (slice(None, half), slice(half, None))
     if not lower:
         first, second = second, first
-    solve_lower_left(t[first, first], x[first], lower, unit, opts, algorithm)
-    rgemm(t[second, first], x[first], x[second], alpha=-1, beta=1, fma=opts.fma, add=opts.add,
-          algorithm=algorithm)
-    solve_lower_left(t[second, second], x[second], lower, unit, opts, algorithm)
+    _solve_blocks(t[first, first], x[first], lower, unit, opts, algorithm)
+    subtract_product(t[second, first], x[first], x[second], opts, algorithm)
+    _solve_blocks(t[second, second], x[second], lower, unit, opts, algorithm)
 
 
 def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,

@@ -54,6 +54,12 @@ def operands(*xs) -> list[DDArray]:
     return [_readable(x) for x in on_one_device(*xs)]
 
 
+def overlapping(x: DDArray, y: DDArray) -> bool:
+    """Whether DDArrays x and y may share an element (_backend.may_overlap on their parts:
+    exact for blocks of one matrix)."""
+    return any(_backend.may_overlap(p, q) for p in (x.hi, x.lo) for q in (y.hi, y.lo))
+
+
 def _contiguous_parts(x: DDArray, shape: tuple):
     """(hi, lo, step) for a kernel: see _backend.kernel_operand."""
     (hi, step), (lo, _) = kernel_operand(x.hi, shape), kernel_operand(x.lo, shape)

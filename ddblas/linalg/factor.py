@@ -4,15 +4,15 @@ cho_factor / cho_solve and solve_triangular, on both devices.
 LU with partial pivoting is recursive (Toledo 1997; Gustavson 1997): the columns are split in
 halves, the left half factored, its row interchanges applied to the right half (laswp kernel,
 pivots read from device memory), U12 = L11^-1 A12 by the recursive triangular solve, A22 -= L21
-U12 by rgemm(alpha=-1, beta=1) on views, the right half factored, its interchanges applied to
-the left half. Panels of at most LU_PANEL_WIDTH (geometry.h) columns are factored on the device
+U12 by subtract_product (rgemm(alpha=-1, beta=1) without its per-call checks) on views of the
+working copy, the right half factored, its interchanges applied to the left half. Panels of at most LU_PANEL_WIDTH (geometry.h) columns are factored on the device
 with no host round trip: on the GPU by one launch of a block-wide kernel, on the CPU column by
 column (the pivot search in two passes, the interchange, the column step), both with the same
 operations on every element: the pivot the first largest |a| by exact DD compare (LAPACK
 idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1 update. A zero
 pivot is recorded on the device (the first in column order) and checked once at
 the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
-A22 -= L21 L21^T by rsyrk, or by one rgemm on the whole block where that may run an Ozaki
+A22 -= L21 L21^T by rsyrk, or by one subtract_product on the whole block where that may run an Ozaki
 scheme or the block is small enough for launches to cost more than flops (FULL_UPDATE_*), then
 L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU item or a GPU warp per matrix,
 right-looking in shared memory: a stack of small matrices is one launch). Bounds: docs/linalg.md.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blas.auto import OZAKI_MIN_WORK
-from ..blas.gemm import rgemm
+from ..blas.gemm import subtract_product
 from ..blas.level3 import rsyrk, solve_lower_left, view_args
 from ..core.array import DDArray, asarray
 from ..core.options import resolve
@@ -176,8 +176,7 @@ def _getrf(a: DDArray, piv, info, column: int, scratch, opts, algorithm) -> None
     _getrf(a[:, :half], piv[:half], info, column, scratch, opts, algorithm)
     _laswp(a[:, half:], piv, 0, half)
     solve_lower_left(a[:half, :half], a[:half, half:], True, True, opts, algorithm)
-    rgemm(a[half:, :half], a[:half, half:], a[half:, half:], alpha=-1, beta=1, fma=opts.fma,
-          add=opts.add, algorithm=algorithm)
+    subtract_product(a[half:, :half], a[:half, half:], a[half:, half:], opts, algorithm)
     _getrf(a[half:, half:], piv[half:], info, column + half, scratch, opts, algorithm)
     piv[half:] += half
     _laswp(a[:, :half], piv, half, k)
@@ -383,8 +382,7 @@ def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
     may_run_ozaki = algorithm == "auto" or algorithm.startswith("ozaki")
     if a.device in FULL_UPDATE_DEVICES and (rest <= FULL_UPDATE_MAX_ORDER or (
             may_run_ozaki and rest * rest * half >= FULL_UPDATE_MIN_WORK)):
-        rgemm(a[half:, :half], a[half:, :half].T, a[half:, half:], alpha=-1, beta=1,
-              fma=opts.fma, add=opts.add, algorithm=algorithm)
+        subtract_product(a[half:, :half], a[half:, :half].T, a[half:, half:], opts, algorithm)
     else:
         rsyrk("L", "N", -1, a[half:, :half], 1, a[half:, half:], fma=opts.fma, add=opts.add,
               algorithm=algorithm)
