@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import pathlib
 
+import pytest
+
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "ddblas"
 # what the tools may import from the library: the package's public names and these modules
@@ -211,3 +213,13 @@ def test_library_imports_only_at_module_level():
     bad = [f"{m}:{i.line} imports {i.module}" for m, p in LIBRARY.items() for i in _imports(p)
            if i.in_function]
     assert bad == []
+
+
+def test_the_wheel_lists_every_package():
+    """pyproject's explicit package list names every package under ddblas/ (ddblas.linalg was
+    missing: an installed ddblas failed at `import ddblas` outside the source tree)."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    found = {_module_name(init) for init in PACKAGE.rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"
