@@ -19,7 +19,7 @@
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
 #                                    memcheck of the linalg kernels and racecheck of the potrf
-#                                    kernel, bench/linalg_factor.py
+#                                    kernel, bench/linalg_factor.py $LINALG_BENCH_ARGS
 #   bash bench/device_run.sh qr      tests/test_linalg_qr.py on the GPU, compute-sanitizer memcheck
 #                                    of qr / lstsq (views, wide, tall, 1x1, panel boundaries), then
 #                                    bench/linalg_factor.py 2048 (qr's DD GFLOP/s up to n = 2048)
@@ -71,7 +71,7 @@ echo "== demo"; timeout 60 python3 -m ddblas demo --n 1024 2>&1 | tee "$OUT/demo
 fi
 if has linalg; then
 echo "== linalg tests"
-DDBLAS_HYPOTHESIS_PROFILE=device timeout 150 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
+DDBLAS_HYPOTHESIS_PROFILE=device timeout 300 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
     -p no:warnings tests/test_linalg_factor.py > "$OUT/linalg_tests.log" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/linalg_tests.log" | tail -25
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
@@ -95,7 +95,7 @@ for n in (1, 5, 31, 32, 100):   # potrf_warp's shared rows: stacks, leaves, a fa
     except linalg.LinAlgError: pass
 " > "$OUT/racecheck_potrf.log" 2>&1
 echo "racecheck potrf exit $?"; grep -E "RACECHECK SUMMARY" "$OUT/racecheck_potrf.log" | tail -1
-timeout 200 python3 bench/linalg_factor.py 2>&1 | tee "$OUT/linalg_factor.log"
+timeout 200 python3 bench/linalg_factor.py ${LINALG_BENCH_ARGS:-} 2>&1 | tee "$OUT/linalg_factor.log"
 fi
 if has qr; then
 echo "== qr tests"
