@@ -261,8 +261,7 @@ class DDArray:
         return _wrap(addressable(self._hi).reshape(shape), addressable(self._lo).reshape(shape))
 
     def ravel(self) -> "DDArray":
-        return DDArray(addressable(self._hi).ravel(), addressable(self._lo).ravel(),
-                       normalize=False)
+        return _wrap(addressable(self._hi).ravel(), addressable(self._lo).ravel())
 
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes

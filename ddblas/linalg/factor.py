@@ -5,17 +5,18 @@ LU with partial pivoting is recursive (Toledo 1997; Gustavson 1997): the columns
 halves, the left half factored, its row interchanges applied to the right half (laswp kernel,
 pivots read from device memory), U12 = L11^-1 A12 by the recursive triangular solve, A22 -= L21
 U12 by subtract_product (rgemm(alpha=-1, beta=1) without its per-call checks) on views of the
-working copy, the right half factored, its interchanges applied to the left half. Panels of at most LU_PANEL_WIDTH (geometry.h) columns are factored on the device
-with no host round trip: on the GPU by one launch of a block-wide kernel, on the CPU column by
-column (the pivot search in two passes, the interchange, the column step), both with the same
-operations on every element: the pivot the first largest |a| by exact DD compare (LAPACK
-idamax's tie rule; numbers before NaN), the DD division by the pivot, the rank-1 update. A zero
-pivot is recorded on the device (the first in column order) and checked once at
-the end. Cholesky is recursive the same way (L11, then L21 = A21 L11^-T by the triangular solve,
-A22 -= L21 L21^T by rsyrk, or by one subtract_product on the whole block where that may run an Ozaki
-scheme or the block is small enough for launches to cost more than flops (FULL_UPDATE_*), then
-L22), bottoming out in the ddblas_linalg_potrf kernel (a CPU item or a GPU warp per matrix,
-right-looking in shared memory: a stack of small matrices is one launch). Bounds: docs/linalg.md.
+working copy, the right half factored, its interchanges applied to the left half. Panels of at
+most LU_PANEL_WIDTH (geometry.h) columns are factored on the device with no host round trip: on
+the GPU by one launch of a block-wide kernel, on the CPU column by column (the pivot search in
+two passes, the interchange, the column step), both with the same operations on every element:
+the pivot the first largest |a| by exact DD compare (LAPACK idamax's tie rule; numbers before
+NaN), the DD division by the pivot, the rank-1 update. A zero pivot is recorded on the device
+(the first in column order) and checked once at the end. Cholesky is recursive the same way
+(L11, then L21 = A21 L11^-T by the triangular solve, A22 -= L21 L21^T by rsyrk, or by one
+subtract_product on the whole block where that may run an Ozaki scheme or the block is small
+enough for launches to cost more than flops (FULL_UPDATE_*), then L22), bottoming out in the
+ddblas_linalg_potrf kernel (a CPU item or a GPU warp per matrix, right-looking in shared memory:
+a stack of small matrices is one launch). Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
