@@ -59,6 +59,27 @@ DD_HD void eliminate_entries(dd (&r)[W], const dd (&u)[W], index_t width) {
         if (k < width) r[k] = sub<V>(r[k], mul<V>(l, u[k]));
 }
 
+// solve_column: T x = b in place for column `col` of the view b (rows 0 .. order - 1,
+// order <= TRSM_BLOCK), T the `Lower` or upper triangle of the view t (unit: t_jj taken as 1,
+// not read), column-oriented (Higham, "Accuracy and Stability", 2nd ed., sec. 8.1, the column
+// version of Alg. 8.1): once x_j is final (divided by t_jj), t_ij x_j is subtracted from every
+// x_i still open, so x_i gets its terms in the order the x_j are finished: increasing j below the
+// diagonal, decreasing j above. Each term a DD mul and a DD sub of the variant, then one DD div:
+// Thm. 8.5's bound (any order of the terms). The GPU's solve_column_warp does the same steps.
+template <class V, bool Lower>
+DD_HD void solve_column(const MatrixView &t, const MatrixView &b, index_t col, index_t order,
+                        bool unit) {
+    dd x[TRSM_BLOCK];
+    for (index_t k = 0; k < order; ++k) x[k] = b.get(k, col);
+    for (index_t step = 0; step < order; ++step) {
+        const index_t j = Lower ? step : order - 1 - step;
+        if (!unit) x[j] = div<V>(x[j], t.get(j, j));
+        const index_t first = Lower ? j + 1 : 0, end = Lower ? order : j;
+        for (index_t i = first; i < end; ++i) x[i] = sub<V>(x[i], mul<V>(t.get(i, j), x[j]));
+    }
+    for (index_t k = 0; k < order; ++k) b.set(k, col, x[k]);
+}
+
 // load_row, store_row: r[k] <-> a(i, j + k) for k in [0, width) (width <= W).
 template <int W>
 DD_HD void load_row(dd (&r)[W], const MatrixView &a, index_t i, index_t j, index_t width) {
@@ -366,34 +387,6 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_KERNEL, lu_panel)
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_LU_PANEL_GRID_KERNEL, lu_panel_grid)
 #endif
 
-// ---- small triangular solve, in place (one item per right-hand side column of b):
-// op(T) x = b with T the `order` x `order` view `a` (only its `lower` or upper triangle is read;
-// unit != 0: the diagonal is taken as 1 and not read). Row by row in solving order:
-// x_i = (b_i - sum_j t_ij x_j) / t_ii with the sum over the rows solved before, in increasing
-// j, each term a DD mul and a DD sub of the variant, then one DD div (Higham, Alg. 8.1;
-// docs/linalg.md for the bound).
-#define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
-    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,           \
-                                           DDBLAS_LINALG_MATRIX_PARAM(a),                      \
-                                           DDBLAS_LINALG_MATRIX_PARAM(b), ddblas::index_t lower, \
-                                           ddblas::index_t unit) {                             \
-        DDBLAS_LINALG_VIEW(a);                                                                 \
-        DDBLAS_LINALG_VIEW(b);                                                                 \
-        DDBLAS_FOR_EACH(col, n) {                                                              \
-            for (ddblas::index_t step = 0; step < order; ++step) {                             \
-                const ddblas::index_t i = lower ? step : order - 1 - step;                    \
-                const ddblas::index_t j0 = lower ? 0 : i + 1, j1 = lower ? i : order;          \
-                ddblas::dd s = b.get(i, col);                                                  \
-                for (ddblas::index_t j = j0; j < j1; ++j) {                                    \
-                    ddblas::dd p = ddblas::mul<ddblas::variants::V>(a.get(i, j), b.get(j, col)); \
-                    s = ddblas::sub<ddblas::variants::V>(s, p);                                \
-                }                                                                              \
-                if (!unit) s = ddblas::div<ddblas::variants::V>(s, a.get(i, i));               \
-                b.set(i, col, s);                                                              \
-            }                                                                                  \
-        }                                                                                      \
-    }
-DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
 
 namespace ddblas {
 namespace linalg {
@@ -463,6 +456,27 @@ __device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
     return order;
 }
 
+// solve_column_warp: solve_column's steps for column `col` by one warp, lane i holding x_i
+// (order <= TRSM_BLOCK = WARP_SIZE): lane j divides x_j by t_jj, the warp reads the final x_j
+// by a shuffle, the lanes still open subtract t_ij x_j. Every x_i gets solve_column's
+// operations in its order: the CPU's bits. t: the triangle in shared memory.
+template <class V, bool Lower>
+__device__ void solve_column_warp(const MatrixView &t, const MatrixView &b, index_t col,
+                                  int order, bool unit) {
+    static_assert(TRSM_BLOCK == WARP_SIZE, "solve_column_warp: a lane a row");
+    constexpr unsigned all_lanes = 0xffffffffu;
+    const int lane = threadIdx.x % WARP_SIZE;
+    dd x = lane < order ? b.get(lane, col) : dd{0.0, 0.0};
+    for (int step = 0; step < order; ++step) {
+        const int j = Lower ? step : order - 1 - step;
+        if (!unit && lane == j) x = div<V>(x, t.get(j, j));
+        const dd x_j = {__shfl_sync(all_lanes, x.hi, j), __shfl_sync(all_lanes, x.lo, j)};
+        const bool open = Lower ? lane > j : lane < j;
+        if (open && lane < order) x = sub<V>(x, mul<V>(t.get(lane, j), x_j));
+    }
+    if (lane < order) b.set(lane, col, x);
+}
+
 }  // namespace linalg
 }  // namespace ddblas
 #endif
@@ -514,6 +528,58 @@ __device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
     }
 #endif
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
+
+// ---- small triangular solve, in place, of each right-hand side column of b: op(T) x = b with
+// T the `order` x `order` view `a`, order <= TRSM_BLOCK (only its `lower` or upper triangle is
+// read; unit != 0: the diagonal is taken as 1 and not read). CPU: solve_column, an item a
+// column. GPU: blocks of TRSM_THREADS, the triangle staged in shared memory (column-major, so a
+// warp's lanes read consecutive words), solve_column_warp, a warp a column: the same bits.
+#if defined(__CUDACC__)
+#define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
+    extern "C" __global__ void __launch_bounds__(ddblas::TRSM_THREADS)                         \
+    ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,                         \
+                             DDBLAS_LINALG_MATRIX_PARAM(a), DDBLAS_LINALG_MATRIX_PARAM(b),     \
+                             ddblas::index_t lower, ddblas::index_t unit) {                    \
+        using ddblas::variants::V;                                                             \
+        constexpr int B = ddblas::TRSM_BLOCK;                                                  \
+        __shared__ double t_hi[B * B], t_lo[B * B];                                            \
+        for (int e = threadIdx.x; e < B * B; e += blockDim.x) {                                \
+            const int i = e % B, j = e / B;                                                    \
+            if (i < order && j < order && (lower ? i >= j : i <= j)) {                         \
+                t_hi[e] = a_hi[i * a_rs + j * a_cs];                                           \
+                t_lo[e] = a_lo[i * a_rs + j * a_cs];                                           \
+            }                                                                                  \
+        }                                                                                      \
+        __syncthreads();                                                                       \
+        const ddblas::linalg::MatrixView t = {t_hi, t_lo, 1, B};                               \
+        DDBLAS_LINALG_VIEW(b);                                                                 \
+        const ddblas::index_t warps = blockDim.x / ddblas::WARP_SIZE;                          \
+        for (ddblas::index_t col = blockIdx.x * warps + threadIdx.x / ddblas::WARP_SIZE;       \
+             col < n; col += gridDim.x * warps) {                                              \
+            if (lower)                                                                         \
+                ddblas::linalg::solve_column_warp<V, true>(t, b, col, int(order), unit != 0);  \
+            else                                                                               \
+                ddblas::linalg::solve_column_warp<V, false>(t, b, col, int(order), unit != 0); \
+        }                                                                                      \
+    }
+#else
+#define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
+    DDBLAS_KERNEL ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,           \
+                                           DDBLAS_LINALG_MATRIX_PARAM(a),                      \
+                                           DDBLAS_LINALG_MATRIX_PARAM(b), ddblas::index_t lower, \
+                                           ddblas::index_t unit) {                             \
+        using ddblas::variants::V;                                                             \
+        DDBLAS_LINALG_VIEW(a);                                                                 \
+        DDBLAS_LINALG_VIEW(b);                                                                 \
+        DDBLAS_FOR_EACH(col, n) {                                                              \
+            if (lower)                                                                         \
+                ddblas::linalg::solve_column<V, true>(a, b, col, order, unit != 0);            \
+            else                                                                               \
+                ddblas::linalg::solve_column<V, false>(a, b, col, order, unit != 0);           \
+        }                                                                                      \
+    }
+#endif
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_TRSM_KERNEL, trsm)
 
 namespace ddblas {
 namespace linalg {

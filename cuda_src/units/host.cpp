@@ -42,6 +42,8 @@ static std::string geometry_text() {
     put("lu_panel_grid_min_rows", ddblas::LU_PANEL_GRID_MIN_ROWS);
     put("qr_lanes", ddblas::QR_LANES);
     put("potrf_block", ddblas::POTRF_BLOCK);
+    put("trsm_block", ddblas::TRSM_BLOCK);
+    put("trsm_threads", ddblas::TRSM_THREADS);
     put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);
     put("batched_team.narrow", ddblas::BATCHED_TEAM_NARROW);
     put("batched_team.wide", ddblas::BATCHED_TEAM_WIDE);

@@ -5,10 +5,11 @@ rtrsm is recursive (Higham, "Accuracy and Stability of Numerical Algorithms", 2n
 Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in halves,
 one half solved, the other half's right-hand sides updated by one product on views
 (gemm.subtract_product: rgemm(alpha=-1, beta=1) without its per-call checks), the other half
-solved; diagonal blocks of at most TRSM_BLOCK rows are solved by the kernel
-ddblas_linalg_trsm (cuda_src/linalg.h: one work item per right-hand side column, Higham's Alg.
-8.1 in DD). rsyrk splits C the same way: off-diagonal blocks by rgemm in place, diagonal blocks of
-at most SYRK_BLOCK rows by rgemm into a copy of which one triangle is kept. Bounds: docs/linalg.md.
+solved; diagonal blocks of at most geometry's trsm_block rows (geometry.h TRSM_BLOCK) are
+solved by the kernel ddblas_linalg_trsm (cuda_src/linalg.h solve_column: one work item per
+right-hand side column, held in registers; Higham's Alg. 8.1 by columns, in DD). rsyrk splits C
+the same way: off-diagonal blocks by rgemm in place, diagonal blocks of at most SYRK_BLOCK rows
+by rgemm into a copy of which one triangle is kept. Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from ..core.array import DDArray, asarray
 from ..core.ops import multiply, on_one_device, operands, overlapping
 from ..core.options import resolve
 from ..engines import backend as _backend
+from ..engines import cpu as _cpu
+from ..engines import gpu as _gpu
 from .gemm import rgemm, subtract_product
 
-TRSM_BLOCK = 32   # diagonal blocks of at most this many rows go to the trsm kernel
 SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
 
 
@@ -47,15 +49,24 @@ def solve_lower_left(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algo
 def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
     """solve_lower_left's recursion on halves: the off-diagonal block by subtract_product (t's
     blocks and x's are disjoint and addressable: no checks or copies per call), blocks of at
-    most TRSM_BLOCK rows by the trsm kernel."""
+    most geometry's trsm_block rows by the trsm kernel."""
     n = t.shape[0]
     if n == 0 or x.shape[1] == 0:
         return
-    if n <= TRSM_BLOCK:
-        t_parts = _backend.kernel_parts(t.hi, t.lo)
-        _backend.backend(x.device).launch("ddblas_linalg_trsm_" + opts.suffix, x.shape[1],
-                                          x.shape[1], n, *t_parts, *view_args(x), int(lower),
-                                          int(unit))
+    geometry = _cpu.geometry()
+    if n <= geometry["trsm_block"]:
+        columns = x.shape[1]
+        kernel = "ddblas_linalg_trsm_" + opts.suffix
+        args = (columns, n, *_backend.kernel_parts(t.hi, t.lo), *view_args(x), int(lower),
+                int(unit))
+        be = _backend.backend(x.device)
+        if x.device == "gpu":   # a warp a column, the block's warps sharing the staged triangle
+            threads = geometry["trsm_threads"]
+            warps = threads // geometry["warp_size"]
+            be.launch_grid(kernel, (min(-(-columns // warps), _gpu.MAX_BLOCKS),), (threads,),
+                           *args)
+        else:
+            be.launch(kernel, columns, *args)
         return
     half = n // 2
     first, second = (slice(None, half), slice(half, None))
