@@ -19,7 +19,7 @@
 #   bash bench/device_run.sh sweep   bench/tile_sweep.py: candidate tile sizes, N = 4096 and 8192
 #   bash bench/device_run.sh linalg  tests/test_linalg_factor.py on the GPU, compute-sanitizer
 #                                    memcheck of the linalg kernels and racecheck of the potrf
-#                                    kernel, bench/linalg_factor.py $LINALG_BENCH_ARGS
+#                                    and trsm kernels, bench/linalg_factor.py $LINALG_BENCH_ARGS
 #   bash bench/device_run.sh qr      tests/test_linalg_qr.py on the GPU, compute-sanitizer memcheck
 #                                    of qr / lstsq (views, wide, tall, 1x1, panel boundaries), then
 #                                    bench/linalg_factor.py 2048 (qr's DD GFLOP/s up to n = 2048)
@@ -95,6 +95,15 @@ for n in (1, 5, 31, 32, 100):   # potrf_warp's shared rows: stacks, leaves, a fa
     except linalg.LinAlgError: pass
 " > "$OUT/racecheck_potrf.log" 2>&1
 echo "racecheck potrf exit $?"; grep -E "RACECHECK SUMMARY" "$OUT/racecheck_potrf.log" | tail -1
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 python3 -c "
+import ddblas; from ddblas import accuracy
+for n, k in ((5, 3), (64, 17), (100, 40)):   # the trsm kernel's staged triangle, blocks of warps
+    a = accuracy.random_dd((n, n), seed=n, device='gpu') + ddblas.eye(n, device='gpu') * 8
+    for uplo in 'LU':
+        ddblas.rtrsm('L', uplo, 'N', 'N', 1, a, accuracy.random_dd((n, k), seed=k, device='gpu'))
+        ddblas.rtrsm('R', uplo, 'T', 'U', 1, a, accuracy.random_dd((k, n), seed=k, device='gpu'))
+" > "$OUT/racecheck_trsm.log" 2>&1
+echo "racecheck trsm exit $?"; grep -E "RACECHECK SUMMARY" "$OUT/racecheck_trsm.log" | tail -1
 timeout 200 python3 bench/linalg_factor.py ${LINALG_BENCH_ARGS:-} 2>&1 | tee "$OUT/linalg_factor.log"
 fi
 if has qr; then

@@ -72,12 +72,14 @@ static_assert(BATCHED_TEAM_WIDE == WARP_SIZE && BATCHED_TEAM_THREADS % WARP_SIZE
 constexpr int POTRF_BLOCK = 32;
 
 // Triangular solves (ddblas/blas/level3.py): diagonal blocks of at most TRSM_BLOCK rows go to the
-// trsm kernel; on the GPU a warp solves a right-hand side column, a lane a row (linalg.h
-// solve_column_warp), TRSM_THREADS / WARP_SIZE columns a block sharing the staged triangle.
-constexpr int TRSM_BLOCK = 32;
+// trsm kernel; on the GPU a warp solves a right-hand side column, TRSM_ROWS_PER_LANE rows a lane
+// (linalg.h solve_column_warp), TRSM_THREADS / WARP_SIZE columns a block sharing the staged
+// triangle (2 TRSM_BLOCK^2 doubles of dynamic shared memory).
+constexpr int TRSM_BLOCK = 64;
 constexpr int TRSM_THREADS = 256;
-static_assert(TRSM_BLOCK == WARP_SIZE && TRSM_THREADS % WARP_SIZE == 0,
-              "trsm: a lane a row of the block, whole warps a block");
+constexpr int TRSM_ROWS_PER_LANE = TRSM_BLOCK / WARP_SIZE;
+static_assert(TRSM_BLOCK % WARP_SIZE == 0 && TRSM_THREADS % WARP_SIZE == 0,
+              "trsm: whole rows a lane, whole warps a block");
 
 // QR panels (linalg.h geqr2_panel): their sums run over QR_LANES lanes in a fixed order (one GPU
 // thread a lane; the CPU emulates them), so both devices give the same bits.

@@ -456,25 +456,46 @@ __device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
     return order;
 }
 
-// solve_column_warp: solve_column's steps for column `col` by one warp, lane i holding x_i
-// (order <= TRSM_BLOCK = WARP_SIZE): lane j divides x_j by t_jj, the warp reads the final x_j
-// by a shuffle, the lanes still open subtract t_ij x_j. Every x_i gets solve_column's
-// operations in its order: the CPU's bits. t: the triangle in shared memory.
+// solve_column_warp: solve_column's steps for column `col` by one warp, lane l holding x_i for
+// the rows i = l + r WARP_SIZE (r < TRSM_ROWS_PER_LANE): the owner of x_j divides it by t_jj,
+// the warp reads the final x_j by a shuffle, every open x_i takes t_ij x_j. Every x_i gets
+// solve_column's operations in its order: the CPU's bits. t: the triangle in shared memory.
 template <class V, bool Lower>
 __device__ void solve_column_warp(const MatrixView &t, const MatrixView &b, index_t col,
                                   int order, bool unit) {
-    static_assert(TRSM_BLOCK == WARP_SIZE, "solve_column_warp: a lane a row");
+    constexpr int R = TRSM_ROWS_PER_LANE;
     constexpr unsigned all_lanes = 0xffffffffu;
     const int lane = threadIdx.x % WARP_SIZE;
-    dd x = lane < order ? b.get(lane, col) : dd{0.0, 0.0};
+    dd x[R];
+    DDBLAS_UNROLL
+    for (int r = 0; r < R; ++r) {
+        const int i = lane + r * WARP_SIZE;
+        x[r] = i < order ? b.get(i, col) : dd{0.0, 0.0};
+    }
     for (int step = 0; step < order; ++step) {
         const int j = Lower ? step : order - 1 - step;
-        if (!unit && lane == j) x = div<V>(x, t.get(j, j));
-        const dd x_j = {__shfl_sync(all_lanes, x.hi, j), __shfl_sync(all_lanes, x.lo, j)};
-        const bool open = Lower ? lane > j : lane < j;
-        if (open && lane < order) x = sub<V>(x, mul<V>(t.get(lane, j), x_j));
+        const int owner = j % WARP_SIZE, owner_r = j / WARP_SIZE;
+        dd x_j = x[0];
+        DDBLAS_UNROLL
+        for (int r = 0; r < R; ++r) {   // registers are indexed by constants: select x[owner_r]
+            if (r != owner_r) continue;
+            if (!unit && lane == owner) x[r] = div<V>(x[r], t.get(j, j));
+            x_j = x[r];
+        }
+        x_j.hi = __shfl_sync(all_lanes, x_j.hi, owner);
+        x_j.lo = __shfl_sync(all_lanes, x_j.lo, owner);
+        DDBLAS_UNROLL
+        for (int r = 0; r < R; ++r) {
+            const int i = lane + r * WARP_SIZE;
+            const bool open = Lower ? i > j : i < j;
+            if (open && i < order) x[r] = sub<V>(x[r], mul<V>(t.get(i, j), x_j));
+        }
     }
-    if (lane < order) b.set(lane, col, x);
+    DDBLAS_UNROLL
+    for (int r = 0; r < R; ++r) {
+        const int i = lane + r * WARP_SIZE;
+        if (i < order) b.set(i, col, x[r]);
+    }
 }
 
 }  // namespace linalg
@@ -532,17 +553,19 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
 // ---- small triangular solve, in place, of each right-hand side column of b: op(T) x = b with
 // T the `order` x `order` view `a`, order <= TRSM_BLOCK (only its `lower` or upper triangle is
 // read; unit != 0: the diagonal is taken as 1 and not read). CPU: solve_column, an item a
-// column. GPU: blocks of TRSM_THREADS, the triangle staged in shared memory (column-major, so a
-// warp's lanes read consecutive words), solve_column_warp, a warp a column: the same bits.
+// column. GPU: blocks of TRSM_THREADS, the triangle staged in 2 TRSM_BLOCK^2 doubles of dynamic
+// shared memory (column-major, so a warp's lanes read consecutive words), solve_column_warp, a
+// warp a column: the same bits.
 #if defined(__CUDACC__)
 #define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
-    extern "C" __global__ void __launch_bounds__(ddblas::TRSM_THREADS)                         \
+    extern "C" __global__ void __launch_bounds__(ddblas::TRSM_THREADS, 1)                      \
     ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order,                         \
                              DDBLAS_LINALG_MATRIX_PARAM(a), DDBLAS_LINALG_MATRIX_PARAM(b),     \
                              ddblas::index_t lower, ddblas::index_t unit) {                    \
         using ddblas::variants::V;                                                             \
         constexpr int B = ddblas::TRSM_BLOCK;                                                  \
-        __shared__ double t_hi[B * B], t_lo[B * B];                                            \
+        extern __shared__ double trsm_triangle[];                                              \
+        double *t_hi = trsm_triangle, *t_lo = trsm_triangle + B * B;                           \
         for (int e = threadIdx.x; e < B * B; e += blockDim.x) {                                \
             const int i = e % B, j = e / B;                                                    \
             if (i < order && j < order && (lower ? i >= j : i <= j)) {                         \

@@ -249,20 +249,20 @@ def test_rtrsm_backward_error(device, side, uplo, transa, diag):
     assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
 
 
-@pytest.mark.parametrize("n", [1, 31, 32, 33, 65])
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 63, 64, 65, 129])
 def test_trsm_kernel_orders(device, n):
-    """Orders around the trsm kernel's block (TRSM_BLOCK = 32 rows; 33 and 65 recurse), both
-    triangles, unit or not, the right-hand sides along rows or along columns of memory
-    (Cholesky's transposed view): within the bound, and on the GPU the CPU's bits in every
-    variant."""
+    """Orders around the trsm kernel's block (TRSM_BLOCK = 64 rows, a GPU lane holding rows l
+    and l + 32; 65 and 129 recurse), both triangles, unit or not, 11 right-hand sides (a GPU
+    block solves 8) along rows or along columns of memory (Cholesky's transposed view): within
+    the bound, and on the GPU the CPU's bits in every variant."""
     a = random_matrix(n, n, seed=n, device="cpu", spread=2) + ddblas.eye(n) * 8
     for uplo in "LU":
         for diag in "NU":
             t = triangle(a, uplo == "L", unit=diag == "U")
             for along_rows in (True, False):
                 def rhs(dev):
-                    return random_matrix(n, 4, seed=1, device=dev) if along_rows else \
-                        random_matrix(4, n, seed=2, device=dev).T
+                    return random_matrix(n, 11, seed=1, device=dev) if along_rows else \
+                        random_matrix(11, n, seed=2, device=dev).T
                 x = ddblas.rtrsm("L", uplo, "N", diag, 1, a.to_device(device), rhs(device))
                 err = accuracy.gemm_error(rhs("cpu"), t, x)
                 assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
