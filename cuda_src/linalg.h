@@ -422,8 +422,9 @@ namespace linalg {
 // potrf_warp: the small Cholesky below (order <= POTRF_BLOCK = WARP_SIZE) by one warp, lane i
 // holding row i of the lower triangle in shared memory, right-looking: the pivot d is entry
 // (j, j) after the updates of columns 0..j-1, l_jj = sqrt(d), l_ij = a_ij / l_jj on lanes i > j,
-// column j stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj. Each entry
-// thus gets the terms of potrf_pivot / potrf_entry in the same increasing order: the same bits
+// column j stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj (the
+// entries dealt evenly to the lanes). Each entry thus gets the terms of potrf_pivot /
+// potrf_entry in the same increasing order: the same bits
 // as the CPU's left-looking loop (shared entries are kept canonical like stored ones; that only
 // picks a NaN's payload). Columns from a failing one on are left unwritten, as there.
 // shared: 2 * order * (order + 1) doubles (hi parts, then lo parts; a row padded by one so that
@@ -446,10 +447,17 @@ __device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
             a.set(lane, j, rows.get(lane, j));
         }
         __syncwarp();
-        if (lane < order) {
-            const dd l = rows.get(lane, j);
-            for (int k = j + 1; k <= lane; ++k)
-                rows.set(lane, k, sub<V>(rows.get(lane, k), mul<V>(l, rows.get(k, j))));
+        // The trailing triangle's entries (i, k), j < k <= i, numbered row by row, dealt to the
+        // lanes in turn (entry e to lane e mod WARP_SIZE): lane l walks (r, c) = (i, k) - j - 1
+        // from its first entry in steps of WARP_SIZE.
+        const int below = order - 1 - j;
+        int r = 0, c = lane;
+        while (r < below && c > r) c -= ++r;
+        while (r < below) {
+            const int i = j + 1 + r, k = j + 1 + c;
+            rows.set(i, k, sub<V>(rows.get(i, k), mul<V>(rows.get(i, j), rows.get(k, j))));
+            c += WARP_SIZE;
+            while (r < below && c > r) c -= ++r;
         }
         __syncwarp();
     }
