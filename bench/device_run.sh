@@ -87,7 +87,7 @@ linalg.cholesky(accuracy.random_dd((300, 9, 9), seed=5, device='gpu') * 0 + ddbl
 echo "memcheck linalg exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_linalg.log" | tail -1
 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 python3 -c "
 import numpy as np, ddblas; from ddblas import linalg
-for n in (1, 5, 31, 32, 100):   # potrf_warp's shared rows: stacks, leaves, a failing minor
+for n in (1, 5, 31, 33, 64, 100):   # potrf_warp's shared rows: stacks, leaves, failing minors
     b = np.random.default_rng(n).standard_normal((3, n, n))
     a = ddblas.asarray(b @ b.transpose(0, 2, 1) + n * np.eye(n)).to_device('gpu')
     linalg.cholesky(a, lower=True); a[1, n // 2, n // 2] = -1.0

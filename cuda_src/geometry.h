@@ -67,9 +67,13 @@ static_assert(BATCHED_TEAM_THREADS == 2 * BATCHED_TEAM_MAX_ORDER,
 static_assert(BATCHED_TEAM_WIDE == WARP_SIZE && BATCHED_TEAM_THREADS % WARP_SIZE == 0,
               "a slice's rows fill whole warps");
 
-// Cholesky (ddblas/linalg/factor.py): diagonal blocks of at most POTRF_BLOCK rows go to the
-// potrf kernel (on the GPU one warp of POTRF_BLOCK threads a matrix, linalg.h potrf_warp).
+// Cholesky (ddblas/linalg/factor.py): the potrf kernel factors matrices of order up to
+// POTRF_MAX_ORDER (on the GPU one warp a matrix, linalg.h potrf_warp): stacks of them in one
+// launch; the recursive Cholesky of a larger matrix splits it down to blocks of at most
+// POTRF_BLOCK rows.
 constexpr int POTRF_BLOCK = 32;
+constexpr int POTRF_MAX_ORDER = 64;
+static_assert(POTRF_BLOCK <= POTRF_MAX_ORDER, "the recursion's leaves go to the potrf kernel");
 
 // Triangular solves (ddblas/blas/level3.py): diagonal blocks of at most TRSM_BLOCK rows go to the
 // trsm kernel; on the GPU a warp solves a right-hand side column, TRSM_ROWS_PER_LANE rows a lane

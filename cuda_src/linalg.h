@@ -419,32 +419,33 @@ DD_HD dd potrf_entry(const MatrixView &a, index_t i, index_t j, dd diagonal) {
 namespace ddblas {
 namespace linalg {
 
-// potrf_warp: the small Cholesky below (order <= POTRF_BLOCK = WARP_SIZE) by one warp, lane i
-// holding row i of the lower triangle in shared memory, right-looking: the pivot d is entry
-// (j, j) after the updates of columns 0..j-1, l_jj = sqrt(d), l_ij = a_ij / l_jj on lanes i > j,
-// column j stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj (the
-// entries dealt evenly to the lanes). Each entry thus gets the terms of potrf_pivot /
-// potrf_entry in the same increasing order: the same bits
-// as the CPU's left-looking loop (shared entries are kept canonical like stored ones; that only
-// picks a NaN's payload). Columns from a failing one on are left unwritten, as there.
-// shared: 2 * order * (order + 1) doubles (hi parts, then lo parts; a row padded by one so that
-// the lanes' rows fall in different banks). Returns the failing column, or order.
+// potrf_warp: the small Cholesky below (order <= POTRF_MAX_ORDER) by one warp, the lower
+// triangle in shared memory, right-looking: the pivot d is entry (j, j) after the updates of
+// columns 0..j-1, l_jj = sqrt(d), l_ij = a_ij / l_jj for i > j (lane i mod WARP_SIZE), column j
+// stored, then every entry (i, k), j < k <= i, updated by a_ik -= l_ij l_kj (the entries dealt
+// evenly to the lanes). Each entry thus gets the terms of potrf_pivot / potrf_entry in the same
+// increasing order: the same bits as the CPU's left-looking loop (shared entries are kept
+// canonical like stored ones; that only picks a NaN's payload). Columns from a failing one on
+// are left unwritten, as there. shared: 2 * order * (order + 1) doubles (hi parts, then lo
+// parts; a row padded by one so that neighbouring rows fall in different banks). Returns the
+// failing column, or order.
 template <class V>
 __device__ int potrf_warp(const MatrixView &a, int order, double *shared) {
-    static_assert(POTRF_BLOCK == WARP_SIZE, "potrf_warp: a lane a row");
+    static_assert(POTRF_MAX_ORDER % WARP_SIZE == 0, "potrf_warp: whole rows a lane");
     const int lane = threadIdx.x % WARP_SIZE;
     const MatrixView rows = {shared, shared + order * (order + 1), order + 1, 1};
-    for (int k = 0; k <= lane && lane < order; ++k)   // the lower triangle: the upper is not read
-        rows.set(lane, k, a.get(lane, k));
+    for (int i = lane; i < order; i += WARP_SIZE)   // the lower triangle: the upper is not read
+        for (int k = 0; k <= i; ++k) rows.set(i, k, a.get(i, k));
     __syncwarp();
     for (int j = 0; j < order; ++j) {
         const dd d = rows.get(j, j);
-        __syncwarp();   // every lane has d before lane j overwrites it with l_jj
+        __syncwarp();   // every lane has d before the owner of row j overwrites it with l_jj
         if (!(d.hi > 0.0)) return j;
         const dd diagonal = sqrt<V>(d);
-        if (lane >= j && lane < order) {
-            rows.set(lane, j, lane == j ? diagonal : div<V>(rows.get(lane, j), diagonal));
-            a.set(lane, j, rows.get(lane, j));
+        for (int i = lane; i < order; i += WARP_SIZE) {
+            if (i < j) continue;
+            rows.set(i, j, i == j ? diagonal : div<V>(rows.get(i, j), diagonal));
+            a.set(i, j, rows.get(i, j));
         }
         __syncwarp();
         // The trailing triangle's entries (i, k), j < k <= i, numbered row by row, dealt to the
@@ -510,17 +511,17 @@ __device__ void solve_column_warp(const MatrixView &t, const MatrixView &b, inde
 }  // namespace ddblas
 #endif
 
-// ---- small Cholesky, in place, of each `order` x `order` matrix (order <= POTRF_BLOCK) of a
+// ---- small Cholesky, in place, of each `order` x `order` matrix (order <= POTRF_MAX_ORDER) of a
 // stack, `batch_step` items apart: the lower triangle becomes L with A = L L^T, column by column:
 // d = potrf_pivot, l_jj = sqrt(d) (DD sqrt), l_ij = potrf_entry for i > j. The upper triangle is
 // not touched. The first column whose d is not > 0 (or NaN) stops the matrix: info[b] =
 // min(info[b], offset + j + 1), the order of the leading minor that is not positive definite,
-// counted from `offset`. CPU: one item per matrix. GPU: one warp (POTRF_BLOCK threads) per
+// counted from `offset`. CPU: one item per matrix. GPU: one warp (WARP_SIZE threads) per
 // matrix, a grid-stride loop over the stack, potrf_warp with 2 order (order + 1) doubles of
 // dynamic shared memory: the same operations on every entry, so the same bits.
 #if defined(__CUDACC__)
 #define DDBLAS_LINALG_POTRF_KERNEL(OP, V)                                                     \
-    extern "C" __global__ void __launch_bounds__(ddblas::POTRF_BLOCK)                          \
+    extern "C" __global__ void __launch_bounds__(ddblas::WARP_SIZE)                            \
     ddblas_linalg_##OP##_##V(ddblas::index_t n, ddblas::index_t order, double *a_hi,           \
                              double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs,         \
                              ddblas::index_t a_cs, ddblas::index_t *info,                      \

@@ -360,11 +360,12 @@ def test_cholesky_backward_error(device, variant, n, lower):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [1, 2, 31, 32, 33, 100, 300])
+@pytest.mark.parametrize("n", [1, 2, 31, 32, 33, 63, 64, 65, 100, 300])
 def test_cholesky_gpu_equals_cpu_bitwise(device, n):
     """The potrf kernel (on the GPU a warp a matrix, right-looking in shared memory; on the CPU
-    left-looking) and the recursion above it (the GPU's whole-block trailing updates, the CPU's
-    rsyrk) give the same bits, single and stacked, and fail at the same minor."""
+    left-looking; orders up to POTRF_MAX_ORDER = 64) and the recursion above it (the GPU's
+    whole-block trailing updates, the CPU's rsyrk) give the same bits, single and stacked, and
+    fail at the same minor."""
     if device != "gpu":
         pytest.skip("compares the GPU with the CPU")
     a = spd_matrix(n, seed=n, device="cpu")
@@ -372,7 +373,7 @@ def test_cholesky_gpu_equals_cpu_bitwise(device, n):
         got = [linalg.cholesky(a.to_device(dev), lower=True, fma=fma, add=add,
                                algorithm="blocked") for dev in ("cpu", "gpu")]
         assert same_bits(*got), (fma, add)
-    if n <= 32:
+    if n <= 64:
         stack = ddblas.asarray(np.stack([host(a)[0] * (1 + i) for i in range(7)]))
         assert same_bits(linalg.cholesky(stack), linalg.cholesky(stack.to_device("gpu")))
     if n > 2:
@@ -424,7 +425,7 @@ def test_cholesky_full_trailing_updates(device):
     assert same_bits(l_factor.to_device("cpu"), triangle(l_factor, True).to_device("cpu"))
 
 
-@pytest.mark.parametrize("n", [5, 40])
+@pytest.mark.parametrize("n", [5, 40, 64, 70])
 def test_cholesky_stack(device, n):
     stack = [spd_matrix(n, seed=s, device="cpu") for s in range(6)]
     hi = np.stack([host(x)[0] for x in stack]).reshape(2, 3, n, n)

@@ -42,6 +42,7 @@ static std::string geometry_text() {
     put("lu_panel_grid_min_rows", ddblas::LU_PANEL_GRID_MIN_ROWS);
     put("qr_lanes", ddblas::QR_LANES);
     put("potrf_block", ddblas::POTRF_BLOCK);
+    put("potrf_max_order", ddblas::POTRF_MAX_ORDER);
     put("trsm_block", ddblas::TRSM_BLOCK);
     put("trsm_threads", ddblas::TRSM_THREADS);
     put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);

@@ -353,15 +353,15 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
 
 def _potrf_kernel(x: DDArray, batch: int, order: int, batch_step: int, info, offset: int,
                   opts) -> None:
-    """The potrf kernel on `batch` matrices of order <= geometry's potrf_block starting at x's
-    first element, batch_step items apart (CPU: an item each; GPU: a block each)."""
+    """The potrf kernel on `batch` matrices of order <= geometry's potrf_max_order starting at
+    x's first element, batch_step items apart (CPU: an item each; GPU: a warp each)."""
     hi, lo, rs, cs = view_args(x[0] if x.ndim == 3 else x)
     kernel, args = "ddblas_linalg_potrf_" + opts.suffix, (batch, order, hi, lo, batch_step, rs,
                                                           cs, info, offset)
     be = _backend.backend(x.device)
     if x.device == "gpu":   # a warp a matrix, its rows in shared memory (linalg.h potrf_warp)
         be.launch_grid(kernel, (min(batch, _gpu.MAX_BLOCKS),),
-                       (_cpu.geometry()["potrf_block"],), *args,
+                       (_cpu.geometry()["warp_size"],), *args,
                        shared_mem=2 * order * (order + 1) * 8)
     else:
         be.launch(kernel, batch, *args)
@@ -400,7 +400,7 @@ def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
     work = _working_copy(source).reshape(batch, n, n)
     xp = work.xp
     info = xp.full(batch, n + 1, dtype=np.int64)
-    if n <= _cpu.geometry()["potrf_block"]:
+    if n <= _cpu.geometry()["potrf_max_order"]:
         if batch and n:
             _potrf_kernel(work, batch, n, n * n, info, 0, opts)
     else:
@@ -445,8 +445,8 @@ def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, 
     Notes
     -----
     Recursive Cholesky (module docstring); backward error L L^T = A + dA with
-    |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= 32 (geometry.h POTRF_BLOCK)
-    are one launch.
+    |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= 64 (geometry.h
+    POTRF_MAX_ORDER) are one launch.
     """
     del overwrite_a
     a = _matrix(a, "a", check_finite, stack=True)
