@@ -78,7 +78,7 @@ static_assert(POTRF_BLOCK <= POTRF_MAX_ORDER, "the recursion's leaves go to the 
 // Triangular solves (ddblas/blas/level3.py): diagonal blocks of at most TRSM_BLOCK rows go to the
 // trsm kernel; on the GPU a warp solves a right-hand side column, TRSM_ROWS_PER_LANE rows a lane
 // (linalg.h solve_column_warp), TRSM_THREADS / WARP_SIZE columns a block sharing the staged
-// triangle (2 TRSM_BLOCK^2 doubles of dynamic shared memory).
+// triangle (2 order^2 doubles of dynamic shared memory for a block of `order` rows).
 constexpr int TRSM_BLOCK = 64;
 constexpr int TRSM_THREADS = 256;
 constexpr int TRSM_ROWS_PER_LANE = TRSM_BLOCK / WARP_SIZE;

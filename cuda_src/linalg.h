@@ -562,9 +562,9 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
 // ---- small triangular solve, in place, of each right-hand side column of b: op(T) x = b with
 // T the `order` x `order` view `a`, order <= TRSM_BLOCK (only its `lower` or upper triangle is
 // read; unit != 0: the diagonal is taken as 1 and not read). CPU: solve_column, an item a
-// column. GPU: blocks of TRSM_THREADS, the triangle staged in 2 TRSM_BLOCK^2 doubles of dynamic
-// shared memory (column-major, so a warp's lanes read consecutive words), solve_column_warp, a
-// warp a column: the same bits.
+// column. GPU: blocks of TRSM_THREADS, the triangle staged in 2 order^2 doubles of dynamic
+// shared memory (column-major, leading dimension order, so a warp's lanes read consecutive
+// words), solve_column_warp, a warp a column: the same bits.
 #if defined(__CUDACC__)
 #define DDBLAS_LINALG_TRSM_KERNEL(OP, V)                                                      \
     extern "C" __global__ void __launch_bounds__(ddblas::TRSM_THREADS, 1)                      \
@@ -572,26 +572,26 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_POTRF_KERNEL, potrf)
                              DDBLAS_LINALG_MATRIX_PARAM(a), DDBLAS_LINALG_MATRIX_PARAM(b),     \
                              ddblas::index_t lower, ddblas::index_t unit) {                    \
         using ddblas::variants::V;                                                             \
-        constexpr int B = ddblas::TRSM_BLOCK;                                                  \
+        const int m = int(order);                                                              \
         extern __shared__ double trsm_triangle[];                                              \
-        double *t_hi = trsm_triangle, *t_lo = trsm_triangle + B * B;                           \
-        for (int e = threadIdx.x; e < B * B; e += blockDim.x) {                                \
-            const int i = e % B, j = e / B;                                                    \
-            if (i < order && j < order && (lower ? i >= j : i <= j)) {                         \
+        double *t_hi = trsm_triangle, *t_lo = trsm_triangle + m * m;                           \
+        for (int e = threadIdx.x; e < m * m; e += blockDim.x) {                                \
+            const int i = e % m, j = e / m;                                                    \
+            if (lower ? i >= j : i <= j) {                                                     \
                 t_hi[e] = a_hi[i * a_rs + j * a_cs];                                           \
                 t_lo[e] = a_lo[i * a_rs + j * a_cs];                                           \
             }                                                                                  \
         }                                                                                      \
         __syncthreads();                                                                       \
-        const ddblas::linalg::MatrixView t = {t_hi, t_lo, 1, B};                               \
+        const ddblas::linalg::MatrixView t = {t_hi, t_lo, 1, m};                               \
         DDBLAS_LINALG_VIEW(b);                                                                 \
         const ddblas::index_t warps = blockDim.x / ddblas::WARP_SIZE;                          \
         for (ddblas::index_t col = blockIdx.x * warps + threadIdx.x / ddblas::WARP_SIZE;       \
              col < n; col += gridDim.x * warps) {                                              \
             if (lower)                                                                         \
-                ddblas::linalg::solve_column_warp<V, true>(t, b, col, int(order), unit != 0);  \
+                ddblas::linalg::solve_column_warp<V, true>(t, b, col, m, unit != 0);           \
             else                                                                               \
-                ddblas::linalg::solve_column_warp<V, false>(t, b, col, int(order), unit != 0); \
+                ddblas::linalg::solve_column_warp<V, false>(t, b, col, m, unit != 0);          \
         }                                                                                      \
     }
 #else

@@ -64,7 +64,7 @@ def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorit
             threads = geometry["trsm_threads"]
             warps = threads // geometry["warp_size"]
             be.launch_grid(kernel, (min(-(-columns // warps), _gpu.MAX_BLOCKS),), (threads,),
-                           *args, shared_mem=2 * geometry["trsm_block"] ** 2 * 8)
+                           *args, shared_mem=2 * n * n * 8)
         else:
             be.launch(kernel, columns, *args)
         return
