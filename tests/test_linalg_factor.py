@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddblas import accuracy, linalg
+from ddblas.blas.level3 import recursion_split
 from ddblas.engines import cpu
 from ddblas.linalg import factor
 from ddvalues import exact_values, random_matrix, same_bits
@@ -247,6 +248,26 @@ def test_rtrsm_backward_error(device, side, uplo, transa, diag):
     err = accuracy.gemm_error(scaled, op_t, b) if side == "L" else \
         accuracy.gemm_error(scaled, b, op_t)
     assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+
+
+@pytest.mark.parametrize("leaf", [16, 32, 64])
+def test_recursion_split_fills_every_leaf_but_the_last(leaf):
+    """The recursions' split (n = 10000 once made 256 trsm leaves of 39 rows, twice the launches
+    of 8192): ceil(n / leaf) leaves, at most one not full, depth <= ceil(log2(n / leaf))."""
+    def leaves(n):   # (sizes of the leaves, depth)
+        if n <= leaf:
+            return [n], 0
+        half = recursion_split(n, leaf)
+        assert 0 < n - half <= half < n and half % leaf == 0
+        (first, d1), (second, d2) = leaves(half), leaves(n - half)
+        return first + second, 1 + max(d1, d2)
+
+    for n in list(range(leaf + 1, 20 * leaf)) + [10000, 12288, 16383, 16384, 16385]:
+        sizes, depth = leaves(n)
+        assert len(sizes) == -(-n // leaf) and sum(sizes) == n
+        assert sum(size < leaf for size in sizes) <= 1
+        assert 2 ** depth < 2 * n / leaf
+    assert recursion_split(leaf * 2 ** 8, leaf) == leaf * 2 ** 7
 
 
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 63, 64, 65, 129])

@@ -2,10 +2,10 @@
 rsyrk (symmetric rank-k update of one triangle) and rgemv (matrix-vector product).
 
 rtrsm is recursive (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 8.3;
-Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in halves,
-one half solved, the other half's right-hand sides updated by one product on views
-(gemm.subtract_product: rgemm(alpha=-1, beta=1) without its per-call checks), the other half
-solved; diagonal blocks of at most geometry's trsm_block rows (geometry.h TRSM_BLOCK) are
+Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in about
+halves (recursion_split: every leaf but the last is full), one half solved, the other half's
+right-hand sides updated by one product on views (gemm.subtract_product: rgemm(alpha=-1,
+beta=1) without its per-call checks), the other half solved; diagonal blocks of at most geometry's trsm_block rows (geometry.h TRSM_BLOCK) are
 solved by the kernel ddblas_linalg_trsm (cuda_src/linalg.h solve_column: one work item per
 right-hand side column, held in registers; Higham's Alg. 8.1 by columns, in DD). rsyrk splits C
 the same way: off-diagonal blocks by rgemm in place, diagonal blocks of at most SYRK_BLOCK rows
@@ -46,8 +46,17 @@ def solve_lower_left(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algo
     _solve_blocks(t, x, lower, unit, opts, algorithm)
 
 
+def recursion_split(n: int, leaf: int) -> int:
+    """Where the recursive routines (rtrsm, rsyrk, and linalg's LU and Cholesky) split n > leaf
+    rows or columns: n / 2 rounded up to a multiple of `leaf`, so that every leaf but the last
+    is full (ReLAPACK, Peise and Bientinesi 2017, rounds its splits to a cache line): n = 10000
+    with leaves of 64 gives 157 leaves instead of halving's 256 of 39 rows, and products of
+    whole leaves; a power of two times the leaf is split in halves."""
+    return leaf * -(-n // (2 * leaf))
+
+
 def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
-    """solve_lower_left's recursion on halves: the off-diagonal block by subtract_product (t's
+    """solve_lower_left's recursion on about halves: the off-diagonal block by subtract_product (t's
     blocks and x's are disjoint and addressable: no checks or copies per call), blocks of at
     most geometry's trsm_block rows by the trsm kernel."""
     n = t.shape[0]
@@ -68,7 +77,7 @@ def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorit
         else:
             be.launch(kernel, columns, *args)
         return
-    half = n // 2
+    half = recursion_split(n, geometry["trsm_block"])
     first, second = (slice(None, half), slice(half, None))
     if not lower:
         first, second = second, first
@@ -166,7 +175,7 @@ def _syrk_blocks(lower: bool, alpha, a: DDArray, beta, c: DDArray, opts, algorit
         c.hi[...] = xp.where(keep, full.hi, c.hi)   # no boolean indexing: no GPU sync
         c.lo[...] = xp.where(keep, full.lo, c.lo)
         return
-    half = n // 2
+    half = recursion_split(n, SYRK_BLOCK)
     _syrk_blocks(lower, alpha, a[:half], beta, c[:half, :half], opts, algorithm)
     if lower:
         rgemm(a[half:], a[:half].T, c[half:, :half], **gemm)

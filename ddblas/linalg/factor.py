@@ -2,7 +2,8 @@
 cho_factor / cho_solve and solve_triangular, on both devices.
 
 LU with partial pivoting is recursive (Toledo 1997; Gustavson 1997): the columns are split in
-halves, the left half factored, its row interchanges applied to the right half (laswp kernel,
+about halves (blas.level3.recursion_split: every panel but the last is full), the left half
+factored, its row interchanges applied to the right half (laswp kernel,
 pivots read from device memory), U12 = L11^-1 A12 by the recursive triangular solve, A22 -= L21
 U12 by subtract_product (rgemm(alpha=-1, beta=1) without its per-call checks) on views of the
 working copy, the right half factored, its interchanges applied to the left half. Panels of at
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..blas.auto import OZAKI_MIN_WORK
 from ..blas.gemm import subtract_product
-from ..blas.level3 import rsyrk, solve_lower_left, view_args
+from ..blas.level3 import recursion_split, rsyrk, solve_lower_left, view_args
 from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
@@ -170,10 +171,11 @@ def _getrf(a: DDArray, piv, info, column: int, scratch, opts, algorithm) -> None
         _laswp(a[:, m:], piv, 0, m)
         solve_lower_left(a[:, :m], a[:, m:], True, True, opts, algorithm)
         return
-    if n <= _cpu.geometry()["lu_panel_width"]:  # geometry.h LU_PANEL_WIDTH
+    width = _cpu.geometry()["lu_panel_width"]  # geometry.h LU_PANEL_WIDTH
+    if n <= width:
         _panel(a, piv, info, column, scratch, opts)
         return
-    half = n // 2
+    half = recursion_split(n, width)
     _getrf(a[:, :half], piv[:half], info, column, scratch, opts, algorithm)
     _laswp(a[:, half:], piv, 0, half)
     solve_lower_left(a[:half, :half], a[:half, half:], True, True, opts, algorithm)
@@ -370,12 +372,12 @@ def _potrf_kernel(x: DDArray, batch: int, order: int, batch_step: int, info, off
 def _potrf(a: DDArray, info, offset: int, opts, algorithm) -> None:
     """Recursive Cholesky of the n x n view a in place (lower triangle; the upper is not read
     below the diagonal blocks); info[0] = min(info[0], failing minor's order + offset)."""
-    n = a.shape[0]
-    if n <= _cpu.geometry()["potrf_block"]:
+    n, leaf = a.shape[0], _cpu.geometry()["potrf_block"]
+    if n <= leaf:
         if n:
             _potrf_kernel(a, 1, n, 0, info, offset, opts)
         return
-    half = n // 2
+    half = recursion_split(n, leaf)
     _potrf(a[:half, :half], info, offset, opts, algorithm)
     l21_t = a[half:, :half].T     # L21 = A21 L11^-T  <=>  L11 L21^T = A21^T
     solve_lower_left(a[:half, :half], l21_t, True, False, opts, algorithm)
