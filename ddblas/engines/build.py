@@ -48,7 +48,7 @@ VARIANTS = ("fma_accurate", "fma_sloppy", "nofma_accurate", "nofma_sloppy")
 # Families built once per variant, so that a first call compiles only the variant it runs: every
 # kernel name of theirs ends in its variant, and their units compiled with
 # -DDDBLAS_UNIT_VARIANT=<variant> instantiate that variant alone (kernels.h).
-VARIANT_FAMILIES = ("gemm", "tsm")
+VARIANT_FAMILIES = ("gemm", "tsm", "elementary", "trig")
 UNIT_SUFFIX = {"cpu": ".cpp", "gpu": ".cu"}
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
