@@ -2,9 +2,12 @@
 the measured errors exceed and writes its markdown and plots."""
 from __future__ import annotations
 
+import pytest
+
 from ddblas.tools import accuracy_report
 
 
+@pytest.mark.slow
 def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(accuracy_report.accuracy, "bound",
                         lambda op, variant=None, k=None: {"mul": 1e-3, "div": 1e-6}.get(op, 1e9))

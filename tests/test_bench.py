@@ -56,6 +56,7 @@ def test_fma_suite(tmp_path):
     assert "predicted" in stdout and (tmp_path / "bench-fma.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_rgemm_suite(tmp_path):
     results, _ = _bench_cli(tmp_path, "rgemm", "--quick", "--cpu-sizes", "48", "64")
     tables = results["tables"]

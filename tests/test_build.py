@@ -201,6 +201,7 @@ print(_cpu.geometry()["batched_max_threads"], _cpu.get_threads() >= 1)
 """
 
 
+@pytest.mark.toolchain
 def test_a_truncated_cpu_library_is_rebuilt_not_loaded(tmp_path):
     """End to end, in a child process (a truncated shared library used to raise SIGBUS at the
     first call): the host library cut in half is detected, rebuilt and used."""
@@ -324,6 +325,7 @@ def test_a_read_only_cache_folder_is_detected(tmp_path):
     assert not _build.writable(_unwritable_cache(tmp_path))
 
 
+@pytest.mark.toolchain
 def test_the_cli_says_when_it_compiles(tmp_path):
     """`python -m ddblas` prints one line on stderr per family compiled at first use; here the
     elementwise library is taken from the test cache and only the host unit is compiled."""

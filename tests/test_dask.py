@@ -192,6 +192,7 @@ def test_local_cluster_rgemm(client):
     assert same_bits(dd.sum(r, axis=0).compute(), dd.sum(r, axis=0).compute(scheduler="threads"))
 
 
+@pytest.mark.slow
 def test_worker_killed_during_rgemm_retries_same_result(client):
     a = dd.random((1200, 1200), chunks=300, seed=41)
     b = dd.random((1200, 1200), chunks=300, seed=42)

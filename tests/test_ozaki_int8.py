@@ -168,6 +168,7 @@ def test_int8_and_fp64_both_within_the_bound(variant):
     assert not same_bits(c8, c64)
 
 
+@pytest.mark.slow
 def test_int8_k_beyond_the_real_chunk_limit():
     """K = 140000 > INT8_CHUNK with the real limit: every group is cut (nonzero only in 40
     columns of K, the last included, to keep the exact reference cheap)."""
