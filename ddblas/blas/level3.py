@@ -5,11 +5,12 @@ rtrsm is recursive (Higham, "Accuracy and Stability of Numerical Algorithms", 2n
 Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46, 2004): the triangle is split in about
 halves (recursion_split: every leaf but the last is full), one half solved, the other half's
 right-hand sides updated by one product on views (gemm.subtract_product: rgemm(alpha=-1,
-beta=1) without its per-call checks), the other half solved; diagonal blocks of at most geometry's trsm_block rows (geometry.h TRSM_BLOCK) are
-solved by the kernel ddblas_linalg_trsm (cuda_src/linalg.h solve_column: one work item per
-right-hand side column, held in registers; Higham's Alg. 8.1 by columns, in DD). rsyrk splits C
-the same way: off-diagonal blocks by rgemm in place, diagonal blocks of at most SYRK_BLOCK rows
-by rgemm into a copy of which one triangle is kept. Bounds: docs/linalg.md.
+beta=1) without its per-call checks), the other half solved; diagonal blocks of at most
+geometry's trsm_block rows (geometry.h TRSM_BLOCK) are solved by the kernel ddblas_linalg_trsm
+(cuda_src/linalg.h solve_column: one work item per right-hand side column, held in registers;
+Higham's Alg. 8.1 by columns, in DD). rsyrk splits C the same way: off-diagonal blocks by
+rgemm in place, diagonal blocks of at most SYRK_BLOCK rows by rgemm into a copy of which one
+triangle is kept. Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
@@ -56,9 +57,9 @@ def recursion_split(n: int, leaf: int) -> int:
 
 
 def _solve_blocks(t: DDArray, x: DDArray, lower: bool, unit: bool, opts, algorithm) -> None:
-    """solve_lower_left's recursion on about halves: the off-diagonal block by subtract_product (t's
-    blocks and x's are disjoint and addressable: no checks or copies per call), blocks of at
-    most geometry's trsm_block rows by the trsm kernel."""
+    """solve_lower_left's recursion on about halves: the off-diagonal block by subtract_product
+    (t's blocks and x's are disjoint and addressable: no checks or copies per call), blocks of
+    at most geometry's trsm_block rows by the trsm kernel."""
     n = t.shape[0]
     if n == 0 or x.shape[1] == 0:
         return
