@@ -40,6 +40,10 @@ static_assert(GEMM_BATCHED_MAX_THREADS % 32 == 0 && GEMM_BATCHED_MAX_THREADS <= 
 // in items of PIVOT_CHUNK rows.
 constexpr index_t PIVOT_CHUNK = 256;
 
+// Row interchanges (linalg.h apply_interchanges): LASWP_BATCH interchanges of a column at a time,
+// their loads issued together when their row pairs are disjoint.
+constexpr int LASWP_BATCH = 8;
+
 // LU panels (ddblas/linalg/factor.py): at most LU_PANEL_WIDTH columns, factored column by column
 // (GPU: by one block of LU_PANEL_THREADS threads, linalg.h lu_panel_block, a row's entries in
 // registers).

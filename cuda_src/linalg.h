@@ -4,7 +4,7 @@
 // rgemm. Matrices are strided views (row step rs, column step cs, in items); pivots and info
 // words are int64 in device memory, so no kernel needs a host round trip.
 #pragma once
-#include "geometry.h"  // LU_PANEL_THREADS, LU_PANEL_WIDTH
+#include "geometry.h"  // LASWP_BATCH, LU_PANEL_THREADS, LU_PANEL_WIDTH
 #include "kernels.h"
 #include "pivot.h"     // pivot_beats
 
@@ -45,6 +45,55 @@ DD_HD void swap_rows(const MatrixView &a, index_t col, index_t i, index_t p) {
     dd x = a.get(i, col), y = a.get(p, col);
     a.set(i, col, y);
     a.set(p, col, x);
+}
+
+// apply_interchanges: a(i, col) <-> a(piv[i], col) for i in [k1, k2), in increasing order (or
+// decreasing: reverse); exact. LASWP_BATCH interchanges whose row pairs are disjoint commute, so
+// their loads are issued together (one memory latency a batch instead of one an interchange); a
+// batch whose pairs share a row is applied one by one. The same result as one by one.
+DD_HD void apply_interchanges(const MatrixView &a, index_t col, const index_t *piv, index_t k1,
+                              index_t k2, bool reverse) {
+    constexpr int B = LASWP_BATCH;
+    const index_t count = k2 - k1;
+    index_t step = 0;
+    for (; step + B <= count; step += B) {
+        index_t row[B], target[B];
+        DDBLAS_UNROLL
+        for (int j = 0; j < B; ++j) {
+            row[j] = reverse ? k2 - 1 - (step + j) : k1 + step + j;
+            target[j] = piv[row[j]];
+        }
+        bool disjoint = true;
+        DDBLAS_UNROLL
+        for (int j = 0; j < B; ++j) {
+            DDBLAS_UNROLL
+            for (int l = j + 1; l < B; ++l)
+                disjoint = disjoint && target[j] != row[l] && target[l] != row[j] &&
+                           target[j] != target[l];
+        }
+        if (disjoint) {
+            dd x[B], y[B];
+            DDBLAS_UNROLL
+            for (int j = 0; j < B; ++j) {
+                x[j] = a.get(row[j], col);
+                y[j] = a.get(target[j], col);
+            }
+            DDBLAS_UNROLL
+            for (int j = 0; j < B; ++j) {
+                if (target[j] == row[j]) continue;
+                a.set(row[j], col, y[j]);
+                a.set(target[j], col, x[j]);
+            }
+        } else {
+            DDBLAS_UNROLL
+            for (int j = 0; j < B; ++j)
+                if (target[j] != row[j]) swap_rows(a, col, row[j], target[j]);
+        }
+    }
+    for (; step < count; ++step) {
+        const index_t i = reverse ? k2 - 1 - step : k1 + step;
+        if (piv[i] != i) swap_rows(a, col, i, piv[i]);
+    }
 }
 
 // eliminate_entries: dgetf2's step on the entries r[0 .. width) of one row, r[0] in the pivot's
@@ -320,18 +369,12 @@ DDBLAS_KERNEL ddblas_linalg_pivot_pick(ddblas::index_t n, ddblas::index_t chunks
 
 // ---- laswp: for each of the n columns of `a`, the row interchanges i <-> piv[i] for i in
 // [k1, k2), in increasing order, or decreasing when `reverse` != 0 (LAPACK dlaswp with incx = 1
-// or -1; piv 0-based, rows of `a`). Exact.
+// or -1; piv 0-based, rows of `a`; apply_interchanges). Exact.
 DDBLAS_KERNEL ddblas_linalg_laswp(ddblas::index_t n, DDBLAS_LINALG_MATRIX_PARAM(a),
                                   const ddblas::index_t *piv, ddblas::index_t k1,
                                   ddblas::index_t k2, ddblas::index_t reverse) {
     DDBLAS_LINALG_VIEW(a);
-    DDBLAS_FOR_EACH(col, n) {
-        for (ddblas::index_t step = 0; step < k2 - k1; ++step) {
-            const ddblas::index_t i = reverse ? k2 - 1 - step : k1 + step;
-            const ddblas::index_t p = piv[i];
-            if (p != i) ddblas::linalg::swap_rows(a, col, i, p);
-        }
-    }
+    DDBLAS_FOR_EACH(col, n) ddblas::linalg::apply_interchanges(a, col, piv, k1, k2, reverse != 0);
 }
 
 // ---- LU column step (one item per row below the pivot): a is the panel from the pivot

@@ -4,7 +4,6 @@ errors measured exactly (rational arithmetic, accuracy.gemm_error) against the d
 errors naming the index or argument, views and stacks, and CPU == GPU bit for bit."""
 from __future__ import annotations
 
-from fractions import Fraction
 from unittest import mock
 
 import numpy as np
@@ -248,6 +247,46 @@ def test_rtrsm_backward_error(device, side, uplo, transa, diag):
     err = accuracy.gemm_error(scaled, op_t, b) if side == "L" else \
         accuracy.gemm_error(scaled, b, op_t)
     assert err.within(accuracy.bound("trsm", "fma/accurate", k=n)), str(err)
+
+
+def _interchanges(kind: str, m: int, rng) -> np.ndarray:
+    """Pivots (0-based, piv[i] >= i, as LAPACK's) of a kind that takes the laswp kernel's batch
+    path (disjoint row pairs), its one-by-one path (pairs sharing rows) or both."""
+    rows = np.arange(m)
+    if kind == "random":
+        return rows + (rng.random(m) * (m - rows)).astype(np.int64)
+    if kind == "chain":            # i <-> i + 1: every batch's pairs share rows
+        return np.minimum(rows + 1, m - 1)
+    if kind == "same target":      # i <-> the last row: every pair shares it
+        return np.full(m, m - 1)
+    if kind == "identity":
+        return rows.copy()
+    return np.where(rows % 3 == 0, rows, np.minimum(rows + 9, m - 1))  # some batches of each
+
+
+@pytest.mark.parametrize("kind", ["random", "chain", "same target", "identity", "mixed"])
+def test_laswp_kernel_equals_interchanges_one_by_one(device, kind):
+    """The laswp kernel applies LASWP_BATCH interchanges at once where their rows are disjoint:
+    the same result as LAPACK's one by one, in both orders, on a strided view, for ranges that
+    are and are not multiples of the batch."""
+    from ddblas.blas.level3 import view_args
+    from ddblas.engines.backend import backend
+    rng = np.random.default_rng(5)
+    m, n = 53, 6
+    for k1, k2 in [(0, 53), (3, 20), (5, 6), (8, 24), (0, 0)]:
+        for reverse in (0, 1):
+            piv = _interchanges(kind, m, rng)
+            base = ddblas.random((m, 2 * n), seed=k2 + 7 * reverse)
+            expected_hi, expected_lo = base.hi[:, ::2].copy(), base.lo[:, ::2].copy()
+            for i in (range(k2 - 1, k1 - 1, -1) if reverse else range(k1, k2)):
+                for part in (expected_hi, expected_lo):
+                    part[[i, piv[i]]] = part[[piv[i], i]]
+            a = base.to_device(device)[:, ::2]
+            be = backend(device)
+            be.launch("ddblas_linalg_laswp", n, n, *view_args(a), be.xp.asarray(piv), k1, k2,
+                      reverse)
+            got = a.to_device("cpu")
+            assert same_bits(got.hi, expected_hi) and same_bits(got.lo, expected_lo), (k1, k2)
 
 
 @pytest.mark.parametrize("leaf", [16, 32, 64])
