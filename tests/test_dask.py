@@ -5,7 +5,6 @@ import os
 import pickle
 import signal
 import time
-from fractions import Fraction
 
 import numpy as np
 import pytest
