@@ -31,7 +31,7 @@ from . import ozaki2 as _ozaki2
 from . import transfer as _transfer
 from . import tsm as _tsm
 from ..core.array import DDArray, asarray
-from ..core.ops import multiply, on_one_device, operands, overlapping
+from ..core.ops import check_output, multiply, on_one_device, operands, overlapping
 from ..core.options import Options, resolve
 
 ALGORITHMS = ("auto", "naive", "tiled", "blocked", "tsm", "ozaki-fp64", "ozaki-int8",
@@ -177,18 +177,12 @@ def _shapes(routine: str, a: DDArray, b: DDArray, op_a, op_b, transa, transb) ->
 
 
 def _check_output(c: DDArray, shape: tuple, routine: str) -> None:
-    """c must have the product's shape, be writable and hold distinct elements."""
+    """c must have the product's shape and be writable element by element (check_output)."""
     if c.shape != shape:
         what = "op(A) @ op(B) is " + "x".join(map(str, shape)) if len(shape) == 2 else \
             f"the batch of op(A) @ op(B) is {shape}"
         raise ValueError(f"c has shape {c.shape}, but {what}")
-    if c.size and any(s == 0 for part in (c.hi, c.lo) for s, d in zip(part.strides, shape)
-                      if d > 1):
-        raise ValueError(f"c must not have zero strides (a broadcast view): {routine} writes "
-                         f"every element of c, pass an array with distinct elements (e.g. a "
-                         f"copy())")
-    if not all(getattr(part.flags, "writeable", True) for part in (c.hi, c.lo)):
-        raise ValueError(f"c is read-only: {routine} overwrites c, pass a writable array")
+    check_output(c, "c", routine)
 
 
 def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,

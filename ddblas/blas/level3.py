@@ -15,7 +15,7 @@ triangle is kept. Bounds: docs/linalg.md.
 from __future__ import annotations
 
 from ..core.array import DDArray, asarray
-from ..core.ops import multiply, on_one_device, operands, overlapping
+from ..core.ops import check_output, multiply, on_one_device, operands, overlapping
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
@@ -94,9 +94,10 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
 
     side: "L" or "R"; uplo: "L" (A lower triangular) or "U"; transa: "N", "T" ("C" = "T");
     diag: "N" or "U" (unit diagonal, not read). Only A's uplo triangle is read. alpha: a DD
-    scalar (B is scaled first by DD multiplication when alpha != 1). a: square DDArray (float64
-    accepted); b: 2-D DDArray, overwritten and returned (a b that kernels cannot address in place
-    is solved in a copy and written back). fma, add: the arithmetic variant; algorithm: rgemm's,
+    scalar (B is scaled first by DD multiplication when alpha != 1; alpha = 0 sets B to zero
+    without reading it). a: square DDArray (float64 accepted; it may share memory with b);
+    b: 2-D writable DDArray with distinct elements, overwritten and returned (a b that kernels
+    cannot address in place is solved in a copy and written back). fma, add: the arithmetic variant; algorithm: rgemm's,
     for the off-diagonal blocks ("blocked" forces the classic kernel: then CPU == GPU bit for
     bit). A zero diagonal entry gives inf/nan, as in BLAS.
 
@@ -118,12 +119,18 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
     if a.shape[0] != needed:
         raise ValueError(f"rtrsm: a is {a.shape[0]} x {a.shape[1]} but b has {needed} "
                          f"{'rows' if side == 'L' else 'columns'} (side={side!r})")
+    check_output(b, "b", "rtrsm")
     opts = resolve(fma, add)
-    work = b if _backend.in_place(b.hi, b.lo) else DDArray(
-        _backend.contiguous(b.hi), _backend.contiguous(b.lo), normalize=False)
     alpha = asarray(alpha, device=b.device)
     if alpha.ndim != 0:
         raise ValueError(f"rtrsm: alpha must be a scalar, got shape {alpha.shape}")
+    if float(alpha.hi) == 0:     # BLAS: B := 0, B not read
+        b[...] = 0
+        return b
+    if overlapping(a, b):        # a is read after b is scaled and overwritten
+        a = a.copy()
+    work = b if _backend.in_place(b.hi, b.lo) else DDArray(
+        _backend.contiguous(b.hi), _backend.contiguous(b.lo), normalize=False)
     if not (float(alpha.hi) == 1 and float(alpha.lo) == 0):
         work[...] = multiply(work, alpha, fma=opts.fma, add=opts.add)
     t = a.T if trans else a
@@ -142,7 +149,8 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     """Symmetric rank-k update of one triangle in DD, BLAS dsyrk semantics:
     C := alpha A A^T + beta C (trans "N") or alpha A^T A + beta C (trans "T"), where only the
     uplo ("L" or "U") triangle of the square DDArray c is read and written; c is overwritten and
-    returned. beta = 0 does not read C. fma, add, algorithm: as rgemm's.
+    returned (writable, distinct elements; a may share memory with c). beta = 0 does not read
+    C. fma, add, algorithm: as rgemm's.
 
     Each element of the triangle is one rgemm element over the whole K, so rgemm's bound holds
     elementwise: |C - exact| <= c_gemm(K) (|alpha| |A||A^T| + |beta| |C0|) (docs/linalg.md).
@@ -158,6 +166,9 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     if c.ndim != 2 or c.shape != (op_a.shape[0], op_a.shape[0]):
         raise ValueError(f"rsyrk: c must be {op_a.shape[0]} x {op_a.shape[0]} for a of shape "
                          f"{a.shape} and trans={trans!r}, got shape {c.shape}")
+    check_output(c, "c", "rsyrk")
+    if overlapping(op_a, c):     # the recursion writes blocks of c that later products read
+        op_a = op_a.copy()
     opts = resolve(fma, add)
     _syrk_blocks(lower, alpha, op_a, beta, c, opts, algorithm)
     return c

@@ -60,6 +60,21 @@ def overlapping(x: DDArray, y: DDArray) -> bool:
     return any(_backend.may_overlap(p, q) for p in (x.hi, x.lo) for q in (y.hi, y.lo))
 
 
+def check_output(x: DDArray, name: str, routine: str) -> None:
+    """A ValueError naming `name` unless `routine` can write every element of x: writable
+    parts, each with distinct elements (no zero strides: a broadcast view), hi and lo apart."""
+    if not all(_backend.distinct_elements(part) for part in (x.hi, x.lo)):
+        raise ValueError(f"{name} has elements that share memory (zero strides: a broadcast "
+                         f"view, or overlapping strides): {routine} writes every element of "
+                         f"{name}, pass an array with distinct elements (e.g. a copy())")
+    if x.size and _backend.may_overlap(x.hi, x.lo):
+        raise ValueError(f"{name}'s hi and lo parts share memory: {routine} writes both, pass "
+                         f"a DDArray whose parts are separate arrays (e.g. a copy())")
+    if not all(getattr(part.flags, "writeable", True) for part in (x.hi, x.lo)):
+        raise ValueError(f"{name} is read-only: {routine} overwrites {name}, pass a writable "
+                         f"array")
+
+
 def _contiguous_parts(x: DDArray, shape: tuple):
     """(hi, lo, step) for a kernel: see _backend.kernel_operand."""
     (hi, step), (lo, _) = kernel_operand(x.hi, shape), kernel_operand(x.lo, shape)

@@ -147,31 +147,80 @@ def _on_strides(axes: list, strides: list) -> list | None:
     return [(s, extents[s]) for s in strides]
 
 
+LISTED_ITEMS_MAX = 1 << 22   # distinct_elements, may_overlap: the most items listed one by one
+
+
+def _item_addresses(x):
+    """The sorted byte addresses of x's items (int64, on the host; only shape, strides and the
+    first item's address are read)."""
+    addresses = np.full(1, data_address(x), dtype=np.int64)
+    for stride, extent in zip(x.strides, x.shape):
+        addresses = (addresses[:, None] + stride * np.arange(extent, dtype=np.int64)).ravel()
+    addresses.sort()
+    return addresses
+
+
+def distinct_elements(x) -> bool:
+    """Whether no two elements of x share a byte (an output must hold distinct elements).
+    Axes of length > 1 sorted by |stride|: each stride at least the span of the smaller ones
+    proves it (every strided view of one array); otherwise the items are listed (up to
+    LISTED_ITEMS_MAX; a larger x is not proved: False) and must lie an item apart."""
+    if x.size <= 1:
+        return True
+    span = x.itemsize
+    for stride, extent in sorted((abs(s), e) for s, e in zip(x.strides, x.shape) if e > 1):
+        if stride < span:
+            break
+        span = stride * (extent - 1) + span
+    else:
+        return True
+    if x.size > LISTED_ITEMS_MAX:
+        return False
+    return bool(np.all(np.diff(_item_addresses(x)) >= x.itemsize))
+
+
+def _listed_overlap(x, y) -> bool:
+    """Whether an item of x and one of y share a byte, from their listed addresses."""
+    xs, ys = _item_addresses(x), _item_addresses(y)
+    below = np.searchsorted(xs, ys + y.itemsize)   # x's items starting before each y item ends
+    return bool(np.any((below > 0) & (xs[np.maximum(below - 1, 0)] + x.itemsize > ys)))
+
+
 def may_overlap(x, y) -> bool:
     """Whether arrays x and y (one device) may have an element in common. Exact for arrays of
     one item size whose steps take at most two strides between them, the larger a multiple of
     the smaller: the blocks of one matrix, transposed, reversed or stepped, such as a
-    factorization's panels and trailing matrix. Otherwise the bounds test of may_share_memory
-    (True when the address ranges meet)."""
+    factorization's panels and trailing matrix (_grid_overlap); exact as well for other x and y
+    of at most LISTED_ITEMS_MAX items together (record-array fields, odd strides: their items
+    listed). Otherwise the bounds test of may_share_memory (True when the address ranges
+    meet)."""
     if not array_module(x).may_share_memory(x, y):
         return False
+    on_grid = _grid_overlap(x, y)
+    if on_grid is not None:
+        return on_grid
+    return x.size + y.size > LISTED_ITEMS_MAX or _listed_overlap(x, y)
+
+
+def _grid_overlap(x, y) -> bool | None:
+    """may_overlap's exact case by arithmetic on the strides; None outside it."""
     if x.itemsize != y.itemsize:
-        return True
+        return None
     gx, gy = _grid_axes(x), _grid_axes(y)
     if gx is None or gy is None:
-        return True
+        return None
     (start_x, axes_x), (start_y, axes_y) = gx, gy
     strides = sorted({s for s, _ in axes_x + axes_y}, reverse=True)
     if len(strides) > 2:
-        return True
+        return None
     axes_x, axes_y = _on_strides(axes_x, strides), _on_strides(axes_y, strides)
     if axes_x is None or axes_y is None:
-        return True
+        return None
     if not strides:                      # two single items
         return start_x == start_y
     step = strides[-1]
     if strides[0] % step:
-        return True
+        return None
     offset, apart = divmod(start_y - start_x, step)
     if apart:                            # every address is its start + a multiple of step
         return False
@@ -224,29 +273,41 @@ def copy_into(target, source) -> None:
         target[...] = source
 
 
+def _common_strides(hi, lo) -> tuple | None:
+    """hi's element_strides when they address lo as well (the same on every axis of extent > 1,
+    the only ones a kernel steps along), else None."""
+    strides, lo_strides = element_strides(hi), element_strides(lo)
+    if strides is None or lo_strides is None:
+        return None
+    stepped = [extent > 1 for extent in hi.shape]
+    if any(h != l for h, l, step in zip(strides, lo_strides, stepped) if step):
+        return None
+    return strides
+
+
 def kernel_parts(hi, lo) -> tuple:
     """(hi, lo, *strides in items) for a kernel reading the pair with one set of strides: hi
-    and lo in place when element_strides addresses both alike, else contiguous copies."""
-    strides = element_strides(hi)
-    if strides is None or strides != element_strides(lo):
+    and lo in place when _common_strides addresses both, else contiguous copies."""
+    strides = _common_strides(hi, lo)
+    if strides is None:
         hi, lo = contiguous(hi), contiguous(lo)
         strides = element_strides(hi)
     return (hi, lo, *strides)
 
 
 def in_place(hi, lo) -> bool:
-    """Whether a kernel can write the pair in place: element_strides addresses both alike."""
-    strides = element_strides(hi)
-    return strides is not None and strides == element_strides(lo)
+    """Whether a kernel can write the pair in place: _common_strides."""
+    return _common_strides(hi, lo) is not None
 
 
 def output_strides(hi, lo) -> tuple:
     """The item strides of an output pair that the GEMM front end made addressable (in_place);
     a ValueError rather than a stride a kernel cannot address."""
-    if not in_place(hi, lo):
+    strides = _common_strides(hi, lo)
+    if strides is None:
         raise ValueError("internal error: a GEMM output that a kernel cannot address in place "
                          "reached a launch (the front end computes into a copy)")
-    return element_strides(hi)
+    return strides
 
 
 def kernel_operand(x, shape: tuple):
