@@ -198,8 +198,11 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     c, a, b = _exact_array(c), asarray(a), asarray(b)
     a = a.T if _trans(transa, "transa") else a
     b = b.T if _trans(transb, "transb") else b
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0] or c.shape != (a.shape[0], b.shape[1]):
+    if (a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]
+            or c.shape != (a.shape[0], b.shape[1])):
         raise ValueError(f"shapes do not match: C {c.shape}, op(A) {a.shape}, op(B) {b.shape}")
+    if c0 is not None and asarray(c0).shape != c.shape:
+        raise ValueError(f"c0 has shape {asarray(c0).shape}, but C has {c.shape}")
     rows = list(range(c.shape[0]) if rows is None else rows)
     cols = list(range(c.shape[1]) if cols is None else cols)
     # only the checked rows of op(A) and columns of op(B) leave the device

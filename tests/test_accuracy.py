@@ -127,10 +127,19 @@ def test_bounds_are_the_documented_ones():
 @pytest.mark.parametrize("args, message", [
     (("gemm", "fma/accurate"), "needs k"), (("mul", None, 3), "takes no k"),
     (("pow",), "unknown operation 'pow'"), (("mul", "fma"), "variant must be"),
-    (("sum", None, -1), "needs k")])
+    (("sum", None, -1), "needs k"), (("gemm", "fma/fast", 3), "variant must be"),
+    (("gemv", "fma/accurate", 3), "unknown operation 'gemv'")])
 def test_bound_errors(args, message):
+    """Review of 2026-11-25: 'fma/fast' passed as the sloppy variant and an unknown operation
+    with k was told it takes no k."""
     with pytest.raises(ValueError, match=message):
         accuracy.bound(*args)
+
+
+def test_gemm_error_names_a_c0_of_the_wrong_shape():
+    a = ddblas.ones((2, 2))
+    with pytest.raises(ValueError, match=r"^c0 has shape \(1, 1\), but C has \(2, 2\)"):
+        accuracy.gemm_error(a @ a, a, a, beta=1, c0=ddblas.ones((1, 1)))
 
 
 def _mpmath_dot_condition(x, y):

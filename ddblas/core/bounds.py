@@ -11,7 +11,7 @@ import math
 import numbers
 from fractions import Fraction
 
-from .options import Options, get_options
+from .options import ADD_KINDS, Options, get_options
 
 U = Fraction(1, 2 ** 53)
 U2 = U ** 2
@@ -64,7 +64,7 @@ def variant_options(variant) -> Options:
         return variant
     if isinstance(variant, str) and variant.count("/") == 1:
         fma, add = variant.split("/")
-        if fma in ("fma", "nofma"):
+        if fma in ("fma", "nofma") and add in ADD_KINDS:
             return Options(fma=fma == "fma", add=add)
     raise ValueError(f"variant must be None, an Options or 'fma|nofma/accurate|sloppy', "
                      f"got {variant!r}")
@@ -72,6 +72,8 @@ def variant_options(variant) -> Options:
 
 def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
     """The exact constant c of `bound` (not scaled by u^2), as a Fraction."""
+    if op not in OPERATIONS:
+        raise ValueError(f"unknown operation {op!r}: one of {', '.join(OPERATIONS)}")
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
     needs_k = op in ("sum", "dot", "gemm", "power", "ozaki") + FACTORIZATIONS
@@ -111,11 +113,7 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         return (OZAKI_TRUNCATION * U2 + c_mul + c_add + max(k - 1, 1) * c_add) * GROWTH
     if op == "ozaki2":  # docs/ozaki.md, "Ozaki scheme II": truncation, one rounding, epilogue
         return ((OZAKI_TRUNCATION + OZAKI2_ROUNDING) * U2 + c_mul + c_add) * GROWTH
-    if op in FACTORIZATIONS:
-        return _factorization_constant(op, opts, k)
-    raise ValueError(f"unknown operation {op!r}: one of add, sub, mul, div, sqrt, square, "
-                     f"reciprocal, power, sum, dot, gemm, ozaki, ozaki2, "
-                     f"{', '.join(FACTORIZATIONS + tuple(TRIG_MEASURED) + tuple(ELEMENTARY_MEASURED))}")
+    return _factorization_constant(op, opts, k)   # op in FACTORIZATIONS
 
 
 # ddblas.linalg's recursive algorithms (docs/linalg.md): rgemm updates per element, at most
@@ -125,6 +123,9 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # form gamma~_{mn} = 20 m n delta with delta the variant's largest DD add/mul/div/sqrt constant:
 # MEASURED (the factor 20 is a margin checked by tests/test_linalg_qr.py, not derived).
 FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr")
+OPERATIONS = (("add", "sub", "mul", "div", "sqrt", "square", "reciprocal", "power", "sum", "dot",
+               "gemm", "ozaki", "ozaki2") + FACTORIZATIONS + tuple(TRIG_MEASURED)
+              + tuple(ELEMENTARY_MEASURED))
 QR_MEASURED_FACTOR = 20
 # rgemm's Ozaki schemes with accuracy="classic" choose S so that the truncation of the slice
 # products (docs/ozaki.md, Lemma 4) is at most OZAKI_TRUNCATION u^2 (|op(A)||op(B)|)_ij.
