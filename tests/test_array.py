@@ -1,11 +1,14 @@
 """DDArray: construction from every accepted input, attributes, views, conversions, errors."""
 from __future__ import annotations
 
+import copy
 import decimal
+import math
 from fractions import Fraction
 
 import mpmath
 import numpy as np
+import numpy.ma as ma  # before anything imports xprec (its finfo breaks numpy.ma's import)
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,6 +59,15 @@ def test_mpmath_inputs_and_round_trip(device):
         ddblas.zeros((1, 1, 1)).to_mpmath()
 
 
+def test_empty_arrays_keep_their_shape_through_mpmath(device):
+    for shape in ((0, 3), (3, 0), (0, 0), (0,)):
+        values = ddblas.zeros(shape, device=device).to_mpmath()
+        assert ddblas.from_mpmath(values, device=device).shape == shape
+        if len(shape) == 2:
+            assert (values.rows, values.cols) == shape
+    assert ddblas.from_mpmath(mpmath.matrix(0, 4)).shape == (0, 4)
+
+
 def test_nested_lists_and_arrays(device):
     x = ddblas.array([["0.1", 2], [Fraction(1, 3), mpmath.mpf(0.5)]], device=device)
     assert x.shape == (2, 2) and x.ndim == 2 and x.size == 4 and x.device == device
@@ -73,6 +85,57 @@ def test_nested_lists_and_arrays(device):
         ddblas.array(np.array([1j]))
     with pytest.raises(TypeError, match="dict"):
         ddblas.array({"a": 1})
+
+
+def test_arrays_in_lists_nest_as_in_numpy(device):
+    one = ddblas.ones((1, 1), device=device)
+    assert ddblas.array([one, one]).shape == np.array([np.ones((1, 1))] * 2).shape == (2, 1, 1)
+    x = ddblas.array([ddblas.ones(1, device=device), [2.0]])
+    assert x.shape == (2, 1) and exact_values(x) == [1, 2]
+    third = np.longdouble(1) / np.longdouble(3)  # converted exactly, not through a float
+    xp = np if device == "cpu" else pytest.importorskip("cupy")
+    mixed = ddblas.array([[ddblas.array(Fraction(1, 3), device=device), "0.5"],
+                          np.array([third, 2]), xp.array([-0.0, 3.0])])
+    assert mixed.shape == (3, 2)
+    assert exact_values(mixed)[1:] == [Fraction(1, 2), Fraction(*third.as_integer_ratio()),
+                                       2, 0, 3]
+    assert np.signbit(mixed.hi[2, 0])
+    assert ddblas.array([ddblas.zeros((0, 2)), ddblas.zeros((0, 2))]).shape == (2, 0, 2)
+    with pytest.raises(ValueError, match=r"ragged: its items have shapes \[\(\), \(2,\)\]"):
+        ddblas.array([ddblas.ones(2, device=device), 1.0])
+
+
+def test_nesting_is_limited_to_numpys_64_dimensions():
+    nested = [1.0]
+    for _ in range(63):
+        nested = [nested]
+    assert ddblas.array(nested).shape == (1,) * 64
+    for depth in (65, 3000):
+        nested = [1.0]
+        for _ in range(depth - 1):
+            nested = [nested]
+        with pytest.raises(ValueError, match="more than 64 levels deep"):
+            ddblas.array(nested)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_numpy_subclasses_convert_as_plain_arrays():
+    matrix = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    for x in (ddblas.asarray(matrix), ddblas.array(matrix), ddblas.DDArray(matrix, matrix * 0)):
+        assert type(x.hi) is np.ndarray and type(x.lo) is np.ndarray
+        assert x[0].shape == (2,) and x.ravel().shape == (4,)  # not matrix rows (1, 2)
+        assert exact_values(x) == [1, 2, 3, 4]
+    big = ddblas.array(np.matrix([[2 ** 60 + 1]]))
+    assert type(big.hi) is np.ndarray and exact_values(big) == [2 ** 60 + 1]
+    unmasked = ddblas.asarray(ma.array([1.0, 2.0], mask=[False, False]))
+    assert type(unmasked.hi) is np.ndarray and exact_values(ddblas.sum(unmasked)) == [3]
+    holes = ma.array([1.0, 2.0, 3.0], mask=[False, True, False])
+    for convert, name in ((ddblas.array, "obj"), (ddblas.asarray, "obj"),
+                          (ddblas.DDArray, "DDArray hi")):
+        with pytest.raises(ValueError, match=f"^{name} is a masked array with masked values"):
+            convert(holes)
+    with pytest.raises(ValueError, match="DDArray lo is a masked array"):
+        ddblas.DDArray(np.zeros(3), holes)
 
 
 def test_special_strings():
@@ -167,6 +230,31 @@ def test_scalar_conversions_and_printing(device):
         bool(ddblas.ones(2))
     big = repr(ddblas.zeros(10000))
     assert "..." in big and len(big) < 5000
+
+
+def test_negative_zero_keeps_its_sign_in_every_float_conversion(device):
+    """A normalised pair has fl(hi + lo) = hi; the sum (-0.0) + 0.0 would be +0.0."""
+    x = ddblas.array(["-0.0", "0.0", "0.1", "-inf"], device=device)
+    floats = [float(x[0]), x[0].item(kind="float"), x.item(0, kind="float"),
+              x.tolist(kind="float")[0], x[0].tolist(kind="float")]
+    assert [math.copysign(1.0, v) for v in floats] == [-1.0] * 5
+    assert x.tolist(kind="float")[1:] == [0.0, 0.1, -math.inf]
+    for arrays in (x.to_float64(), x.astype(np.float64), x.astype(float), x.astype("f8")):
+        host = arrays if device == "cpu" else arrays.get()
+        assert np.signbit(host).tolist() == [True, False, False, True]
+        assert host.tolist() == [0.0, 0.0, 0.1, -math.inf]
+    f = x.to_float64()
+    f[0] = 5.0  # a new array: x is unchanged
+    assert x.tolist(kind="float")[0] == 0.0 and math.copysign(1.0, float(x[0])) == -1.0
+
+
+def test_copy_copy_and_deepcopy_do_not_share_memory(device):
+    a = ddblas.array(["1", "0.1"], device=device)
+    for c in (copy.copy(a), copy.deepcopy(a)):
+        assert exact_values(c) == exact_values(a)
+        c[0] = 99
+        assert exact_values(a)[0] == 1 and exact_values(c)[0] == 99
+        assert c.device == device
 
 
 def test_device_errors_without_gpu(monkeypatch):

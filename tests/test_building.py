@@ -88,6 +88,15 @@ def test_where(device):
         ddblas.where(cond, x)
 
 
+def test_where_of_a_condition_alone_takes_lists_as_numpy():
+    assert [i.tolist() for i in ddblas.where([1, 0, 2])] == [[0, 2]]
+    for condition, values in ((([0, 1], [2.5, 0]), [[0, 1], [2.5, 0]]), ([True, False], [1, 0]),
+                              (("0", "1e-300", "-0"), [0, 1e-300, -0.0])):
+        got, expected = ddblas.where(condition), np.where(np.array(values))
+        assert len(got) == len(expected) == np.ndim(values)
+        assert all(g.tolist() == e.tolist() for g, e in zip(got, expected))
+
+
 def test_views_read_only_on_cpu():
     a = ddblas.random((3, 3), seed=1)
     for view in (ddblas.broadcast_to(a[0], (4, 3)), ddblas.diagonal(a)):

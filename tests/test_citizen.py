@@ -4,9 +4,12 @@ random's shape-independent draws; np.dot on N-d arrays."""
 from __future__ import annotations
 
 import decimal
+import io
 import math
 import pickle
+import re
 import sys
+import zipfile
 from fractions import Fraction
 
 import mpmath
@@ -50,7 +53,7 @@ def test_dtype_marker(device):
 def test_astype(device):
     x = special_array(device)
     f = x.astype(np.float64)
-    assert type(f) is type(x.hi) and same_bits(f, x.hi + x.lo)
+    assert type(f) is type(x.hi) and same_bits(f, x.hi)  # fl(hi + lo) = hi, -0.0 kept
     for name in (float, "float64", "f8", np.dtype(np.float64)):
         assert same_bits(x.astype(name), f)
     for marker in ("dd", ddblas.dd):
@@ -163,6 +166,62 @@ def test_load_refuses_other_files(tmp_path):
         ddblas.load(tmp_path / "a.npy", device="tpu")
 
 
+def npy_bytes(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def write_members(path, **members):
+    """An .npz archive of the given members: arrays, or raw bytes written as they are."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for key, value in members.items():
+            archive.writestr(key + ".npy", value if isinstance(value, bytes) else npy_bytes(value))
+
+
+def npy_header_only(shape) -> bytes:
+    """A .npy file whose header announces float64 `shape` and which holds 64 bytes of data."""
+    header = f"{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}".ljust(117) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(64)
+
+
+def test_load_reports_every_damage_as_a_value_error_naming_the_path(tmp_path):
+    tag, parts = np.array("ddblas-dd-v1"), {"hi": np.zeros(3), "lo": np.zeros(3)}
+    good = tmp_path / "good.npz"
+    ddblas.save(good, ddblas.random((100,), seed=1))
+    raw = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as archive:
+        info = archive.getinfo("hi.npy")
+    raw[info.header_offset + 30 + len(info.filename) + len(info.extra) + 300] ^= 1
+    (tmp_path / "crc.npz").write_bytes(bytes(raw))
+    cases = {"crc.npz": "unreadable member 'hi' (BadZipFile: Bad CRC-32"}
+    for name, shape, message in [
+            ("shape2d.npz", np.array([[3]]), "int64 and shape (1, 1)"),
+            ("shape0d.npz", np.array(3), "int64 and shape ()"),
+            ("shapefloat.npz", np.array([3.7]), "float64 and shape (1,)"),
+            ("shapestr.npz", np.array(["3"]), "<U1 and shape (1,)"),
+            ("shapebool.npz", np.array([True]), "bool and shape (1,)"),
+            ("shapenegative.npz", np.array([-3]), "negative sizes [-3]")]:
+        write_members(tmp_path / name, format=tag, shape=shape, **parts)
+        cases[name] = message
+    write_members(tmp_path / "truncated.npz", format=tag, shape=np.array([100]),
+                  hi=npy_bytes(np.zeros(100))[:300], lo=np.zeros(100))
+    cases["truncated.npz"] = "member 'hi' announcing float64(100,) but holding 172 bytes"
+    write_members(tmp_path / "hugeheader.npz", format=tag, shape=np.array([3]),
+                  hi=npy_header_only((10 ** 11,)), lo=np.zeros(3))
+    cases["hugeheader.npz"] = "hi float64(100000000000,) (hi and lo must be float64 of shape"
+    write_members(tmp_path / "hugeshape.npz", format=tag, shape=np.array([10 ** 11]),
+                  hi=npy_header_only((10 ** 11,)), lo=np.zeros(3))
+    cases["hugeshape.npz"] = "announcing float64(100000000000,) but holding 64 bytes"
+    write_members(tmp_path / "notnpy.npz", format=tag, shape=np.array([3]),
+                  hi=b"not an npy file", lo=np.zeros(3))
+    cases["notnpy.npz"] = "unreadable member 'hi'"
+    for name, message in cases.items():
+        with pytest.raises(ValueError, match=re.escape(message)) as info:
+            ddblas.load(tmp_path / name)
+        assert f"load: '{tmp_path / name}' is a damaged ddblas DD file: found" in str(info.value)
+
+
 def test_xprec_round_trip(device):
     xprec = pytest.importorskip("xprec")
     x = special_array(device)
@@ -173,6 +232,11 @@ def test_xprec_round_trip(device):
     back = ddblas.from_xprec(third.reshape(3, 1)[::-1], device=device)
     pairs = third.view(np.float64).reshape(3, 2)[::-1]
     assert back.shape == (3, 1) and same_bits(back.hi.ravel(), pairs[:, 0].copy())
+    for scalar in (x[1], x[4]):  # 0-d: -0.0, 1 + 2^-200
+        a = ddblas.to_xprec(scalar)
+        assert a.shape == () and a.dtype == xprec.ddouble
+        assert a.reshape(1).view(np.float64).tolist() == [float(scalar.hi), float(scalar.lo)]
+        assert same_bits(ddblas.from_xprec(a, device=device), scalar)
     with pytest.raises(TypeError, match="xprec.ddouble"):
         ddblas.from_xprec(np.zeros(3))
     with pytest.raises(TypeError, match="from_xprec"):
@@ -306,6 +370,9 @@ def test_printoptions(device):
         assert repr(x[0]) == f"DDArray({x[0].to_decimal_string(40)}, device='{device}')"
     finally:
         ddblas.set_printoptions()
+    with ddblas.printoptions(precision=np.int64(5)) as options:  # review of 2026-11-25
+        assert options == {"precision": 5} and type(options["precision"]) is int
+        assert str(x[0]) == "1.0000e-01"
     for bad in (0, -1, 2.0, "5", True):
         with pytest.raises(ValueError, match="precision"):
             ddblas.set_printoptions(precision=bad)

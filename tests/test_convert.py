@@ -21,7 +21,10 @@ TIME_LIMIT = 5.0  # seconds (about 0.1 s unloaded): each conversion below took 1
 
 
 def nearest_dd(q: Fraction) -> tuple[float, float]:
-    """The reference: hi = fl(q) (Python's correctly rounded int division), lo = fl(q - hi)."""
+    """The reference: hi = fl(q) (Python's correctly rounded int division), lo = fl(q - hi);
+    when fl(hi + lo) != hi (lo half an ulp of an odd hi) the same value as the normalised
+    (fl(hi + lo), exact rest); inf when hi + lo overflows ((DBL_MAX, 2^970): past the largest
+    DD)."""
     try:
         hi = q.numerator / q.denominator
     except OverflowError:
@@ -30,9 +33,10 @@ def nearest_dd(q: Fraction) -> tuple[float, float]:
         return hi, 0.0
     rest = q - Fraction(hi)
     lo = rest.numerator / rest.denominator
-    if abs(lo) >= 2.0 ** 970:  # (DBL_MAX, 2^970) is not normalised: past the largest DD
-        return (math.inf if q > 0 else -math.inf), 0.0
-    return hi, lo
+    total = hi + lo
+    if math.isinf(total):
+        return total, 0.0
+    return total, float(Fraction(hi) + Fraction(lo) - Fraction(total))
 
 
 def pair(x: ddblas.DDArray) -> tuple[float, float]:
@@ -212,13 +216,19 @@ def check_round_trip(x: ddblas.DDArray):
 @st.composite
 def dd_pairs(draw):
     """Normalised pairs over the whole range: lo anywhere from hi's last bit down to the
-    subnormals, zero, or a plain double; negative zero, subnormal hi."""
+    subnormals, half of hi's last bit, zero, or a plain double; negative zero, subnormal hi."""
     hi = draw(st.floats(allow_nan=False, allow_infinity=False))
     if hi == 0 or not math.isfinite(hi):
         return hi, 0.0
-    kind = draw(st.sampled_from(["zero", "near", "far"]))
+    kind = draw(st.sampled_from(["zero", "near", "far", "half"]))
     if kind == "zero":
         return hi, 0.0
+    if kind == "half":  # lo half the gap to an (odd) neighbour of an even hi: strings that
+        # convert to (neighbour, -lo) first, renormalised to (hi, lo), parse back too
+        if struct.unpack("<q", struct.pack("<d", hi))[0] & 1:
+            hi = math.nextafter(hi, 0.0)
+        neighbour = math.nextafter(hi, draw(st.sampled_from([math.inf, -math.inf])))
+        return nearest_dd(Fraction(hi) + (Fraction(neighbour) - Fraction(hi)) / 2)
     drop = draw(st.integers(1, 60) if kind == "near" else st.integers(60, 2200))
     mantissa = draw(st.integers(1, 2 ** 53 - 1)) * draw(st.sampled_from([1, -1]))
     q = Fraction(hi) + mantissa * Fraction(2) ** (math.frexp(hi)[1] - 53 - drop - 53)
@@ -278,3 +288,52 @@ def test_values_past_the_largest_dd_round_to_inf():
             assert ddblas.core.convert.dd_from_fraction(sign * beyond) == (sign * math.inf, 0.0)
         assert ddblas.core.convert.scalar_to_dd(str(sign * (Fraction(2) ** 1024 - 1).__floor__())) \
             == (sign * math.inf, 0.0)
+
+
+def check_nearest_and_normalised(q: Fraction, got: tuple[float, float]):
+    """got is the reference nearest DD of q, a normalised pair (fl(hi + lo) == hi, so wrapping
+    it again changes nothing), within the conversion bound max(2^-106 |q|, 2^-1075)."""
+    hi, lo = got
+    assert got == nearest_dd(q)
+    if math.isfinite(hi):
+        assert hi + lo == hi
+        assert pair(ddblas.DDArray(hi, lo)) == got
+        error = abs(q - Fraction(hi) - Fraction(lo))
+        assert error <= max(abs(q) * Fraction(2) ** -106, Fraction(2) ** -1075)
+        for closer in (math.nextafter(lo, math.inf), math.nextafter(lo, -math.inf)):
+            assert error <= abs(q - Fraction(hi) - Fraction(closer))
+
+
+def test_lo_of_half_an_ulp_of_an_odd_hi_is_renormalised(device):
+    """fl(x - hi) rounding to half an ulp of an odd hi gives a pair fl(hi + lo) != hi: the same
+    value must come back as the normalised pair (hi's even neighbour, -lo)."""
+    n = (2 ** 52 + 1) * 2 ** 100 + 2 ** 99 - 1  # lo rounds up to 2^99, hi's last bit is odd
+    x = ddblas.array(n, device=device)
+    assert pair(x) == (float((2 ** 52 + 2) * 2 ** 100), -2.0 ** 99)
+    assert bool(x == ddblas.DDArray(x.hi, x.lo)) and bool(x == n)
+    odd = math.ldexp(float((1 << 52) | 1), -1073)  # lo subnormal: 3/4 of 2^-1074 rounds up
+    q = Fraction(odd) + Fraction(3, 4 * 2 ** 1074)
+    assert pair(ddblas.array(q, device=device)) == (math.nextafter(odd, 1.0), -2.0 ** -1074)
+    below_max = Fraction(DBL_MAX) - Fraction(2) ** 970  # midpoint of DBL_MAX and its neighbour
+    even = math.nextafter(DBL_MAX, 0.0)
+    for offset in (2 ** 900, -(2 ** 900), 0):
+        for sign in (1, -1):
+            got = pair(ddblas.array(sign * (below_max + offset), device=device))
+            assert got == (sign * even, sign * 2.0 ** 970), (offset, sign)
+    for value in (n, q, below_max + 2 ** 900):
+        check_nearest_and_normalised(Fraction(value), pair(ddblas.array(value, device=device)))
+
+
+@settings(max_examples=200)
+@given(st.one_of(st.integers(-1022, -930), st.integers(-1022, 1023)),
+       st.integers(2 ** 52, 2 ** 53 - 1), st.integers(-(2 ** 16), 2 ** 16), st.integers(40, 75),
+       st.sampled_from([1, -1]), st.booleans())
+def test_conversions_give_the_nearest_normalised_dd(device, exponent, mantissa, offset, depth,
+                                                    side, neg):
+    """Values within 2^-depth ulps of a midpoint of hi's grid (lo about half an ulp: rounding
+    up to it or not, lo subnormal below about 2^-969), as Fractions and decimal strings."""
+    ulp = Fraction(2) ** (exponent - 52)
+    q = (mantissa * ulp + side * ulp / 2 + Fraction(offset, 2 ** depth) * ulp) * (-1 if neg else 1)
+    check_nearest_and_normalised(q, pair(ddblas.array(q, device=device)))
+    text = decimal_string(q)  # 5000 digits (exact: q is dyadic)
+    check_nearest_and_normalised(q, pair(ddblas.array(text, device=device)))

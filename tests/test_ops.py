@@ -123,6 +123,28 @@ def test_comparisons_match_exact_order(device, xs, ys):
         assert got.tolist() == [ref(p, q) for p, q in zip(ex, ey)]
 
 
+def test_comparisons_with_objects_that_are_not_numbers_answer_as_numpy(device):
+    x = ddblas.ones((2, 3), device=device)
+    host = np.ones((2, 3))
+    for other in (None, object(), {"a": 1}, ddblas.equal):
+        for got, expected in ((x == other, host == other), (x != other, host != other),
+                              (other == x, other == host), (other != x, other != host),
+                              (ddblas.equal(x, other), np.equal(host, other)),
+                              (np.not_equal(x, other), np.not_equal(host, other))):
+            got = got.get() if hasattr(got, "get") else got
+            assert got.dtype == np.bool_ and got.tolist() == expected.tolist()
+        for compare in (lambda: x < other, lambda: x >= other, lambda: other > x,
+                        lambda: ddblas.less_equal(x, other), lambda: np.greater(x, other)):
+            with pytest.raises(TypeError, match=f"between a DDArray and {type(other).__name__}"):
+                compare()
+    with pytest.raises(TypeError, match="complex"):  # a number ddblas cannot hold: no answer
+        x == 1j
+    with pytest.raises(TypeError, match="NoneType"):  # a list is compared elementwise
+        x == [None, 1, 2]
+    with pytest.raises(TypeError, match="NoneType"):  # no DDArray: nothing to answer for
+        ddblas.equal(None, None)
+
+
 @given(dd_arrays(**WIDE))
 def test_negative_and_absolute_are_exact(device, xs):
     a = to_ddarray(xs, device)

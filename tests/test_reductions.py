@@ -319,6 +319,20 @@ def test_numpy_functions_dispatch(device):
         np.max(x, out=x)
 
 
+def test_np_sum_takes_numpys_signature(device):
+    x = ddblas.random((4, 5), seed=12, device=device) - 0.5
+    for got, expected in ((np.sum(x, dtype=None), ddblas.sum(x)),
+                          (np.sum(x, 0, None, None, True), ddblas.sum(x, 0, keepdims=True)),
+                          (np.sum(x, axis=(0, 1), out=None, keepdims=False), ddblas.sum(x))):
+        assert same_bits(got, expected) and got.shape == expected.shape
+    with pytest.raises(TypeError, match="does not support dtype= on DDArrays"):
+        np.sum(x, dtype=np.float64)
+    with pytest.raises(TypeError, match="does not support out= on DDArrays"):
+        np.sum(x, out=x)
+    with pytest.raises(TypeError, match="multiple values for argument 'axis'"):
+        np.sum(x, 0, axis=1)
+
+
 @pytest.mark.gpu
 def test_gpu_equals_cpu_bitwise(device):
     if device != "gpu":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 
@@ -21,6 +22,7 @@ def _float64_part(name: str, part):
     """A DDArray part as a float64 NumPy/CuPy array: arrays must be float64 already; Python and
     NumPy real numbers (and nested lists of them) are converted; anything else is a TypeError."""
     if is_array(part):
+        part = _plain_array(part, f"DDArray {name}")
         if part.dtype != np.float64:
             raise TypeError(f"DDArray {name} must be a float64 array, got dtype {part.dtype}")
         return part
@@ -166,6 +168,10 @@ class DDArray:
         2 x 8 bytes per element plus a constant (dask and multiprocessing move them so)."""
         return (_from_normalized_parts, (self._hi, self._lo))
 
+    def __copy__(self) -> "DDArray":
+        """copy.copy(x): x.copy(), new parts (as copy.copy of an ndarray, not a view)."""
+        return self.copy()
+
     # ---- attributes ----
     @property
     def hi(self):
@@ -253,8 +259,7 @@ class DDArray:
                 copy_into(target, array_module(part).broadcast_to(new, target.shape))
 
     def copy(self) -> "DDArray":
-        return _wrap(*(p.copy() if addressable(p) is p else addressable(p)  # a new copy either way
-                       for p in (self._hi, self._lo)))
+        return _wrap(_new_copy(self._hi), _new_copy(self._lo))
 
     def reshape(self, *shape) -> "DDArray":
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
@@ -288,13 +293,17 @@ class DDArray:
         if self.ndim > 2:
             raise ValueError(f"to_mpmath converts 0-, 1- and 2-D arrays, this one is {self.ndim}-D")
         values = self.tolist()
-        return mpmath.matrix(values) if self.ndim == 2 else values
+        if self.ndim < 2:
+            return values
+        # mpmath.matrix([]) would be 0 x 0: an empty matrix is made from its shape
+        return mpmath.matrix(values) if self.size else mpmath.matrix(*self.shape)
 
     def tolist(self, kind: str = "mpmath"):
         """The values as nested Python lists (a scalar for a 0-d array), like ndarray.tolist().
 
         kind="mpmath" (default): exact mpmath mpf values whose repr and str show at least 32
-        digits (see to_mpmath); kind="float": Python floats fl(hi + lo), the nearest doubles.
+        digits (see to_mpmath); kind="float": Python floats fl(hi + lo) = hi, the nearest
+        doubles (see to_float64).
         """
         _check_kind(kind)
         if kind == "float":
@@ -304,21 +313,23 @@ class DDArray:
     def item(self, *args, kind: str = "mpmath"):
         """One element as a Python number, like ndarray.item(): no argument for a size-1 array
         (else ValueError), a flat index, or one index per axis (IndexError when out of range).
-        kind="mpmath" (default): the exact value as an mpmath mpf; kind="float": fl(hi + lo)."""
+        kind="mpmath" (default): the exact value as an mpmath mpf; kind="float": fl(hi + lo) = hi
+        (see to_float64)."""
         _check_kind(kind)
         hi, lo = self._host_parts()
         if not args and hi.size != 1:
             raise ValueError(f"can only convert a DDArray of size 1 to a Python scalar, this one "
                              f"has shape {self.shape} (pass an index: x.item(i))")
-        pair = hi.item(*args), lo.item(*args)
-        return pair[0] + pair[1] if kind == "float" else _convert.dd_to_mpf(*pair)
+        if kind == "float":
+            return hi.item(*args)
+        return _convert.dd_to_mpf(hi.item(*args), lo.item(*args))
 
     def astype(self, dtype, copy: bool = True):
         """This array converted to `dtype`:
 
         - ``ddblas.dd`` or ``"dd"``: a DDArray (a copy, or this array if copy=False);
         - float64 (``np.float64``, ``float``, ``"float64"``, ``"f8"``...): the NumPy/CuPy array
-          fl(hi + lo) on this array's device, the nearest doubles;
+          fl(hi + lo) = hi on this array's device, the nearest doubles (see to_float64);
         - ``object``: a NumPy object array (on the host) of exact mpmath mpf (as tolist()).
 
         Other dtypes raise a TypeError: convert the float64 array further if rounding twice is
@@ -367,8 +378,10 @@ class DDArray:
         return _convert.format_dd(float(hi), float(lo), spec)
 
     def to_float64(self):
-        """fl(hi + lo) as a float64 array of this device (the nearest float64 values)."""
-        return self._hi + self._lo
+        """fl(hi + lo) as a new float64 array of this device (the nearest float64 values): hi,
+        since a normalised pair has fl(hi + lo) = hi (so -0.0 keeps its sign, which the sum
+        (-0.0) + 0.0 would not)."""
+        return _new_copy(self._hi)
 
     def __float__(self) -> float:
         if self.size != 1:
@@ -474,6 +487,12 @@ class DDArray:
         return operation("array_function")(func, types, args, kwargs)
 
 
+def _new_copy(part):
+    """A new copy of a part: C-contiguous where kernels could not address the part in place."""
+    copied = addressable(part)
+    return part.copy() if copied is part else copied
+
+
 def _from_normalized_parts(hi, lo) -> DDArray:
     """DDArray(hi, lo, normalize=False): the unpickler of DDArray.__reduce__."""
     return DDArray(hi, lo, normalize=False)
@@ -505,24 +524,40 @@ def _index_key(key):
 
 
 # ---- construction ----
-def _walk_nested(obj, pairs: list) -> tuple:
-    """Append the DD pairs of a nested list's leaves to `pairs`; return the list's shape."""
+_MAX_DIMENSIONS = 64  # NumPy's limit on ndim
+
+
+def _walk_nested(obj, pairs: list, depth: int = 0) -> tuple:
+    """Append the DD pairs of a nested list's leaves to `pairs` (row-major); return the list's
+    shape. An array among the items (DDArray, NumPy or CuPy) is one more level of nesting, its
+    values converted by array(), as NumPy nests arrays in lists."""
     if isinstance(obj, (list, tuple)):
-        shapes = [_walk_nested(item, pairs) for item in obj]
+        if depth == _MAX_DIMENSIONS:
+            raise ValueError(f"nested sequence is more than {_MAX_DIMENSIONS} levels deep "
+                             f"(NumPy's limit on dimensions)")
+        shapes = [_walk_nested(item, pairs, depth + 1) for item in obj]
         if any(s != shapes[0] for s in shapes[1:]):
             raise ValueError(f"nested sequence is ragged: its items have shapes {sorted(set(shapes))}")
         return (len(obj),) + (shapes[0] if shapes else ())
-    if isinstance(obj, DDArray):
-        if obj.size != 1:
-            raise ValueError(f"a DDArray inside a nested list must have size 1, got shape {obj.shape}")
-        hi, lo = obj._host_parts()
-        pairs.append((float(hi.reshape(())), float(lo.reshape(()))))
-        return ()
-    if is_array(obj):
-        host = move(obj, "cpu")
-        return _walk_nested(host.tolist(), pairs)
+    if isinstance(obj, DDArray) or is_array(obj):
+        part = array(obj, device="cpu", copy=False)
+        pairs.extend(zip(part.hi.ravel().tolist(), part.lo.ravel().tolist()))
+        return part.shape
     pairs.append(_convert.scalar_to_dd(obj))
     return ()
+
+
+def _plain_array(x, name: str):
+    """x itself, or a NumPy array subclass (np.matrix...) as a plain ndarray view, so that its
+    semantics do not carry over. A masked array with masked values is a ValueError naming the
+    argument `name`: a DDArray has no mask, and np.asarray would drop it."""
+    if not isinstance(x, np.ndarray) or type(x) is np.ndarray:
+        return x
+    masked = sys.modules.get("numpy.ma")  # imported wherever a masked array exists
+    if masked is not None and isinstance(x, masked.MaskedArray) and masked.is_masked(x):
+        raise ValueError(f"{name} is a masked array with masked values, and a DDArray has no "
+                         "mask: fill them (.filled(value)) or drop them (.compressed()) first")
+    return np.asarray(x)
 
 
 def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
@@ -553,7 +588,9 @@ def array(obj, device=None, copy=True) -> DDArray:
     """A new DDArray from `obj`: a DDArray; a Python, NumPy or mpmath number; a decimal string
     (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; a NumPy or CuPy
     array (float64 is exact; integers beyond 2^53 and object/string arrays are converted per
-    element); an mpmath matrix; or nested lists of these.
+    element; subclasses such as np.matrix as plain arrays; a masked array with masked values is
+    a ValueError); an mpmath matrix; or nested lists of these (at most 64 levels; arrays in
+    them nest as in NumPy: a list of two (1, 1) arrays has shape (2, 1, 1)).
 
     device: 'cpu' or 'gpu'; None keeps the device of an array input and otherwise means 'cpu'.
     """
@@ -570,9 +607,10 @@ def array(obj, device=None, copy=True) -> DDArray:
             return DDArray(hi, lo, normalize=False).to_device(target)
         return array(obj.get(), device=target, copy=False)
     if isinstance(obj, np.ndarray):
-        hi, lo = _host_pairs_from_numpy(obj, copy)
+        hi, lo = _host_pairs_from_numpy(_plain_array(obj, "obj"), copy)
     elif type(obj).__name__ == "matrix" and hasattr(obj, "tolist") and hasattr(obj, "rows"):
-        return array(obj.tolist(), device=device)  # mpmath matrix
+        # an mpmath matrix (with no rows, tolist() is [] whatever the columns: reshaped)
+        return array(obj.tolist(), device=device).reshape(obj.rows, obj.cols)
     elif isinstance(obj, (list, tuple)):
         pairs = []
         shape = _walk_nested(obj, pairs)

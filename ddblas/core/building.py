@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from ..engines.backend import check_device, device_of_array
-from .array import DDArray, array, full
+from .array import DDArray, array, full, is_array
 from .convert import dd_to_fraction
 from .ops import absolute, divide, equal, less_equal, multiply, operands, register_functions
 from .ops import add as dd_add
@@ -63,9 +63,10 @@ def vstack(tup) -> DDArray:
 
 def where(condition, x=None, y=None):
     """x where condition is true, else y (numpy.where; DD, float64 or scalar values, broadcast);
-    with condition alone, the indices of its nonzero elements (a tuple of index arrays)."""
+    with condition alone, the indices of its nonzero elements (a tuple of index arrays; a
+    condition that is not a NumPy/CuPy array is converted to DD first, as with x and y)."""
     if x is None and y is None:
-        truth = condition.hi != 0 if isinstance(condition, DDArray) else condition
+        truth = condition if is_array(condition) else operands(condition)[0].hi != 0
         return truth.nonzero()
     if x is None or y is None:
         raise ValueError("where() takes condition alone or condition, x and y")

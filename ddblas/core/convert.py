@@ -2,6 +2,8 @@
 
 Every input value x becomes the DD nearest to it: hi = fl(x) (correctly rounded, ties to even,
 subnormals included), lo = fl(x - hi), so |hi + lo - x| <= 2^-106 |x| outside the subnormal range.
+When lo rounds to exactly half an ulp of an odd hi, (hi, lo) is not normalised (fl(hi + lo) is
+hi's even neighbour): the same value is returned as the normalised (fl(hi + lo), the exact rest).
 The work is bounded by the DD precision, never by the input's exponent: magnitudes beyond the DD
 range are decided from the exponent alone (inf, or a zero of the input's sign), and digits or
 bits too far below the leading one to matter are folded into a sticky digit/bit (round to odd),
@@ -36,9 +38,6 @@ _DECIMAL_STRING = re.compile(
 # or the overflow threshold OMEGA + 2^916 = DBL_MAX + 2^970 - 2^916) is a multiple of 2^-1075 of magnitude <= 2^1025.
 _GRID_BITS = 1075
 _OVERFLOW_EXPONENT = 1024         # |x| >= 2^1024 rounds to inf
-# The largest DD is OMEGA = (DBL_MAX, 2^970 - 2^917) (docs/algorithms.md, "Representable range"):
-# (DBL_MAX, 2^970) is not normalised, so a lo that rounds to 2^970 means x is past the range.
-_LO_LIMIT = 2.0 ** 970
 _UNDERFLOW_EXPONENT = -1075       # |x| < 2^-1075 rounds to zero (2^-1075 itself: ties to even)
 # Such a boundary has at most 309 integer and 1075 fraction digits, so at most 1384 significant
 # digits: a decimal truncated to more digits plus a sticky digit rounds like the original.
@@ -92,8 +91,13 @@ def _nearest_dd(negative: bool, num: int, den: int = 1, exp2: int = 0) -> tuple[
         return _infinity(negative)
     hi_num, hi_den = hi.as_integer_ratio()  # hi_den is a power of two <= 2^1074
     lo = (units - hi_num * (scale // hi_den)) / scale
-    if abs(lo) >= _LO_LIMIT:  # hi = DBL_MAX and x >= OMEGA + 2^916: beyond the largest DD
+    total = hi + lo
+    # The largest DD is OMEGA = (DBL_MAX, 2^970 - 2^917) (docs/algorithms.md, "Representable
+    # range"): hi + lo overflowing means hi = +-DBL_MAX and x at or past OMEGA + 2^916.
+    if math.isinf(total):
         return _infinity(negative)
+    if total != hi:  # lo is half an ulp of an odd hi: renormalised (fast_two_sum, exact)
+        hi, lo = total, lo - (total - hi)
     return hi, lo
 
 
@@ -491,14 +495,31 @@ def _binding_end_closed(a: int, b: int, a_closed: bool, b_closed: bool) -> bool:
     return a_closed and b_closed
 
 
+def _pair_interval(hi: float, lo: float) -> tuple[int, int, bool, bool]:
+    """(low, high, low_closed, high_closed): the x with fl(x) = hi and fl(x - hi) = lo (hi > 0),
+    in units of 2^-_GRID_BITS: hi's rounding interval intersected with lo's, shifted by hi."""
+    hi_low, hi_high, hi_closed = _rounding_interval(hi)
+    if lo == 0:  # fl(x - hi) = 0 for |x - hi| <= 2^-1075 (ties to the even zero)
+        lo_low, lo_high, lo_closed = -1, 1, True
+    else:
+        lo_low, lo_high, lo_closed = _rounding_interval(lo)
+    shift = _units(hi)
+    lo_low, lo_high = lo_low + shift, lo_high + shift
+    return (max(hi_low, lo_low), min(hi_high, lo_high),
+            _binding_end_closed(hi_low, lo_low, hi_closed, lo_closed),
+            _binding_end_closed(-hi_high, -lo_high, hi_closed, lo_closed))
+
+
 def dd_to_shortest_string(hi: float, lo: float) -> str:
     """The decimal string with the fewest significant digits that parses (string_to_dd) back to
     the DD nearest hi + lo, i.e. to (hi, lo) itself when the pair is normalised (lo's sign of
     zero aside: it is not part of the value). Written like Python's repr of a float.
 
-    The strings parsing to (hi, lo) are those x with fl(x) = hi and fl(x - hi) = lo: the
-    intersection of hi's rounding interval and lo's shifted by hi. Its shortest decimal is found
-    by a binary search on the exponent of the last digit (bounded work, exact integers)."""
+    The strings parsing to (hi, lo) are those x with fl(x) = hi and fl(x - hi) = lo (the
+    intersection of hi's rounding interval and lo's shifted by hi) and, when lo is half the gap
+    to hi's neighbour n on lo's side, those with fl(x) = n and fl(x - n) = -lo (renormalised to
+    (hi, lo)), an adjacent interval. The shortest decimal of their union is found by a binary
+    search on the exponent of the last digit (bounded work, exact integers)."""
     special = _special_string(hi, lo)
     if special is not None:
         return special
@@ -513,16 +534,15 @@ def dd_to_shortest_string(hi: float, lo: float) -> str:
     negative = hi < 0
     if negative:
         hi, lo, value = -hi, -lo, -value
-    hi_low, hi_high, hi_closed = _rounding_interval(hi)
-    if lo == 0:  # fl(x - hi) = 0 for |x - hi| <= 2^-1075 (ties to the even zero)
-        lo_low, lo_high, lo_closed = -1, 1, True
-    else:
-        lo_low, lo_high, lo_closed = _rounding_interval(lo)
-    shift = _units(hi)
-    lo_low, lo_high = lo_low + shift, lo_high + shift
-    low_closed = _binding_end_closed(hi_low, lo_low, hi_closed, lo_closed)
-    high_closed = _binding_end_closed(-hi_high, -lo_high, hi_closed, lo_closed)
+    low, high, low_closed, high_closed = _pair_interval(hi, lo)
+    neighbour = math.nextafter(hi, math.copysign(math.inf, lo))
+    if lo != 0 and 2 * lo == neighbour - hi:
+        beyond_low, beyond_high, beyond_low_closed, beyond_high_closed = \
+            _pair_interval(neighbour, -lo)
+        if lo < 0:
+            low, low_closed = beyond_low, beyond_low_closed
+        else:
+            high, high_closed = beyond_high, beyond_high_closed
     target = value.numerator * (1 << _GRID_BITS) // value.denominator
-    k, q = _shortest_in(max(hi_low, lo_low), min(hi_high, lo_high), low_closed, high_closed,
-                        target)
+    k, q = _shortest_in(low, high, low_closed, high_closed, target)
     return _format_decimal(negative, k, q)

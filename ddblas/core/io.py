@@ -5,8 +5,10 @@ are NumPy casts and one IEEE binary128 operation each (quad arithmetic, correctl
 """
 from __future__ import annotations
 
+import math
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -15,6 +17,13 @@ from ..engines.backend import check_device, move
 
 FORMAT_TAG = "ddblas-dd-v1"
 _KEYS = {"format", "shape", "hi", "lo"}
+# What reading a damaged archive raises (not a zip, a corrupt or truncated member, a bad .npy
+# header or checksum, a compression zipfile cannot undo); other OSErrors are the caller's.
+_READ_ERRORS = (ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError)
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
+                   (2, 0): np.lib.format.read_array_header_2_0}
+_MAX_TAG_LENGTH = 64  # characters of a format entry worth reading
+_MAX_DIMENSIONS = 64  # NumPy's limit on ndim
 
 
 def _describe(path) -> str:
@@ -55,14 +64,18 @@ def load(path, device: str = "cpu") -> DDArray:
     Raises
     ------
     ValueError
-        When the file is not a ddblas DD file (not an .npz archive, no "ddblas-dd-v1" tag, parts
-        missing or of the wrong dtype or shape), naming the path and what was found.
+        When the file is not a ddblas DD file (not an .npz archive, no "ddblas-dd-v1" tag) or a
+        damaged one (parts missing or of the wrong dtype or shape, a "shape" entry that is not
+        a 1-D array of non-negative integers, a member that cannot be read: bad checksum,
+        truncated data, a damaged .npy header), naming the path and what was found. Each
+        member's .npy header is checked before its data is read, so a damaged header cannot
+        make NumPy allocate the shape it announces.
     """
     check_device(device)
     where = _describe(path)
     try:
         archive = np.load(path, allow_pickle=False)
-    except (ValueError, EOFError, zipfile.BadZipFile) as exc:  # OSError (no file...) passes
+    except _READ_ERRORS as exc:  # OSError (no file...) passes
         raise ValueError(f"load: {where} is not a ddblas DD file (.npz with the "
                          f"{FORMAT_TAG!r} tag): NumPy cannot read it ({exc})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
@@ -71,20 +84,71 @@ def load(path, device: str = "cpu") -> DDArray:
                          f"an .npz archive tagged {FORMAT_TAG!r}")
     with archive:
         keys = set(archive.files)
-        if "format" not in keys or archive["format"].shape != () or \
-                str(archive["format"]) != FORMAT_TAG:
-            found = repr(str(archive["format"])) if "format" in keys else "no format tag"
+        tag, problem = (_read_member(archive, "format", _tag_problem) if "format" in keys
+                        else (None, "no format tag"))
+        if tag is None or str(tag) != FORMAT_TAG:
             raise ValueError(f"load: {where} is not a ddblas DD file: expected the format tag "
-                             f"{FORMAT_TAG!r}, found {found} (arrays: {sorted(keys)})")
+                             f"{FORMAT_TAG!r}, found {problem or repr(str(tag))} (arrays: "
+                             f"{sorted(keys)})")
         if not _KEYS <= keys:
             raise ValueError(f"load: {where} is a damaged ddblas DD file: it lacks "
                              f"{sorted(_KEYS - keys)}")
-        hi, lo, shape = archive["hi"], archive["lo"], tuple(int(d) for d in archive["shape"])
-    if hi.dtype != np.float64 or lo.dtype != np.float64 or hi.shape != shape or \
-            lo.shape != shape:
-        raise ValueError(f"load: {where} is a damaged ddblas DD file: hi {hi.dtype}{hi.shape} "
-                         f"and lo {lo.dtype}{lo.shape} must be float64 of shape {shape}")
+        sizes, problem = _read_member(archive, "shape", _shape_problem)
+        if problem is None and (sizes < 0).any():
+            problem = f"a 'shape' entry with negative sizes {sizes.tolist()}"
+        if problem is None:
+            shape = tuple(int(d) for d in sizes)
+            hi, problem = _read_member(archive, "hi", _part_problem("hi", shape))
+        if problem is None:
+            lo, problem = _read_member(archive, "lo", _part_problem("lo", shape))
+    if problem is not None:
+        raise ValueError(f"load: {where} is a damaged ddblas DD file: found {problem}")
     return DDArray(hi, lo).to_device(device)
+
+
+def _read_member(archive, key: str, problem_of):
+    """(array, None) for member `key` of the open .npz archive, or (None, what is wrong). Its .npy
+    header is read first, and the data only when problem_of(shape, dtype) (what is wrong, or
+    None) accepts the header and the member holds the bytes that the header announces."""
+    names = archive.zip.namelist()
+    name = key if key in names else key + ".npy"  # the member that archive[key] reads
+    try:
+        with archive.zip.open(name) as member:
+            version = np.lib.format.read_magic(member)
+            if version not in _HEADER_READERS:
+                return None, f"member {key!r} of .npy format version {version}"
+            shape, _, dtype = _HEADER_READERS[version](member)
+            held = archive.zip.getinfo(name).file_size - member.tell()
+        problem = problem_of(shape, dtype)
+        if problem is not None:
+            return None, problem
+        if dtype.itemsize * math.prod(shape) > held:
+            return None, f"member {key!r} announcing {dtype}{shape} but holding {held} bytes"
+        return archive[key], None
+    except _READ_ERRORS as exc:
+        return None, f"an unreadable member {key!r} ({type(exc).__name__}: {exc})"
+
+
+def _tag_problem(shape, dtype):
+    if shape == () and dtype.kind in "US" and dtype.itemsize <= 4 * _MAX_TAG_LENGTH:
+        return None
+    return f"a format entry of dtype {dtype} and shape {shape}"
+
+
+def _shape_problem(shape, dtype):
+    if len(shape) == 1 and shape[0] <= _MAX_DIMENSIONS and dtype.kind in "iu":
+        return None
+    return (f"a 'shape' entry of dtype {dtype} and shape {shape} (expected a 1-D integer array "
+            f"of at most {_MAX_DIMENSIONS} sizes)")
+
+
+def _part_problem(key: str, shape: tuple):
+    """_read_member's problem_of for the part `key` ("hi" or "lo"): float64 of `shape`."""
+    def problem_of(part_shape, dtype):
+        if dtype == np.float64 and part_shape == shape:
+            return None
+        return f"{key} {dtype}{part_shape} (hi and lo must be float64 of shape {shape})"
+    return problem_of
 
 
 def _optional(module: str, package: str):
@@ -117,7 +181,8 @@ def to_xprec(x) -> np.ndarray:
     xprec = _optional("xprec", "xprec")
     x = asarray(x)
     out = np.empty(x.shape, dtype=xprec.ddouble)
-    pairs = out.view(np.float64).reshape(x.shape + (2,))
+    # A 0-d array cannot be viewed as a dtype of another size: its flat (1-element) view can.
+    pairs = out.reshape(-1).view(np.float64).reshape(x.shape + (2,))
     pairs[..., 0] = move(x.hi, "cpu")
     pairs[..., 1] = move(x.lo, "cpu")
     return out
@@ -146,8 +211,11 @@ def from_quad(a, device=None) -> DDArray:
     """A DDArray of the DDs nearest the values of a numpy-quaddtype array: hi = fl64(a),
     lo = fl64(a - hi) (a - hi is exact in binary128: hi is a's nearest double). Exact when a has
     at most 106 significant bits in two double-sized pieces; otherwise |error| <= 2^-107 |a|
-    (the 7 last of 113 bits round into lo), as for any value converted to DD. Values past the
-    DD range become +-inf, values below 2^-1074 zeros of their sign.
+    (the 7 last of 113 bits round into lo), as for any value converted to DD, down to about
+    2^-969. Below, lo is subnormal and the error is absolute, <= 2^-1075 (half of lo's spacing
+    2^-1074): the relative error grows as |a| shrinks (about 2^-53 near 2^-1022, up to 1 just
+    above 2^-1075). Values past the DD range become +-inf, values of magnitude <= 2^-1075 zeros
+    of their sign.
 
     Parameters
     ----------

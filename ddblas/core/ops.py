@@ -196,20 +196,37 @@ def absolute(a) -> DDArray:
     return unary("ddblas_abs", a)
 
 
-def _comparison(name):
+def _comparison(name, symbol):
+    """The public comparison `name` (operator `symbol`) of DD values, with NumPy's answers for a
+    DDArray against an object that is not a number: all False (==), all True (!=), a TypeError
+    (orderings)."""
     def compare(a, b):
+        try:
+            a, b = operands(a, b)
+        except TypeError as exc:
+            ddarray, other = (a, b) if isinstance(a, DDArray) else (b, a)
+            if (not isinstance(ddarray, DDArray) or is_array(other)
+                    or isinstance(other, (numbers.Number, list, tuple))):
+                raise  # no DDArray, or numbers that ddblas refuses (complex...): as they say
+            if symbol in ("==", "!="):
+                return ddarray.xp.full(ddarray.shape, symbol == "!=")
+            raise TypeError(f"'{symbol}' is not supported between a DDArray and "
+                            f"{type(other).__name__} (not a number)") from exc
         return binary("ddblas_" + name, a, b, dtype=np.bool_)
     compare.__name__ = name
-    compare.__doc__ = f"Elementwise {name}(a, b) of the exact DD values, as a bool array."
+    against = {"==": "all False", "!=": "all True"}.get(symbol, "a TypeError")
+    compare.__doc__ = (f"Elementwise {name}(a, b) (a {symbol} b) of the exact DD values, as a "
+                       f"bool array; against an object that is not a number (None, a dict...) "
+                       f"{against}, as NumPy.")
     return compare
 
 
-equal = _comparison("equal")
-not_equal = _comparison("not_equal")
-less = _comparison("less")
-less_equal = _comparison("less_equal")
-greater = _comparison("greater")
-greater_equal = _comparison("greater_equal")
+equal = _comparison("equal", "==")
+not_equal = _comparison("not_equal", "!=")
+less = _comparison("less", "<")
+less_equal = _comparison("less_equal", "<=")
+greater = _comparison("greater", ">")
+greater_equal = _comparison("greater_equal", ">=")
 
 
 # ---- simple functions (cuda_src/dd_simple.h; bounds in docs/algorithms.md, "Simple functions") ----
@@ -487,7 +504,6 @@ def _size(a): return a.size
 def _copy(a): return a.copy()
 def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
 def _reshape(a, shape): return a.reshape(shape)
-def _np_sum(a, axis=None, keepdims=False): return sum(a, axis=axis, keepdims=keepdims)
 def _np_dot(a, b, out=None):
     if out is not None:
         raise TypeError("ddblas: np.dot with out= is not supported for DDArray")
@@ -495,7 +511,7 @@ def _np_dot(a, b, out=None):
 
 
 _FUNCTIONS = {
-    np.sum: _np_sum, np.dot: _np_dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
+    np.dot: _np_dot, np.shape: _shape, np.ndim: _ndim, np.size: _size,
     np.copy: _copy, np.transpose: _transpose, np.reshape: _reshape,
 }
 

@@ -7,6 +7,7 @@ takes ``fma=`` and ``add=`` keywords that override them for one call. Also the p
 from __future__ import annotations
 
 import contextlib
+import numbers
 import threading
 from dataclasses import dataclass, replace
 
@@ -74,7 +75,8 @@ _print_options = dict(_PRINT_DEFAULTS)
 
 
 def _check_precision(precision) -> None:
-    if precision is not None and (not isinstance(precision, int) or isinstance(precision, bool)
+    if precision is not None and (not isinstance(precision, numbers.Integral)
+                                  or isinstance(precision, bool)
                                   or not 1 <= precision <= 1400):
         raise ValueError(f"precision must be None or an int from 1 to 1400, got {precision!r}")
 
@@ -84,7 +86,7 @@ def set_printoptions(precision=None) -> None:
     shortest decimal that converts back to the same DD, str 32 significant digits; an int: both
     write that many significant digits, correctly rounded, in scientific notation."""
     _check_precision(precision)
-    _print_options["precision"] = precision
+    _print_options["precision"] = None if precision is None else int(precision)
 
 
 def get_printoptions() -> dict:

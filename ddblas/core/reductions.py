@@ -142,8 +142,9 @@ def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
 def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Variance over the given axes, two-pass in DD: m = mean(), then the sum of (x - m)^2 (each
     a DD sub and mul, summed in sum()'s fixed order; cuda_src/reductions.h) divided by
-    max(n - ddof, 0). Bound: docs/algorithms.md, "Variance"; NaN (NumPy's RuntimeWarning) when
-    n - ddof <= 0."""
+    max(n - ddof, 0). Bound: docs/algorithms.md, "Variance". When n - ddof <= 0, as NumPy:
+    inf, or NaN where the sum is 0 too (an empty or constant slice), with NumPy's
+    RuntimeWarning."""
     if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
         raise TypeError(f"ddof must be a number, got {ddof!r}")
     (a,) = operands(a)
@@ -248,6 +249,7 @@ def _numpy_signature(func, *names):
 
 
 register_functions({
+    np.sum: _numpy_signature(dd_sum, "axis", "dtype", "out", "keepdims"),
     np.max: _numpy_signature(max, "axis", "out", "keepdims"),
     np.amax: _numpy_signature(max, "axis", "out", "keepdims"),
     np.min: _numpy_signature(min, "axis", "out", "keepdims"),
