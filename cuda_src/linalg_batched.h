@@ -25,8 +25,9 @@
 //     and back substitution (each x_i's terms in decreasing j, the order in which a column
 //     sweep finishes the x_j): (A + dA) x = b, |dA| <= gamma_3n |L| |U| (Thm. 9.4; Thm. 8.5's
 //     bound holds for any order of the inner sums).
-//   diagonal_product: det = sign(P) prod u_kk, relative error <= (n - 1) c_mul u^2 (to first
-//     order) on top of the factorization's backward error.
+//   diagonal_product: det = sign(P) prod u_kk, kept as m 2^e (no overflow or underflow in the
+//     product), relative error <= (n - 1) c_mul u^2 (to first order) on top of the
+//     factorization's backward error.
 #pragma once
 #include "geometry.h"  // BATCHED_TEAM_*
 #include "kernels.h"
@@ -139,37 +140,51 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
     }
 }
 
+// power_of_two: 2^e as two factors, each a normal double for |e| <= 2044 (2^e alone is not
+// for e < -1022 or e > 1023): x * first * second is x 2^e, rounded once where x 2^(e / 2) is a
+// normal number (the first product is then exact).
+DD_HD void power_of_two(index_t e, double &first, double &second) {
+    first = ldexp(1.0, int(e / 2));
+    second = ldexp(1.0, int(e - e / 2));
+}
+
 // mantissa_exponent: a = m 2^e with |m.hi| in [0.5, 1) (exact: a power-of-two scaling of a
-// normalized DD whose hi is a normal number); a = 0 gives (0, 0).
+// normalized DD; a subnormal hi, whose 2^-e overflows, too); a = 0 gives (0, 0).
 DD_HD dd mantissa_exponent(dd a, index_t &e) {
     int exponent = 0;
     frexp(a.hi, &exponent);
     e = exponent;
-    return scaled(a, ldexp(1.0, -exponent));
+    double first, second;
+    power_of_two(-e, first, second);
+    return scaled(scaled(a, first), second);
 }
 
-// diagonal_product: det = sign * prod d_k in DD (overflows to inf, underflows to 0 as float64
-// does) and the same product as m 2^e (|m.hi| in [0.5, 1), never overflowing; 0 for a zero
-// factor) for slogdet; sign = (-1)^(number of k with piv[k] != k).
+// diagonal_product: the product of d's diagonal times sign = (-1)^(number of k with piv[k] !=
+// k) as m 2^e (|m.hi| in [0.5, 1), never overflowing; m = 0, e = 0 for a zero factor), e
+// including `shift`, for slogdet; and det = m 2^e in DD, which overflows (inf) or underflows
+// only where m 2^e does, whatever the partial products: m.hi and m.lo scaled apart, so parts in
+// the subnormal range are rounded apart (|error| <= 2^-1074 each).
 // Bound: relative error <= (n - 1) c_mul u^2 to first order, for det and m 2^e alike.
 template <class V>
-DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, dd &det,
-                            dd &mantissa, index_t &exponent) {
-    dd sign = {1.0, 0.0};
+DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, index_t shift,
+                            dd &det, dd &mantissa, index_t &exponent) {
+    mantissa = {1.0, 0.0};
     for (index_t k = 0; k < order; ++k)
-        if (piv[k] != k) sign = neg(sign);
-    det = sign;
-    mantissa = sign;
-    exponent = 0;
+        if (piv[k] != k) mantissa = neg(mantissa);
+    exponent = shift;
     for (index_t k = 0; k < order; ++k) {
-        dd dk = d.load(k, k);
-        det = mul<V>(det, dk);
         index_t ek, em;
-        dd mk = mantissa_exponent(dk, ek);
+        dd mk = mantissa_exponent(d.load(k, k), ek);
         mantissa = mantissa_exponent(mul<V>(mantissa, mk), em);
         exponent += ek + em;
     }
     if (mantissa.hi == 0.0) exponent = 0;
+    // |m| in [0.5, 1): m 2^e is +-inf beyond e = 1024 and rounds to 0 below e = -1074
+    const index_t e = exponent < -1100 ? -1100 : (exponent > 1100 ? 1100 : exponent);
+    double first, second;
+    power_of_two(e, first, second);
+    det = scaled(scaled(mantissa, first), second);
+    if (!isfinite(det.hi)) det.lo = 0.0;
 }
 
 
@@ -458,18 +473,20 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
 
 // det: for each of n factored systems (U's diagonal: d + p d_bs, element (k, k) at
-// k (d_rs + d_cs); pivots piv + p piv_bs) det[p], and det[p] = mant[p] 2^expo[p] unrounded.
+// k (d_rs + d_cs); pivots piv + p piv_bs; shift[p] added to the exponent: the matrix was
+// scaled by 2^(-shift[p] / order)) det[p], and the same value unrounded as mant[p] 2^expo[p].
 #define DDBLAS_LINALG_BATCHED_DET(OP, V)                                                       \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         ddblas::index_t n, ddblas::index_t order, const double *d_hi, const double *d_lo,      \
         ddblas::index_t d_bs, ddblas::index_t d_rs, ddblas::index_t d_cs,                      \
-        const ddblas::index_t *piv, ddblas::index_t piv_bs, double *det_hi, double *det_lo,    \
-        double *mant_hi, double *mant_lo, ddblas::index_t *expo) {                             \
+        const ddblas::index_t *piv, ddblas::index_t piv_bs, const ddblas::index_t *shift,      \
+        double *det_hi, double *det_lo, double *mant_hi, double *mant_lo,                      \
+        ddblas::index_t *expo) {                                                               \
         DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
             ddblas::StridedMatrix d = {d_hi + p * d_bs, d_lo + p * d_bs, d_rs, d_cs};          \
             ddblas::dd det, mant;                                                              \
-            ddblas::diagonal_product<ddblas::variants::V>(order, d, piv + p * piv_bs, det,     \
-                                                          mant, expo[p]);                      \
+            ddblas::diagonal_product<ddblas::variants::V>(order, d, piv + p * piv_bs,          \
+                                                          shift[p], det, mant, expo[p]);       \
             DDBLAS_DD_STORE(det, p, det);                                                      \
             DDBLAS_DD_STORE(mant, p, mant);                                                    \
         }                                                                                      \

@@ -496,9 +496,10 @@ def test_cholesky_stack(device, n):
         assert same_bits(c[i // 3, i % 3], linalg.cholesky(single.to_device(device), lower=True))
     hi[1, 0, 2, 2] = -1.0
     lo[1, 0, 2, 2] = 0.0
-    with pytest.raises(linalg.LinAlgError, match="order 3 .*matrix 3 of the stack") as info:
+    with pytest.raises(linalg.LinAlgError, match=r"order 3 .*matrix a\[1, 0\] of the stack") \
+            as info:
         linalg.cholesky(dd(hi, lo, device))
-    assert info.value.index == 3 and info.value.batch_index == 3
+    assert info.value.index == 3 and info.value.batch_index == (1, 0)  # a's own stack index
 
 
 @pytest.mark.parametrize("n, failing", [(10, 1), (40, 1), (40, 17), (40, 40)])
@@ -568,6 +569,27 @@ def test_argument_errors(device):
         ddblas.rsyrk("L", "N", 1, ddblas.ones((3, 2), device), 0, ddblas.zeros((2, 2), device))
     with pytest.raises(ValueError, match="rgemv: x has length 2"):
         ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((2,), device))
+
+
+@pytest.mark.parametrize("n", [4, 40])
+def test_algorithm_is_validated(device, n):
+    """Every routine with an algorithm argument names it and lists rgemm's algorithms, whatever
+    the order (small ones never reach rgemm), before any work."""
+    from ddblas.blas.gemmcall import ALGORITHMS
+    eye = ddblas.eye(n, device=device)
+    b = ddblas.ones((n,), device)
+    lu_piv = linalg.lu_factor(eye)
+    calls = [lambda kw: linalg.lu_factor(eye, **kw), lambda kw: linalg.lu_solve(lu_piv, b, **kw),
+             lambda kw: linalg.lu(eye, **kw), lambda kw: linalg.cholesky(eye, **kw),
+             lambda kw: linalg.cho_factor(eye, **kw),
+             lambda kw: linalg.cho_solve((eye, True), b, **kw),
+             lambda kw: linalg.solve_triangular(eye, b, **kw), lambda kw: linalg.qr(eye, **kw),
+             lambda kw: linalg.lstsq(eye, b, **kw)]
+    listed = ", ".join(map(repr, ALGORITHMS))
+    for call in calls:
+        with pytest.raises(ValueError, match=f"^algorithm must be one of {listed}, got 'foo'$"):
+            call({"algorithm": "foo"})
+        call({"algorithm": "blocked"})
 
 
 # ---- rsyrk, rgemv ----

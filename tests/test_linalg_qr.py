@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import ddblas
 from ddblas import accuracy, linalg
 from ddblas.core.options import Options
-from ddvalues import exact_values, random_matrix
+from ddvalues import exact_values, random_matrix, same_bits
 
 
 def qr_constant(m: int, n: int, variant: dict) -> Fraction:
@@ -76,13 +76,57 @@ def test_modes_and_shapes(mode, shape, device):
         assert r.shape == (m, n)
     elif mode == "raw":
         (h, tau), r = out
-        assert h.shape == (m, n) and tau.shape == (k,) and r.shape == (m, n)
+        assert h.shape == (m, n) and tau.shape == (k,) and r.shape == (k, n)
     else:
         q, r = out
         full = mode in ("full", "complete")
         assert q.shape == (m, m if full else k)
         assert r.shape == ((m if full else k), n)
         check_qr(a, q, r)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_raw_mode_is_scipys(shape, device):
+    """mode="raw" returns ((h, tau), R) with SciPy's shapes, R (K, N) being h's upper
+    trapezoid, the same as the economic R."""
+    import scipy.linalg
+    a = random_matrix(*shape, seed=3, device=device)
+    (h, tau), r = linalg.qr(a, mode="raw")
+    (h64, tau64), r64 = scipy.linalg.qr(np.array(a.to_device("cpu").hi), mode="raw")
+    assert (h.shape, tau.shape, r.shape) == (h64.shape, tau64.shape, r64.shape)
+    k = min(shape)
+    xp = h.xp
+    upper = ddblas.DDArray(xp.triu(h.hi[:k]), xp.triu(h.lo[:k]), normalize=False)
+    _, economic = linalg.qr(a, mode="economic")
+    assert same_bits(r, upper) and same_bits(r, economic)
+
+
+@pytest.mark.parametrize("shape, big", [((2, 2), 8e307), ((40, 36), 1.3e308),
+                                        ((40, 36), np.finfo(np.float64).max)])
+def test_columns_near_dbl_max(shape, big, device):
+    """Columns whose entries come near DBL_MAX but whose norms are finite, where alpha - beta
+    of the reflector overflowed (docs/linalg.md: they are factored scaled by a power of two, R's
+    columns scaled back): Q and R finite and within the bound. The 40 x 36 case has trailing
+    columns (two panels) and unscaled columns beside the scaled ones, and its Q and R are those
+    of the matrix scaled by 2^-64 (R times 2^64) bit for bit: the scaling commutes with every
+    operation."""
+    m, n = shape
+    if shape == (2, 2):
+        hi = np.array([[big, big], [big, 0.0]])
+    else:
+        hi = np.array(random_matrix(m, n, seed=9, spread=0).hi) / (2 * np.sqrt(m))
+        hi[:, ::3] *= 0.7 * big   # every third column's norm about 0.73 big
+        hi[np.arange(0, n, 3), np.arange(0, n, 3)] = 0.7 * big
+    a = ddblas.DDArray(hi, np.zeros_like(hi)).to_device(device)
+    q, r = linalg.qr(a, mode="economic")
+    assert np.isfinite(np.array(q.to_device("cpu").hi)).all()
+    assert np.isfinite(np.array(r.to_device("cpu").hi)).all()
+    check_qr(a, q, r)
+    if shape != (2, 2):
+        small = ddblas.DDArray(np.ldexp(hi, -64), np.zeros_like(hi)).to_device(device)
+        q_small, r_small = linalg.qr(small, mode="economic")
+        assert same_bits(q, q_small)
+        assert same_bits(r, r_small * ddblas.array(2.0 ** 64, device=device))
 
 
 @pytest.mark.parametrize("scale", [1e300, 1e-280, 1e-300, 2.0 ** -1070])

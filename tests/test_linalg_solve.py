@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -460,3 +461,251 @@ def test_refinement_goes_on_to_16_u2(device):
     assert info["method"] == "refine" and "<= 16 u^2" in info["stopped"]
     assert any(16 * U2 < eta <= 400 * U2 for eta in etas[:-1]) and etas[-1] <= 16 * U2
     assert backward_error(a.to_device("cpu"), x.to_device("cpu"), b.to_device("cpu")) <= 16 * U2
+
+
+# ---- extreme scales: the power-of-two scaling, the backward error, det and slogdet ----
+def _scaled_to(m: ddblas.DDArray, exponent: int) -> ddblas.DDArray:
+    """m times the power of two that puts max |m| in [2^(exponent - 1), 2^exponent)."""
+    shift = exponent - int(np.frexp(np.abs(m.hi).max())[1])
+    return ddblas.DDArray(np.ldexp(m.hi, shift), np.ldexp(m.lo, shift), normalize=False)
+
+
+@pytest.mark.parametrize("a_exp, b_exp", [(1024, 1000), (950, 1000)])
+def test_refinement_at_any_scale(device, a_exp, b_exp):
+    """kappa = 1e10, n = 40: max |a| near DBL_MAX (||A||_inf overflows: solve scales a and b by
+    2^-64) or at 2^950 with b near 2^1000 (not scaled, ||A|| ||x|| overflows). The refinement
+    reaches DD accuracy (the exact backward error, the forward error against mpmath), and its
+    backward errors, stopping reason and x are those of the same system scaled by 2^-900, bit for
+    bit: the measure and the decisions do not depend on the scale."""
+    n = 40
+    a = _scaled_to(_ill(n, 1e10, 2), a_exp).to_device(device)
+    b = accuracy.random_dd((n,), exponents=(b_exp - 1, b_exp - 1), seed=5, device=device)
+    info = {}
+    x = linalg.solve(a, b, info=info)
+    assert info["method"] == "refine"
+    assert backward_error(a, x.reshape(n, 1), b.reshape(n, 1)) <= 16 * U2
+    assert forward_error(a, x, b) <= 10 * n * 1e10 * 2.0 ** -106
+    down = ddblas.array(2.0 ** -900, device=device)
+    small = {}
+    assert same_bits(x, linalg.solve(a * down, b * down, info=small))
+    assert (small["backward_errors"], small["stopped"]) == (info["backward_errors"],
+                                                            info["stopped"])
+
+
+def _exact_solution(a, b) -> list:
+    """A^-1 b exactly (Fractions; Gauss-Jordan on the exact values of 2-D a and 1-D b)."""
+    n = a.shape[0]
+    rows = exact_matrix(a.to_device("cpu"))
+    rhs = exact_values(b.to_device("cpu"))
+    m = [rows[i] + [rhs[i]] for i in range(n)]
+    for k in range(n):
+        p = next(i for i in range(k, n) if m[i][k] != 0)
+        m[k], m[p] = m[p], m[k]
+        for i in range(n):
+            if i != k and m[i][k]:
+                f = m[i][k] / m[k][k]
+                m[i] = [v - f * w for v, w in zip(m[i], m[k])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def test_factors_that_would_overflow(device):
+    """A = [[1e308, 1e308], [-1e308, 1e308]] (kappa 1): its LU overflows (u_22 = 2e308), so
+    solve, det and slogdet work on A 2^-64 (one matrix, inside a 40 x 40 identity for the
+    blocked DD LU and the refinement, in a stack); lu_factor and lu, which must return A's own
+    factors, raise OverflowError naming a."""
+    big = np.array([[1e308, 1e308], [-1e308, 1e308]])
+    b = ddblas.array([3e307, 1e307], device=device)
+    a = ddblas.array(big, device=device)
+    expected = _exact_solution(a, b)
+    assert expected[0] != 0 and expected[1] != 0
+    for method in ("auto", "refine", "dd-lu"):
+        x = exact_values(linalg.solve(a, b, method=method))
+        assert all(abs(g - e) <= 8 * U2 * abs(e) for g, e in zip(x, expected))
+    eye = np.eye(40)
+    eye[:2, :2] = big
+    b40 = np.ones(40)
+    b40[:2] = (3e307, 1e307)
+    for method in ("auto", "refine", "dd-lu"):
+        x = exact_values(linalg.solve(ddblas.array(eye, device=device),
+                                      ddblas.array(b40, device=device), method=method))
+        assert all(abs(g - e) <= 80 * U2 * abs(e) for g, e in zip(x[:2], expected))
+        assert x[2:] == [1] * 38
+    ones = ddblas.ones(40, device=device)   # scaled, A has 2^512 |x| = 2^1024: the backward
+    with warnings.catch_warnings():         # error's terms come as mantissas and exponents
+        warnings.simplefilter("error")
+        x = linalg.solve(ddblas.array(eye, device=device), ones, method="refine")
+    assert backward_error(ddblas.array(eye), x.to_device("cpu").reshape(40, 1),
+                          ones.to_device("cpu").reshape(40, 1)) <= 16 * U2
+    stack = ddblas.array(np.stack([np.eye(2), big]), device=device)
+    x = exact_values(linalg.solve(stack, b))
+    assert x[:2] == exact_values(b)
+    assert all(abs(g - e) <= 8 * U2 * abs(e) for g, e in zip(x[2:], expected))
+    exact_det = Fraction(2) * Fraction(1e308) ** 2
+    eye = ddblas.array(eye, device=device)
+    for d in (linalg.det(a), linalg.det(eye), linalg.det(stack)[1]):
+        assert float(d.to_device("cpu").hi) == np.inf
+    with mpmath.workprec(PREC):
+        log_det = float(mpmath.log(mpmath.mpf(exact_det.numerator)))
+    for sign, logabs in (linalg.slogdet(a), linalg.slogdet(eye)):
+        assert float(sign) == 1 and abs(float(logabs) - log_det) <= 1e-15 * log_det
+    for factor in (linalg.lu_factor, linalg.lu):
+        with pytest.raises(OverflowError, match="LU factors of a overflow"):
+            factor(a)
+
+
+def _check_det(d: ddblas.DDArray, values: list, limit: Fraction) -> None:
+    """det d (a DDArray) against the exact product of `values` (Fractions): inf beyond DBL_MAX,
+    else within `limit` relative or 2^-1074 absolute (subnormal results)."""
+    exact = math.prod(values)
+    got = exact_values(d.to_device("cpu").reshape(1))[0] if math.isfinite(float(d.hi)) else None
+    if abs(exact) >= Fraction(np.finfo(np.float64).max):
+        assert got is None
+    else:
+        assert abs(got - exact) <= max(limit * abs(exact), Fraction(2) ** -1074), (got, exact)
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_det_and_slogdet_at_extreme_scales(device, n):
+    """Diagonal matrices whose determinant is finite although partial products overflow or
+    underflow (det overflows or underflows only where the determinant does), subnormal diagonal
+    entries (slogdet: a subnormal hi made 2^-e overflow), subnormal determinants; one matrix
+    (n = 40: the blocked LU), and the same as a stack (the batched kernel), against exact
+    products. On the GPU, the same bits as the CPU."""
+    diagonals = [[1e200, 1e200, 1e-200], [1e-200, 1e-200, 1e200], [1e-310, 1e-310, 1e-310],
+                 [5e-324, 1.0, 1.0], [1e-300, 1e-10, 1.0], [1e200, 1e200, 1.0],
+                 [1e-200, 1e-200, 1.0], [-1e-310, 3.0, 2.0 ** 1000]]
+    mats = []
+    for diagonal in diagonals:
+        m = np.eye(n)
+        m[np.arange(3), np.arange(3)] = diagonal
+        mats.append(m)
+    stack = ddblas.array(np.stack(mats), device=device)
+    limit = 8 * n * U2
+    dets, (signs, logs) = linalg.det(stack), linalg.slogdet(stack)
+    for p, diagonal in enumerate(diagonals):
+        values = [Fraction(v) for v in diagonal]
+        single = ddblas.array(mats[p], device=device)
+        _check_det(dets[p], values, limit)
+        _check_det(linalg.det(single), values, limit)
+        sign, logabs = linalg.slogdet(single)
+        with mpmath.workprec(PREC):
+            exact_log = float(sum(mpmath.log(abs(mpmath.mpf(v.numerator) / v.denominator))
+                                  for v in values))
+        for s, log in ((sign, logabs), (signs[p], logs[p])):
+            assert float(s) == np.prod(np.sign(diagonal))
+            assert abs(float(log) - exact_log) <= 1e-15 * abs(exact_log), (diagonal, log)
+        assert float(sign) == float(np.linalg.slogdet(mats[p])[0])
+    if device == "gpu":
+        cpu = stack.to_device("cpu")
+        assert same_bits(dets, linalg.det(cpu))
+        assert np.array_equal(logs.get(), linalg.slogdet(cpu)[1])
+
+
+def test_not_positive_definite_small_and_single(device):
+    """assume_a="pos" with a matrix that is not positive definite raises whatever the path:
+    n <= 32 (the batched LU, checked by the DD Cholesky first), every method, a stack, n = 40."""
+    a = ddblas.array([[1.0, 2.0], [2.0, 1.0]], device=device)
+    b = ddblas.ones(2, device=device)
+    for method in ("auto", "refine", "dd-lu"):
+        with pytest.raises(linalg.LinAlgError, match="minor of order 2"):
+            linalg.solve(a, b, assume_a="pos", method=method)
+    x = exact_values(linalg.solve(a, b, assume_a="sym"))
+    assert all(abs(v - Fraction(1, 3)) <= 8 * U2 / 3 for v in x)   # LU does not care
+
+
+def test_stack_errors_name_the_index_in_a(device):
+    """Errors of a stack name the matrix by its index in a's own stack (a tuple for several
+    dimensions), not by its position in the stack broadcast with b's."""
+    a = ddblas.array(np.stack([np.eye(2), np.zeros((2, 2))])[:, None], device=device)
+    b = ddblas.ones((1, 3, 2, 1), device=device)
+    for method in ("auto", "refine"):
+        with pytest.raises(linalg.LinAlgError, match=r"U\[0, 0\].*matrix a\[1, 0\] of the st"
+                           ) as raised:
+            linalg.solve(a, b, method=method)
+        assert raised.value.batch_index == (1, 0) and raised.value.index == 0
+    not_pd = np.stack([np.eye(3)] * 4).reshape(2, 2, 1, 3, 3)   # a of shape (2, 2, 1, 3, 3)
+    not_pd[1, 0, 0, 1, 1] = -1.0
+    for method in ("auto", "refine"):
+        with pytest.raises(linalg.LinAlgError, match=r"order 2 .*matrix a\[1, 0, 0\] of the"
+                           ) as raised:
+            linalg.solve(ddblas.array(not_pd, device=device),
+                         ddblas.ones((5, 3, 1), device=device), assume_a="pos", method=method)
+        assert raised.value.batch_index == (1, 0, 0) and raised.value.index == 2
+    single = ddblas.zeros((2, 2), device=device)
+    with pytest.raises(linalg.LinAlgError) as raised:
+        linalg.solve(single, ddblas.ones((3, 2, 1), device=device))  # a broadcast over b
+    assert raised.value.batch_index is None and "a[" not in str(raised.value)
+
+
+@pytest.mark.parametrize("n", [5, 40])
+@pytest.mark.parametrize("assume_a", ["sym", "pos"])
+def test_symmetric_solvers_read_one_triangle(device, n, assume_a):
+    """assume_a "sym" / "pos" read the triangle that `lower` selects (SciPy: the upper one by
+    default): NaN in the other one (check_finite=False) gives the bits of the symmetric matrix,
+    for one matrix (n = 5: the batched LU, n = 40: the refinement) and a stack."""
+    m = random_matrix(n, n, seed=31, device="cpu", spread=0)
+    spd = m @ m.T + ddblas.eye(n) * n
+    hi, lo = (np.triu(v) + np.triu(v, 1).T for v in (spd.hi, spd.lo))   # exactly symmetric
+    b = random_matrix(n, 2, seed=32, device=device, spread=0)
+    full = ddblas.DDArray(hi, lo, normalize=False)
+    expected = linalg.solve(full.to_device(device), b, assume_a=assume_a)
+    pair = ddblas.DDArray(np.stack([hi] * 2), np.stack([lo] * 2), normalize=False)
+    expected_stack = linalg.solve(pair.to_device(device), b, assume_a=assume_a)
+    for lower in (False, True):
+        garbage = hi.copy()
+        garbage[np.tril_indices(n, -1) if not lower else np.triu_indices(n, 1)] = np.nan
+        a = ddblas.DDArray(garbage, lo, normalize=False)
+        got = linalg.solve(a.to_device(device), b, assume_a=assume_a, lower=lower,
+                           check_finite=False)
+        assert same_bits(got, expected)
+        stack = ddblas.DDArray(np.stack([garbage] * 2), np.stack([lo] * 2), normalize=False)
+        got = linalg.solve(stack.to_device(device), b, assume_a=assume_a, lower=lower,
+                           check_finite=False)
+        assert same_bits(got, expected_stack)
+        a = a.to_device(device)
+        with pytest.raises(ValueError, match="^a must not contain"):
+            linalg.solve(a, b, assume_a=assume_a, lower=lower)   # SciPy checks all of a
+
+
+EMPTY_NORMS = [((0,), {}, None), ((0,), {}, 1), ((0,), {}, 2), ((0,), {}, np.inf),
+               ((0, 3), {}, "fro"), ((0, 3), {}, None), ((0, 3), {}, 1), ((0, 3), {}, np.inf),
+               ((0, 3), {}, -1), ((3, 0), {}, np.inf), ((3, 0), {}, -np.inf),
+               ((2, 0), {"axis": 1}, None), ((2, 0), {"axis": 1}, np.inf),
+               ((0, 3), {"axis": 0}, 1)]
+
+
+@pytest.mark.parametrize("shape, kw, ord_", EMPTY_NORMS)
+def test_norms_of_empty_arrays(device, shape, kw, ord_):
+    """NumPy's values (zeros of NumPy's shape) where the reduction is a sum or a max over no
+    entries, a ValueError naming x where it is a min over none."""
+    x = np.zeros(shape)
+    got = linalg.norm(ddblas.zeros(shape, device=device), ord_, **kw)
+    expected = np.linalg.norm(x, ord_, **kw)
+    assert got.shape == np.shape(expected)
+    assert np.array_equal(np.asarray(got.to_device("cpu").hi), expected)
+    assert not np.asarray(got.to_device("cpu").lo).any()
+
+
+@pytest.mark.parametrize("shape, kw, ord_", [((0,), {}, -np.inf), ((0, 3), {}, -np.inf),
+                                             ((3, 0), {}, -1), ((2, 0), {"axis": 1}, -np.inf)])
+def test_norms_of_empty_arrays_minimum(device, shape, kw, ord_):
+    with pytest.raises(ValueError, match="^x has no entries"):
+        linalg.norm(ddblas.zeros(shape, device=device), ord_, **kw)
+    with pytest.raises(ValueError):
+        np.linalg.norm(np.zeros(shape), ord_, **kw)
+
+
+@pytest.mark.parametrize("p", [None, 1, -1, np.inf, "fro"])
+def test_cond_of_stacks_with_singular_matrices(device, p):
+    """inf for each exactly singular matrix of a stack, the others' condition numbers as for
+    them alone (NumPy's per-matrix answers)."""
+    regular = np.array([[2.0, 1.0], [1.0, 1.0]])   # A^-1 = [[1, -1], [-1, 2]]
+    a = ddblas.array(np.stack([np.eye(2), np.zeros((2, 2)), regular,
+                               np.array([[1.0, 2.0], [2.0, 4.0]])]), device=device)
+    c = linalg.cond(a, p)
+    got = c.to_device("cpu")
+    assert list(np.asarray(got.hi)[[1, 3]]) == [np.inf, np.inf]
+    exact = {None: 9, np.inf: 9, 1: 9, -1: 4, "fro": 7}[p]   # ||A|| ||A^-1|| of `regular`
+    for value, expected in zip(exact_values(got[0:3:2]), ({"fro": 2}.get(p, 1), exact)):
+        assert abs(value - expected) <= 16 * U2 * expected
+    assert same_bits(c[2], linalg.cond(a[2], p))

@@ -116,12 +116,12 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
     return DDArray(x_hi, x_lo, normalize=False)
 
 
-def diagonal_product(d_hi, d_lo, piv, opts: Options, device: str):
+def diagonal_product(d_hi, d_lo, piv, shift, opts: Options, device: str):
     """(det, mantissa, exponent) of factored systems: U's diagonal read from the (batch, n, n)
-    float64 pair d_hi, d_lo (any strides; only the diagonal is read) and the pivots piv
-    (batch, n) int64: det = sign(P) prod u_kk as a (batch,) DDArray (inf/0 on overflow/underflow,
-    as float64), and the same value as mantissa 2^exponent (|mantissa| in [0.5, 1), 0 for a
-    singular system) that never overflows."""
+    float64 pair d_hi, d_lo (any strides; only the diagonal is read), the pivots piv
+    (batch, n) int64 and shift (batch,) int64 added to each exponent: sign(P) prod u_kk 2^shift
+    as mantissa 2^exponent (|mantissa| in [0.5, 1), 0 for a singular system; never overflows),
+    and as det, a (batch,) DDArray (inf/0 only where the value itself overflows/underflows)."""
     batch, n = piv.shape
     be = _backend.backend(device)
     xp = be.xp
@@ -130,8 +130,9 @@ def diagonal_product(d_hi, d_lo, piv, opts: Options, device: str):
     if batch:
         hi, lo, d_bs, d_rs, d_cs = _backend.kernel_parts(d_hi, d_lo)
         piv = _backend.contiguous(piv)
+        shift = _backend.contiguous(shift.astype(np.int64))
         _launch(device, "ddblas_linalg_batched_det_" + opts.suffix, batch, n, hi, lo, d_bs,
-                d_rs, d_cs, piv, n, *out, exponent)
+                d_rs, d_cs, piv, n, shift, *out, exponent)
     return (DDArray(out[0], out[1], normalize=False), DDArray(out[2], out[3], normalize=False),
             exponent)
 

@@ -1,21 +1,71 @@
-"""The exception of ddblas.linalg and its check of finite input."""
+"""The exception of ddblas.linalg, its messages for stacks, and the checks of finite input and
+of the algorithm argument."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..blas.gemmcall import ALGORITHMS
 from ..engines import backend as _backend
 
 
 class LinAlgError(np.linalg.LinAlgError):
     """A factorization or solve failed on the matrix's values: singular (a zero pivot) or not
     positive definite. `index` is the failing index: the 0-based row/column of the zero pivot,
-    or the order of the leading minor that is not positive definite; `batch_index` the matrix of
-    a stack (None for a single matrix)."""
+    or the order of the leading minor that is not positive definite; `batch_index` the matrix's
+    index in a's own stack (an int for one stack dimension, a tuple for several; None for a
+    single matrix)."""
 
-    def __init__(self, message: str, index: int, batch_index: int | None = None):
+    def __init__(self, message: str, index: int, batch_index: int | tuple | None = None):
         super().__init__(message)
         self.index = index
         self.batch_index = batch_index
+
+
+def zero_pivot_error(index: int) -> LinAlgError:
+    """The LinAlgError of an LU whose pivot U[index, index] is exactly zero."""
+    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix is singular", index)
+
+
+def stack_index(flat: int, stack: tuple, own: tuple):
+    """The index in a's own stack (its leading shape `own`) of the matrix at position `flat` of
+    the row-major broadcast stack `stack`: None for a single matrix (own = ()), an int for one
+    stack dimension, a tuple for several."""
+    if not own:
+        return None
+    position = np.unravel_index(flat, stack)[len(stack) - len(own):]
+    index = tuple(0 if size == 1 else int(i) for i, size in zip(position, own))
+    return index[0] if len(index) == 1 else index
+
+
+def _of_stack(index) -> str:
+    """" (matrix a[i, j] of the stack)" for a's index in its stack; "" for None."""
+    if index is None:
+        return ""
+    text = ", ".join(map(str, index)) if isinstance(index, tuple) else index
+    return f" (matrix a[{text}] of the stack)"
+
+
+def in_stack(error: LinAlgError, index) -> LinAlgError:
+    """error as raised for the matrix a[index] of a stack (error itself for index None)."""
+    if index is None:
+        return error
+    return LinAlgError(f"{error}{_of_stack(index)}", error.index, index)
+
+
+def overflow_error(index=None) -> OverflowError:
+    """The error of an LU whose factors leave float64's range (for the matrix a[index] of a
+    stack): their growth took an entry past DBL_MAX, where no DD factor can hold it."""
+    return OverflowError(f"the LU factors of a overflow float64's range{_of_stack(index)}: "
+                         f"factor a scaled by a power of two (solve, det and slogdet scale "
+                         f"entries >= 2^512 themselves)")
+
+
+def require_algorithm(algorithm) -> None:
+    """ValueError naming `algorithm` unless it is one of rgemm's algorithms (the products of
+    every blocked factorization and solve run on rgemm)."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got "
+                         f"{algorithm!r}")
 
 
 def require_finite(*named) -> None:

@@ -33,7 +33,8 @@ from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
-from .errors import LinAlgError, require_finite
+from .errors import (LinAlgError, in_stack, overflow_error, require_algorithm, require_finite,
+                     stack_index, zero_pivot_error)
 
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
@@ -201,8 +202,11 @@ def _lu_in_place(work: DDArray, opts, algorithm):
     return piv, (first_zero if first_zero < k else None)
 
 
-def _singular(index: int) -> LinAlgError:
-    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix is singular", index)
+def _require_finite_factors(work: DDArray, a: DDArray) -> None:
+    """OverflowError if the factors in work hold an inf or NaN that finite a did not give."""
+    xp = work.xp
+    if not bool(xp.isfinite(work.hi).all()) and bool(xp.isfinite(a.hi).all()):
+        raise overflow_error()
 
 
 def lu_factor(a, *, overwrite_a=False, check_finite=True, fma=None, add=None,
@@ -232,20 +236,25 @@ def lu_factor(a, *, overwrite_a=False, check_finite=True, fma=None, add=None,
     LinAlgError
         A pivot is exactly zero ("U[j, j] is exactly zero: the matrix is singular"; .index = j,
         the first in column order). SciPy warns instead; a DD solver cannot use the factors.
+    OverflowError
+        The factors of a finite a leave float64's range (SciPy returns inf / NaN there;
+        solve, det and slogdet scale such a matrix themselves).
     ValueError
-        a not square, or not finite with check_finite.
+        a not square, or not finite with check_finite; algorithm not one of rgemm's.
 
     Notes
     -----
     Recursive LU (module docstring). Backward error (docs/linalg.md): L U = P (A + dA) with
     |dA| <= c_LU(n) |L||U|, c_LU(n) = (L + 1) c_gemm(n) + c_div.
     """
+    require_algorithm(algorithm)
     del overwrite_a
     a = _matrix(a, "a", check_finite)
     work = _working_copy(a)
     piv, first_zero = _lu_in_place(work, resolve(fma, add), algorithm)
+    _require_finite_factors(work, a)
     if first_zero is not None:
-        raise _singular(first_zero)
+        raise zero_pivot_error(first_zero)
     return work, piv.astype(np.int32)
 
 
@@ -283,6 +292,7 @@ def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, fm
     -----
     The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md).
     """
+    require_algorithm(algorithm)
     del overwrite_b
     lu, piv = lu_and_piv
     lu = _matrix(lu, "lu", check_finite)
@@ -320,8 +330,10 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
     l : (M, K) DDArray, unit lower triangular (K = min(M, N)); P L when permute_l.
     u : (K, N) DDArray, upper triangular.
 
-    A singular matrix is factored without an error, as SciPy does (U has a zero on its diagonal).
+    A singular matrix is factored without an error, as SciPy does (U has a zero on its diagonal);
+    factors that leave float64's range raise OverflowError, as lu_factor.
     """
+    require_algorithm(algorithm)
     del overwrite_a
     a = asarray(a)
     if a.ndim != 2:
@@ -332,6 +344,7 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
     m, n = work.shape
     k = min(m, n)
     piv, _ = _lu_in_place(work, resolve(fma, add), algorithm)
+    _require_finite_factors(work, a)
     xp = work.xp
     lower_mask = xp.tri(m, k, k=-1, dtype=bool)
     l_hi = xp.where(lower_mask, work.hi[:, :k], xp.eye(m, k))
@@ -412,9 +425,9 @@ def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
     if failed.size:
         item = int(failed[0])
         order = int(_backend.move(info, "cpu")[item])
-        where = f" (matrix {item} of the stack)" if a.ndim > 2 else ""
-        raise LinAlgError(f"the leading minor of order {order} is not positive definite{where}",
-                          order, item if a.ndim > 2 else None)
+        error = LinAlgError(f"the leading minor of order {order} is not positive definite",
+                            order)
+        raise in_stack(error, stack_index(item, a.shape[:-2], a.shape[:-2]))
     return work
 
 
@@ -450,6 +463,7 @@ def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, 
     |dA| <= c_chol(n) |L||L^T| (docs/linalg.md). Stacks of N <= 64 (geometry.h
     POTRF_MAX_ORDER) are one launch.
     """
+    require_algorithm(algorithm)
     del overwrite_a
     a = _matrix(a, "a", check_finite, stack=True)
     work = _cholesky_lower(a, lower, resolve(fma, add), algorithm)
@@ -466,6 +480,7 @@ def cho_factor(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None
     """(c, lower) for cho_solve, as scipy.linalg.cho_factor: c's `lower` (or upper) triangle
     holds the Cholesky factor; its other triangle holds a's entries there (SciPy: arbitrary).
     Parameters, errors and bound as cholesky (2-D a only)."""
+    require_algorithm(algorithm)
     del overwrite_a
     a = _matrix(a, "a", check_finite)
     work = _cholesky_lower(a, lower, resolve(fma, add), algorithm)[0]
@@ -476,6 +491,7 @@ def cho_solve(c_and_lower, b, *, overwrite_b=False, check_finite=True, fma=None,
               algorithm="auto") -> DDArray:
     """Solve A x = b from cho_factor's (c, lower), as scipy.linalg.cho_solve: two recursive
     triangular solves, L y = b and L^T x = y (or U^T, U). b: (N,) or (N, K), not modified."""
+    require_algorithm(algorithm)
     del overwrite_b
     c, lower = c_and_lower
     c = _matrix(c, "c", check_finite)
@@ -513,6 +529,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, *, overwri
     Recursive blocked substitution (ddblas.rtrsm); backward error op(A + dA) x = b,
     |dA| <= c_trsm(n) |A| (docs/linalg.md).
     """
+    require_algorithm(algorithm)
     del overwrite_b
     a = _matrix(a, "a", check_finite)
     if trans not in (0, 1, 2, "N", "T", "C"):

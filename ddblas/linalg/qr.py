@@ -18,8 +18,9 @@ from ..core.array import DDArray, asarray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
-from .errors import LinAlgError, require_finite
+from .errors import LinAlgError, require_algorithm, require_finite
 from .factor import solve_triangular
+from .scaling import downscale_exponents, scale
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
@@ -90,8 +91,9 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     mode : {"full", "r", "economic", "raw"}
         SciPy's modes; NumPy's names "complete" (= "full") and "reduced" (= "economic") are
         accepted too. "full": Q (M, M), R (M, N). "economic": Q (M, K), R (K, N), K = min(M, N).
-        "r": the 1-tuple (R,) with R (M, N), as SciPy. "raw": ((h, tau), R): h (M, N) holds R
-        and the Householder vectors below the diagonal (LAPACK dgeqrf's layout), tau (K,).
+        "r": the 1-tuple (R,) with R (M, N), as SciPy. "raw": ((h, tau), R), as SciPy: h (M, N)
+        holds R and the Householder vectors below the diagonal (LAPACK dgeqrf's layout), tau
+        (K,), R (K, N).
     pivoting : False
         Column pivoting is not implemented (ValueError when True).
     check_finite : bool
@@ -106,9 +108,12 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     Notes
     -----
     Blocked Householder QR (module docstring); LAPACK's sign convention (R's diagonal may be
-    negative). Backward error (docs/linalg.md, "QR"): Q R = A + dA with
+    negative). Columns with entries >= 2^512 are factored scaled by a power of two into
+    [2^511, 2^512) (exact; R's columns are scaled back), so that no reflector overflows.
+    Backward error (docs/linalg.md, "QR"): Q R = A + dA with
     ||dA[:, j]||_2 <= c_QR(m, n) u_DD ||A[:, j]||_2 (Higham, Thm 19.4).
     """
+    require_algorithm(algorithm)
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
     if pivoting:
@@ -126,13 +131,21 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     xp = a.xp
     m, n = a.shape
     k = min(m, n)
+    shift = downscale_exponents(a, (0,))   # columns near DBL_MAX: QR of A 2^-shift
+    scaled = bool((shift > 0).any())
+    if scaled:
+        a = scale(a, -shift)
     parts = []
     for x in (a.hi, a.lo):
         y = _backend.contiguous(x)
         parts.append(y.copy() if y is x else y)
     work = DDArray(*parts, normalize=False)
     tau, blocks = _geqrf(work, opts, algorithm)
-    rows = k if mode == "economic" else m
+    if scaled:  # R's columns back to A's scale (V and tau do not depend on it)
+        up, keep = scale(work, shift), xp.tri(m, n, -1, dtype=bool)
+        work = DDArray(xp.where(keep, work.hi, up.hi), xp.where(keep, work.lo, up.lo),
+                       normalize=False)
+    rows = k if mode in ("economic", "raw") else m
     r = DDArray(xp.triu(work.hi[:rows]), xp.triu(work.lo[:rows]), normalize=False)
     if mode == "r":
         return (r,)
@@ -192,6 +205,7 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
     ValueError
         Shapes that do not match, or infs / NaNs with check_finite.
     """
+    require_algorithm(algorithm)
     a = asarray(a)
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")

@@ -19,10 +19,13 @@ from ..blas.gemm import rgemm
 from ..core import ops
 from ..core.array import DDArray
 from ..core.options import get_options
+from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
 from . import batched
-from .errors import LinAlgError, require_finite
+from .errors import (LinAlgError, in_stack, overflow_error, require_finite, stack_index,
+                     zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
+from .scaling import downscale_exponents, scale
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -56,18 +59,30 @@ def _broadcast(x: DDArray, shape: tuple) -> DDArray:
     return DDArray(xp.broadcast_to(x.hi, shape), xp.broadcast_to(x.lo, shape), normalize=False)
 
 
-def _zero_pivot_error(index: int, system=None) -> LinAlgError:
-    where = "" if system is None else f" a[{system}]"
-    return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix{where} is singular",
-                       index, system)
+def _symmetrized(a: DDArray, lower: bool) -> DDArray:
+    """a with the triangle that `lower` does not select replaced by the mirror of the one it
+    does (LAPACK's symmetric solvers read one triangle): a selection, exact."""
+    xp = a.xp
+    keep = xp.tri(a.shape[-1], dtype=bool)
+    keep = keep if lower else keep.T
+    mirror = a.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2)
+    return DDArray(xp.where(keep, a.hi, mirror.hi), xp.where(keep, a.lo, mirror.lo),
+                   normalize=False)
 
 
 # ---- norms ----
 def _extreme_abs(x: DDArray, axes: tuple, largest: bool) -> DDArray:
     """max (or min) of |x| over `axes` (kept as size-1 axes), exact: the DD order is the
-    lexicographic order of (hi, lo) for normalized pairs, so this is a selection."""
+    lexicographic order of (hi, lo) for normalized pairs, so this is a selection. Over no
+    entries the max is 0 and the min a ValueError, as NumPy's norms."""
+    xp = x.xp
+    if any(x.shape[i] == 0 for i in axes):
+        if not largest:
+            raise ValueError(f"x has no entries along axis {axes[0]} for the minimum that ord "
+                             f"-1 or -inf takes (NumPy raises too), got shape {x.shape}")
+        shape = tuple(1 if i in axes else size for i, size in enumerate(x.shape))
+        return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
     ax = ops.absolute(x)
-    xp = ax.xp
     pick = xp.max if largest else xp.min
     hi = pick(ax.hi, axis=axes, keepdims=True)
     fill = -math.inf if largest else math.inf
@@ -241,11 +256,22 @@ class _Refinement:
 
     def backward_error(self, r: DDArray) -> float:
         """max over columns of ||r||_inf / (||A||_inf ||x||_inf + ||b||_inf), the DD norms
-        rounded to float64 for the ratio (a measure: 2^-52 relative is plenty)."""
+        rounded to float64 for the ratio (a measure: 2^-52 relative is plenty), each as
+        mantissa 2^exponent, so that no product or sum overflows or underflows at any scale
+        (||A|| ||x|| exceeds DBL_MAX for badly scaled A even after solve's scaling)."""
         xp = self.a.xp
         num = norm(r, math.inf, axis=0).hi
-        den = self.norm_a * norm(self.x, math.inf, axis=0).hi + self.norm_b
-        ratio = xp.where(den > 0, num / xp.where(den > 0, den, 1.0), xp.where(num > 0, xp.inf, 0.0))
+        nx = norm(self.x, math.inf, axis=0).hi
+        (m_r, e_r), (m_x, e_x), (m_b, e_b) = (xp.frexp(v) for v in (num, nx, self.norm_b))
+        m_a, e_a = math.frexp(self.norm_a)
+        m_ax, e_ax = m_a * m_x, e_a + e_x.astype(np.int64)
+        top = xp.maximum(xp.where(m_ax == 0, e_b, e_ax), xp.where(m_b == 0, e_ax, e_b))
+        den = (xp.ldexp(m_ax, xp.clip(e_ax - top, -1100, 0).astype(np.int32))
+               + xp.ldexp(m_b, xp.clip(e_b - top, -1100, 0).astype(np.int32)))  # in [1/4, 2)
+        ratio = xp.ldexp(m_r / xp.where(den > 0, den, 1.0),
+                         xp.clip(e_r - top, -1100, 1100).astype(np.int32))
+        ratio = xp.where(den > 0, ratio, xp.where(num > 0, xp.inf, 0.0))
+        ratio = xp.where(xp.isfinite(nx) & math.isfinite(self.norm_a), ratio, xp.inf)
         return float(ratio.max()) if ratio.size else 0.0
 
     def record(self, eta: float) -> None:
@@ -339,24 +365,36 @@ class _Refinement:
 
 
 # ---- DD factorizations ----
-def _dd_lu_solve_stack(a: DDArray, b: DDArray) -> DDArray:
-    """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, k) stacks by the batched DD LU;
-    LinAlgError naming the first singular system and its zero pivot."""
+def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple = ()) -> DDArray:
+    """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, k) stacks by the batched DD LU, the
+    systems being a's matrices (a's own stack shape `own`: () for one matrix) broadcast to
+    `stack`. LinAlgError naming the first singular matrix (a's index) and its zero pivot;
+    OverflowError where a non-finite x comes from factors of a finite a that overflowed (an x
+    that overflows from finite factors is returned, as NumPy's)."""
     opts = get_options()
     f = batched.lu_factor(a, opts)
-    zero = f.zero_pivot.get() if a.device == "gpu" else f.zero_pivot
+    zero = _backend.move(f.zero_pivot, "cpu")
     singular = np.flatnonzero(zero >= 0)
     if singular.size:
         p = int(singular[0])
-        raise _zero_pivot_error(int(zero[p]), p if a.shape[0] > 1 else None)
-    return batched.lu_solve(f, b, opts)
+        raise in_stack(zero_pivot_error(int(zero[p])), stack_index(p, stack, own))
+    x = batched.lu_solve(f, b, opts)
+    xp = a.xp
+    if not bool(xp.isfinite(x.hi).all()) and bool(xp.isfinite(a.hi).all()):
+        finite = _backend.move(xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), "cpu")
+        if not finite.all():
+            raise overflow_error(stack_index(int(np.flatnonzero(~finite)[0]), stack, own))
+    return x
 
 
 def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
     """A X = B (A (n, n), B (n, k)) by a DD factorization: the batched kernel for n <=
-    SMALL_ORDER, else factor.py's blocked LU (or Cholesky for assume_a="pos", whose
-    LinAlgError names the leading minor that is not positive definite)."""
+    SMALL_ORDER (after the DD Cholesky's check for assume_a="pos"), else factor.py's blocked LU
+    (or Cholesky for assume_a="pos"); for "pos" a LinAlgError names the leading minor that is
+    not positive definite."""
     if a.shape[0] <= SMALL_ORDER:
+        if assume_a == "pos":  # SciPy's contract: not positive definite is an error
+            cholesky(a, lower=True, check_finite=False)
         log["method"] = "dd-lu"
         x = _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape))
         x = x.reshape(b.shape)
@@ -391,7 +429,8 @@ def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) ->
     return _dd_direct(a, b, assume_a, log)
 
 
-def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) -> DDArray:
+def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
+          check_finite=True) -> DDArray:
     """Solve A x = b in double-double, with scipy.linalg.solve's arguments.
 
     Parameters
@@ -402,10 +441,13 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
     b : DDArray or array_like, shape (n,) or (..., n, k)
         Right-hand side: a vector (1-D; broadcast over a stack) or matrices; stack dimensions
         broadcast with a's. Not modified.
+    lower : bool
+        For assume_a "sym" and "pos" only (as SciPy): the triangle of a that is read, with the
+        diagonal (False: the upper one); the other one is taken as its mirror image.
     assume_a : {"gen", "sym", "pos"}
         "pos": a is symmetric positive definite (float64 Cholesky in the refinement, the DD
-        Cholesky as the direct method for n > 32; a stack is checked by the DD Cholesky, then
-        solved by the batched LU); "gen" and "sym" use LU with partial pivoting.
+        Cholesky as the direct method for n > 32; for n <= 32 and stacks the DD Cholesky checks
+        it, then the batched LU solves); "gen" and "sym" use LU with partial pivoting.
     method : {"auto", "refine", "dd-lu"}
         "refine": float64 factors, DD residuals (LU-IR), then GMRES-IR, then the DD LU if both
         stagnate; "dd-lu": the DD LU only; "auto": the DD LU for n <= 32 and for stacks (the
@@ -431,11 +473,18 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
         a not square, b's shape not matching, inf/nan entries, bad assume_a or method.
     LinAlgError
         a singular: an exact zero pivot of the DD LU ("U[j, j] is exactly zero", .index = j,
-        .batch_index the system of a stack); assume_a="pos" and a not positive definite (in
-        float64 and in DD): the leading minor (.index).
+        .batch_index the matrix's index in a's stack); assume_a="pos" and a not positive
+        definite (in float64 and in DD): the leading minor (.index).
+    OverflowError
+        The LU factors overflow even after the scaling below (element growth past 2^512).
 
     Notes
     -----
+    A matrix with entries >= 2^512 (or a column of b) is scaled by a power of two that puts
+    its largest entry into [2^511, 2^512), and x scaled back (exact but for parts that become
+    subnormal; the backward errors are those of the unscaled system), so that neither the
+    factors nor |A| |x| overflow unless x does.
+
     Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106; it
     refines on to 16 u^2 while the corrections shrink) and a
     forward error ~ cond(A, x) u^2; the DD LU's backward error is bounded by gamma_3n |L| |U|
@@ -455,7 +504,15 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
                          f"{a.shape}, got {b.shape}")
     if check_finite:
         require_finite((a, "a"), (b, "b"))
-    stack = broadcast_shape(a.shape[:-2], bm.shape[:-2])
+    if assume_a != "gen":
+        a = _symmetrized(a, bool(lower))
+    shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
+    shift_b = downscale_exponents(bm, (bm.ndim - 2,))   # each column of b
+    scaled = bool((shift_a > 0).any() or (shift_b > 0).any())
+    if scaled:  # A 2^-ka y = b 2^-kb: y = x 2^(ka - kb), the same backward errors
+        a, bm = scale(a, -shift_a), scale(bm, -shift_b)
+    own = a.shape[:-2]
+    stack = broadcast_shape(own, bm.shape[:-2])
     k = bm.shape[-1]
     log = {"method": None, "iterations": 0, "backward_errors": [], "stopped": None,
            "switched": []}
@@ -476,16 +533,21 @@ def solve(a, b, *, assume_a="gen", method="auto", info=None, check_finite=True) 
             for p in range(batch):
                 log["systems"].append({"method": None, "iterations": 0, "backward_errors": [],
                                        "stopped": None, "switched": []})
-                xs.append(_solve_one(a3[p], b3[p], assume_a, method, log["systems"][-1]))
+                try:
+                    xs.append(_solve_one(a3[p], b3[p], assume_a, method, log["systems"][-1]))
+                except LinAlgError as error:
+                    raise in_stack(error, stack_index(p, stack, own)) from None
             xp = a.xp
             x = DDArray(xp.stack([v.hi for v in xs]), xp.stack([v.lo for v in xs]),
                         normalize=False).reshape(out_shape)
         else:
             if assume_a == "pos":  # SciPy's contract: not positive definite is an error
-                cholesky(a3, lower=True, check_finite=False)
+                cholesky(a, lower=True, check_finite=False)
             log["method"] = "dd-lu (batched)"
-            x = _dd_lu_solve_stack(a3, b3).reshape(out_shape)
+            x = _dd_lu_solve_stack(a3, b3, stack, own).reshape(out_shape)
             log["stopped"] = "dd-lu (batched): direct solve"
+    if scaled:
+        x = scale(x.reshape(stack + (n, k)), shift_b - shift_a).reshape(out_shape)
     if info is not None:
         info.clear()
         info.update(log)
@@ -505,14 +567,11 @@ def inv(a, *, check_finite=True) -> DDArray:
     return solve(a, eye, check_finite=check_finite)
 
 
-def _lu_diagonal_product(a: DDArray, check_finite: bool):
-    """(det, mantissa, exponent) over the stack of a (..., n, n) from a DD LU with partial
-    pivoting: the batched kernel for stacks and n <= SMALL_ORDER, else factor.lu_factor (an
-    exact zero pivot there means det = 0)."""
-    (a,) = ops.on_one_device(a)
-    _square_stack(a, "a")
-    if check_finite:
-        require_finite((a, "a"))
+def _diagonal_product(a: DDArray, shift):
+    """(det, mantissa, exponent) over the stack of a (..., n, n) (exponents plus shift, an int
+    array of a's stack shape) from a DD LU with partial pivoting: the batched kernel for stacks
+    and n <= SMALL_ORDER, else factor.lu_factor (an exact zero pivot there means det = 0).
+    OverflowError where the factors of a finite a overflow."""
     stack, n = a.shape[:-2], a.shape[-1]
     batch = math.prod(stack)
     opts = get_options()
@@ -528,16 +587,37 @@ def _lu_diagonal_product(a: DDArray, check_finite: bool):
             zero = DDArray(xp.zeros(()), xp.zeros(()), normalize=False)
             return zero, zero, xp.zeros((), dtype=np.int64)
         hi, lo, piv = lu.hi[None], lu.lo[None], piv.astype(np.int64)[None]
-    det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, opts, a.device)
+    det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, shift.reshape(batch), opts,
+                                                       a.device)
+    finite = _backend.move(xp.isfinite(mantissa.hi), "cpu")
+    if not finite.all() and bool(xp.isfinite(a.hi).all()):
+        raise overflow_error(stack_index(int(np.flatnonzero(~finite)[0]), stack, stack))
     return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
+
+
+def _lu_diagonal_product(a, check_finite: bool):
+    """_diagonal_product of a; where the LU of a overflows, of a scaled as solve scales it (the
+    exponent making up for it): scaling only then keeps every bit of tiny entries otherwise."""
+    (a,) = ops.on_one_device(a)
+    _square_stack(a, "a")
+    if check_finite:
+        require_finite((a, "a"))
+    none = a.xp.zeros(a.shape[:-2], dtype=np.int64)
+    try:
+        return _diagonal_product(a, none)
+    except OverflowError:
+        shift = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
+        return _diagonal_product(scale(a, -shift), a.shape[-1] * shift[..., 0, 0])
 
 
 def det(a, *, check_finite=True) -> DDArray:
     """Determinant of a square matrix or of each matrix of a stack (..., n, n), in DD: the
     product of U's diagonal of the DD LU with partial pivoting, times the permutation's sign
-    (0 for an exactly singular matrix; inf/0 where it overflows/underflows, as float64 does).
-    Error: the LU's backward error (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the
-    product. ValueError for a non-square or non-finite a."""
+    (0 for an exactly singular matrix), kept as m 2^e so that it is inf/0 only where the
+    determinant itself overflows/underflows float64 (a matrix whose LU overflows is factored
+    scaled by a power of two, as solve scales it). Error: the LU's backward error
+    (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the product. ValueError for a
+    non-square or non-finite a."""
     return _lu_diagonal_product(a, check_finite)[0]
 
 
@@ -607,7 +687,7 @@ def cond(a, p=None) -> DDArray:
         solve's accuracy): the result is exact to about cond * u^2 relative, at O(n^3) DD cost
         per matrix. For a single matrix with n > COND_EXACT_ORDER and p = 1 or inf, ||A^-1||_p
         is estimated (Hager / Higham, Alg. 15.4, on the DD LU: a lower bound, usually within a
-        factor 3). inf for an exactly singular matrix.
+        factor 3). inf for an exactly singular matrix (each one of a stack).
     """
     p = math.inf if p is None else p
     if p not in (1, -1, math.inf, -math.inf, "fro"):
@@ -617,11 +697,19 @@ def cond(a, p=None) -> DDArray:
     _square_stack(a, "a")
     norm_a = norm(a, p, axis=(-2, -1))
     xp = a.xp
-    try:
-        if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
+    if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
+        try:
             return ops.multiply(norm_a, _inverse_norm_estimate(a, p))
+        except LinAlgError:
+            return DDArray(xp.full((), xp.inf), xp.zeros(()), normalize=False)
+    singular = xp.zeros(a.shape[:-2], dtype=bool)
+    try:
         a_inv = inv(a)
-    except LinAlgError:
-        shape = a.shape[:-2]
-        return DDArray(xp.full(shape, xp.inf), xp.zeros(shape), normalize=False)
-    return ops.multiply(norm_a, norm(a_inv, p, axis=(-2, -1)))
+    except LinAlgError:  # inf for the singular matrices, the others' inverses as usual
+        singular = slogdet(a, check_finite=False)[0] == 0
+        keep = singular[..., None, None]
+        a_inv = inv(DDArray(xp.where(keep, xp.eye(a.shape[-1]), a.hi),
+                            xp.where(keep, 0.0, a.lo), normalize=False))
+    c = ops.multiply(norm_a, norm(a_inv, p, axis=(-2, -1)))
+    return DDArray(xp.where(singular, xp.inf, c.hi), xp.where(singular, 0.0, c.lo),
+                   normalize=False)
