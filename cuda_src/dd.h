@@ -41,6 +41,30 @@ DD_HD dd scaled(dd a, double factor) {
     return r;
 }
 
+// power_of_two: 2^e as two factors, each a normal double for |e| <= 2044 (2^e alone is not
+// for e < -1022 or e > 1023): scaled(scaled(x, first), second) is x 2^e, rounded once where
+// x 2^(e / 2) is a normal number (the first scaling is then exact).
+DD_HD void power_of_two(index_t e, double &first, double &second) {
+    first = ldexp(1.0, int(e / 2));
+    second = ldexp(1.0, int(e - e / 2));
+}
+
+// mantissa_exponent: a = m 2^e with |m.hi| in [0.5, 1), exact (a power-of-two scaling of a
+// normalized DD, in two steps so that a subnormal hi, whose 2^-e overflows, works too); a zero,
+// inf or nan a comes back as it is with e = 0.
+DD_HD dd mantissa_exponent(dd a, index_t &e) {
+    if (a.hi == 0.0 || !isfinite(a.hi)) {
+        e = 0;
+        return a;
+    }
+    int exponent = 0;
+    frexp(a.hi, &exponent);
+    e = exponent;
+    double first, second;
+    power_of_two(-e, first, second);
+    return scaled(scaled(a, first), second);
+}
+
 // DD_COLD: the recomputations at half scale below, taken only where an intermediate overflowed,
 // stay out of line, so the registers of the kernels around add, mul and div (the GEMM epilogue
 // among them) are those of the common path.

@@ -40,7 +40,8 @@ DD_HD dd round_to_integer(dd a) {
             r.hi = rounded;
             if constexpr (R == Rounding::to_nearest_even) {
                 const double below = ::floor(a.hi);
-                if (a.hi - below == 0.5 && a.lo != 0.0) r.hi = a.lo > 0.0 ? below + 1.0 : below;
+                const double twice = 2.0 * a.hi;  // exact; an integer iff hi is a half-integer
+                if (::floor(twice) == twice && a.lo != 0.0) r.hi = a.lo > 0.0 ? below + 1.0 : below;
             }
         } else {
             fast_two_sum(a.hi, round_double<R>(a.lo), r.hi, r.lo);
@@ -108,28 +109,51 @@ DD_HD dd reciprocal(dd a) {
     return div<V>(one, a);
 }
 
+// clamped: e limited to [-limit, limit].
+DD_HD index_t clamped(index_t e, index_t limit) {
+    return e > limit ? limit : (e < -limit ? -limit : e);
+}
+
 // power: a^n for an integer n by binary powering (right to left: the set bits of |n| from the
 // lowest pick the squares a^(2^k) into the product), then the reciprocal for n < 0. Each computed
 // a^m carries at most m - 1 factors (1 + d), |d| <= c_mul (squares and products alike), so with
 // g = (|n| - 1) c_mul: relative error <= g / (1 - g) for n > 0, (1 + c_div) / (1 - g / (1 - g)) - 1
-// for n < 0 (docs/algorithms.md). a^0 = 1 (nan and inf included, as C pow); a^1 = a exactly. No
-// square is taken beyond the highest bit of |n|, so no intermediate overflows or underflows
-// unless a^|n| does. Special values and overflow as mul and div give them.
+// for n < 0 (docs/algorithms.md). The squares and the product are kept as mantissa_exponent's
+// m 2^e (exact power-of-two scalings: the same roundings as unscaled), so no intermediate
+// overflows or underflows, and a^n is scaled to its exponent once at the end: a^-307 of 0.1
+// is accurate although 0.1^307 is below the normal range. a^0 = 1 (nan and inf included, as C
+// pow); a^1 = a exactly. Special values and overflow as mul and div give them.
 template <class V>
 DD_HD dd power(dd a, long long n) {
+    // |exponents| beyond this make a^n inf or 0 whatever the mantissas: clamped, none overflows
+    constexpr index_t EXPONENT_LIMIT = index_t(1) << 40;
     unsigned long long m = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
     dd r = {1.0, 0.0};
+    index_t r_exponent = 0, square_exponent = 0, e = 0;
     bool empty = true;  // r is still the empty product 1
-    dd square_k = a;    // a^(2^k)
+    dd square_k = mantissa_exponent(a, square_exponent);  // a^(2^k) = square_k 2^square_exponent
     while (m != 0) {
         if (m & 1ULL) {
-            r = empty ? square_k : mul<V>(r, square_k);
+            r = mantissa_exponent(empty ? square_k : mul<V>(r, square_k), e);
+            r_exponent = clamped(r_exponent + square_exponent + e, EXPONENT_LIMIT);
             empty = false;
         }
         m >>= 1;
-        if (m != 0) square_k = mul<V>(square_k, square_k);
+        if (m != 0) {
+            square_k = mantissa_exponent(mul<V>(square_k, square_k), e);
+            square_exponent = clamped(2 * square_exponent + e, EXPONENT_LIMIT);
+        }
     }
-    return n < 0 ? reciprocal<V>(r) : r;
+    if (n < 0) {
+        r = reciprocal<V>(r);
+        r_exponent = -r_exponent;
+    }
+    // |r| in (0.25, 2]: r 2^r_exponent is +-inf beyond 2^1025 and rounds to 0 below 2^-1076
+    double first, second;
+    power_of_two(clamped(r_exponent, 1100), first, second);
+    r = scaled(scaled(r, first), second);
+    if (!isfinite(r.hi)) r.lo = 0.0;  // overflow: (+-inf, 0), as mul gives it
+    return r;
 }
 
 }  // namespace ddblas

@@ -424,7 +424,9 @@ DD_HD dd arccosh(dd x) {
 }
 
 // arctanh: the series for |x| <= 0.17, log1p(2|x| / (1 - |x|)) / 2 up to 1 (1 - |x| exact above
-// 1/2 by Sterbenz); +-inf at +-1, nan beyond; x below 2^-54. Odd.
+// 1/2 by Sterbenz), (log(1 + |x|) - log(1 - |x|)) / 2 where 1 - |x| < 2^-1000 (the quotient
+// would overflow; no cancellation: log(1 - |x|) < -693); +-inf at +-1, nan beyond; x below
+// 2^-54. Odd.
 template <class V>
 DD_HD dd arctanh(dd x) {
     using namespace elementary;
@@ -432,9 +434,14 @@ DD_HD dd arctanh(dd x) {
     const dd a = abs(x), one = dd_of(1.0);
     if (greater(a, one)) return dd_of(quiet_nan());
     if (a.hi <= 0.17) return atanh_series<V>(x);
-    const dd r = equal(a, one) ? dd_of(infinity())
-                               : scaled(log1p<V>(div_accurate<V>(scaled(a, 2.0), sub<V>(one, a))),
-                                        0.5);
+    const dd gap = sub<V>(one, a);  // exact above 1/2 (Sterbenz)
+    dd r;
+    if (equal(a, one))
+        r = dd_of(infinity());
+    else if (gap.hi < 0x1p-1000)  // 2|x| / (1 - |x|) overflows: log(1 + |x|) - log(1 - |x|)
+        r = scaled(sub<V>(log<V>(add<V>(one, a)), log<V>(gap)), 0.5);
+    else
+        r = scaled(log1p<V>(div_accurate<V>(scaled(a, 2.0), gap)), 0.5);
     return signbit(x.hi) ? neg(r) : r;
 }
 
@@ -460,8 +467,8 @@ DD_HD dd minus_multiple(dd a, double q, dd b) {
 // fmod: x - n y with n = trunc(x / y), C's fmod (the sign of x, |r| < |y|), by long division in
 // base 2^52 on a = |x|, b = |y| (no x - y trunc(x / y), which loses everything for quotients past
 // 2^106 [QD]): while a >= b, take bs = b 2^k with k >= 0 the largest that keeps a / bs < 2^53
-// (exact scaling), q = trunc(a.hi / bs.hi) and a = a - q bs (minus_multiple), then add or subtract
-// bs until 0 <= a < bs; each pass removes 52 bits of the quotient (<= 41 passes over the whole
+// (exact scaling), q = trunc(a.hi / bs.hi) (2 less for a >= 2^1023, so that q bs does not
+// overflow) and a = a - q bs (minus_multiple), then add or subtract bs until 0 <= a < bs; each pass removes 52 bits of the quotient (<= 41 passes over the whole
 // range; the loops are bounded). Every pass computes a mod bs, whose bits lie between the lowest bit of x or of b 2^k and
 // the top of bs: for float64 x and y (and DDs with no gap between their parts) it is a DD and the
 // result is exact; otherwise each pass rounds once (measured bound in docs/algorithms.md).
@@ -480,7 +487,10 @@ DD_HD dd fmod(dd x, dd y) {
         frexp(a.hi, &ea);
         const int k = ea - eb > 52 ? ea - eb - 52 : 0;
         const dd bs = {ldexp(b.hi, k), ldexp(b.lo, k)};  // exact: no overflow since bs <= a
-        a = minus_multiple<V>(a, trunc(a.hi / bs.hi), bs);  // q within 2 of a / bs
+        double q = trunc(a.hi / bs.hi);  // within 2 of a / bs
+        // q bs.hi may round past DBL_MAX when a.hi >= 2^1023: q - 2 keeps it below a.hi
+        if (ea > 1023) q = q > 2.0 ? q - 2.0 : 0.0;
+        a = minus_multiple<V>(a, q, bs);
         for (int fix = 0; fix < elementary::FMOD_FIXES && a.hi < 0.0; ++fix)
             a = minus_multiple<V>(a, -1.0, bs);
         for (int fix = 0; fix < elementary::FMOD_FIXES && !less(a, bs); ++fix)

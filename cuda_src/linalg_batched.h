@@ -140,25 +140,6 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
     }
 }
 
-// power_of_two: 2^e as two factors, each a normal double for |e| <= 2044 (2^e alone is not
-// for e < -1022 or e > 1023): x * first * second is x 2^e, rounded once where x 2^(e / 2) is a
-// normal number (the first product is then exact).
-DD_HD void power_of_two(index_t e, double &first, double &second) {
-    first = ldexp(1.0, int(e / 2));
-    second = ldexp(1.0, int(e - e / 2));
-}
-
-// mantissa_exponent: a = m 2^e with |m.hi| in [0.5, 1) (exact: a power-of-two scaling of a
-// normalized DD; a subnormal hi, whose 2^-e overflows, too); a = 0 gives (0, 0).
-DD_HD dd mantissa_exponent(dd a, index_t &e) {
-    int exponent = 0;
-    frexp(a.hi, &exponent);
-    e = exponent;
-    double first, second;
-    power_of_two(-e, first, second);
-    return scaled(scaled(a, first), second);
-}
-
 // diagonal_product: the product of d's diagonal times sign = (-1)^(number of k with piv[k] !=
 // k) as m 2^e (|m.hi| in [0.5, 1), never overflowing; m = 0, e = 0 for a zero factor), e
 // including `shift`, for slogdet; and det = m 2^e in DD, which overflows (inf) or underflows

@@ -279,6 +279,11 @@ DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
         k_mod_32 = 0;
         return x;
     }
+    if (!isfinite(x.lo)) {  // a pair that is not a DD (normalize=False): nan, no table reads
+        k_mod_32 = 0;
+        const dd nan = {quiet_nan(), 0.0};
+        return nan;
+    }
     if (fabs(x.hi) > CODY_WAITE_LIMIT) return reduce_payne_hanek<V>(x, k_mod_32);
     const dd q = mul<V>(x, SIXTEEN_OVER_PI);
     dd r;

@@ -128,6 +128,19 @@ def test_special_values_as_float64(fn, device, variant):
     assert np.allclose(hi[finite], expected[finite], rtol=1e-14, atol=0), (x[finite], hi[finite])
 
 
+@pytest.mark.parametrize("e", [1000, 1023, 1050, 1074])
+def test_arctanh_within_2_to_minus_1000_of_one(device, variant, e):
+    """Review of 2026-11-25: arctanh(+-(1 - 2^-e)) was nan for e >= 1023 (2|x| / (1 - |x|)
+    overflowed); it is now (log(1 + |x|) - log(1 - |x|)) / 2 there, within the bound."""
+    xs = [dd_from_fraction(s * (1 - Fraction(1, 2 ** e))) for s in (1, -1)]
+    x = to_ddarray(xs, device)
+    r = ddblas.arctanh(x, **variant)
+    bound = accuracy.bound_constant("arctanh", ddblas.Options(**variant))
+    for got, value in zip(exact_values(r), exact_values(x)):
+        exact = mpmath.atanh(mpf(value))
+        assert abs(mpf(got) - exact) <= mpf(bound) * abs(exact)
+
+
 def test_power_special_values_as_c_pow(device, variant):
     grid = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0,
                      -3.0, 2.5, -2.5, 1e300, -1e300])

@@ -194,6 +194,26 @@ def test_power_of_large_exponents_near_one(device, variant, n):
             assert err <= mpmath.mpf(bound.numerator) / bound.denominator
 
 
+@pytest.mark.parametrize("base, n", [(0.1, -307), (1 / 3, -640), (0.1, -300), (3.0, 640),
+                                     (-0.5395455539360687, -1130), (1e-5, -61)])
+def test_power_whose_intermediate_leaves_the_normal_range(device, variant, base, n):
+    """Review of 2026-11-25: 0.1 ** -307 (a normal 1e307) was 9e14 u^2 off, 0.1^307 having been
+    formed below the normal range before the reciprocal; the powers are now kept as m 2^e."""
+    a = to_ddarray([dd_from_fraction(Fraction(base) * (1 + Fraction(1, 3 * 2 ** 60)))], device)
+    r = ddblas.power(a, n, **variant)
+    assert is_normalized(r)
+    power_within_bound(a, n, r, variant)
+
+
+def test_rint_of_the_double_below_minus_one_half():
+    """Review of 2026-11-25: rint(-0.49999999999999994 - 2^-56) was -1: hi - floor(hi) rounds
+    to 0.5 for that hi, which was taken for a half-integer."""
+    x = ddblas.DDArray(np.array([-0.49999999999999994, 0.49999999999999994]),
+                       np.array([-2.0 ** -56, 2.0 ** -56]))
+    r = ddblas.rint(x)
+    assert exact_values(r) == [0, 0] and np.signbit(r.hi).tolist() == [True, False]
+
+
 @pytest.mark.parametrize("base, n, expected", [
     (NAN, 0, 1.0), (INF, 0, 1.0), (0.0, 0, 1.0), (NAN, 2, NAN), (0.0, -1, INF), (-0.0, -3, -INF),
     (-0.0, -2, INF), (-0.0, 3, -0.0), (0.0, 5, 0.0), (INF, -2, 0.0), (-INF, 3, -INF),

@@ -106,6 +106,16 @@ def test_large_arguments_near_multiples_of_pi(name, device, variant):
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_pairs_with_a_non_finite_lo_give_nan_not_a_crash(name, device):
+    """Review of 2026-11-25: a pair (huge hi, nan or inf lo), not a DD (normalize=False), read
+    Payne-Hanek's table out of bounds and killed the process; it now gives nan."""
+    hi = np.array([1e300, 2.0 ** 91, 2.0 ** 95, 1e300])
+    lo = np.array([np.nan, np.nan, np.inf, -np.inf])
+    x = ddblas.DDArray(hi, lo, normalize=False).to_device(device)
+    assert np.isnan(getattr(ddblas, name)(x).to_device("cpu").hi).all()
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_huge_arguments_payne_hanek(name, device, variant):
     """Around the switch from Cody-Waite to Payne-Hanek (2^90; up to 2^100 k was once off by
     one) and beyond: random DDs up to 2^1023 (lo parts huge too), the largest doubles and a DD
