@@ -286,26 +286,24 @@ MAX_EXPONENT = 2 ** 63
 
 def _integer_exponents(exponent: DDArray):
     """The values of `exponent` as an int64 array of its device, or None if one of them is not
-    an integer (nan and inf included). A ValueError when an integer is >= 2^63 in magnitude."""
+    an integer (nan and inf included) or is 2^63 or more in magnitude."""
     integral = isfinite(exponent) & equal(trunc(exponent), exponent)
-    if not bool(integral.all()):
+    if not bool(integral.all()) or not bool((abs(exponent.hi) < float(MAX_EXPONENT)).all()):
         return None
-    if not bool((abs(exponent.hi) < float(MAX_EXPONENT)).all()):
-        raise ValueError("ddblas.power: integer exponents must be below 2^63 in magnitude")
     # Both parts of an integer DD are integers; |hi| < 2^63 keeps hi + lo within int64.
     return exponent.hi.astype(np.int64) + exponent.lo.astype(np.int64)
 
 
 def power(x, exponent, *, fma=None, add=None) -> DDArray:
-    """x ** exponent elementwise (NumPy broadcasting) for integer exponents: Python or NumPy
-    integers, or DD/float values that are integers, below 2^63 in magnitude.
+    """x ** exponent elementwise (NumPy broadcasting); integer exponents (Python or NumPy
+    integers, or DD/float values that are integers) below 2^63 in magnitude by binary powering.
 
     Binary powering of x by |n| with the DD multiplication in a fixed order, then the reciprocal
     (DD division) for n < 0: with g = (|n| - 1) c_mul (c_mul: multiply's bound), relative error
     <= g / (1 - g) for n > 0 and <= (1 + c_div) / (1 - g / (1 - g)) - 1 for n < 0
     (docs/algorithms.md, "Integer powers"). x ** 0 = 1 for every x (nan included), x ** 1 = x,
-    x ** -1 = reciprocal(x). Any other exponent (when one of them is not an integer: all of
-    them) is computed as exp(y log|x|) by ddblas.core.elementary.power, within
+    x ** -1 = reciprocal(x). Any other exponent (when one of them is not such an integer:
+    all of them) is computed as exp(y log|x|) by ddblas.core.elementary.power, within
     accuracy.bound("real_power") (1 + |y ln x|) relative (docs/algorithms.md)."""
     x, exponent = operands(x, exponent)
     n = _integer_exponents(exponent)
