@@ -29,10 +29,11 @@ except ImportError as exc:  # the optional extra
 
 from .blas.gemm import rgemm as _rgemm
 from .core import ops
-from .core.array import DDArray, asarray
+from .core.array import DDArray, asarray, shape_argument
 from .core.array import random as _random_dd
 from .core.options import resolve
-from .engines.backend import array_module, device_of_array
+from .blas.gemmcall import ALGORITHMS
+from .engines.backend import array_module, broadcast_shape, device_of_array
 
 __all__ = ["DDDaskArray", "from_ddarray", "from_dask", "random", "add", "subtract", "multiply",
            "divide", "sqrt", "negative", "absolute", "equal", "not_equal", "less", "less_equal",
@@ -98,6 +99,9 @@ class DDDaskArray:
 
     __slots__ = ("parts",)
     __hash__ = None
+    # NEP 13: NumPy's and DDArray's binary operators leave a DDDaskArray operand to its reflected
+    # operators below (and NumPy's ufuncs refuse it)
+    __array_ufunc__ = None
 
     def __init__(self, parts):
         if not isinstance(parts, da.Array):
@@ -154,8 +158,10 @@ class DDDaskArray:
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return (f"DDDaskArray<shape={self.shape}, chunks={self.chunks}, device='{self.device}', "
-                f"blocks={int(np.prod(self.numblocks, dtype=np.int64))}>")
+        """Shape, largest chunk, device and number of blocks: a few words, as dask's repr (the
+        chunks themselves are in .chunks)."""
+        return (f"DDDaskArray<shape={self.shape}, chunksize={self.parts.chunksize[1:]}, "
+                f"device='{self.device}', blocks={int(np.prod(self.numblocks, dtype=np.int64))}>")
 
     # ---- evaluation ----
     def compute(self, **kwargs) -> DDArray:
@@ -229,6 +235,9 @@ def _chunks_argument(chunks, shape: tuple) -> tuple:
         return da.core.normalize_chunks(chunks, shape, dtype=np.float64)
     except (ValueError, TypeError) as error:
         raise ValueError(f"chunks {chunks!r} do not fit the shape {shape}: {error}") from None
+    except ZeroDivisionError:  # dask's error for a chunk size of 0 on a non-empty axis
+        raise ValueError(f"chunks {chunks!r} do not fit the shape {shape}: chunk sizes must be "
+                         f"positive (-1 or None: the whole axis)") from None
 
 
 # ---- construction ----
@@ -282,13 +291,14 @@ def random(shape, chunks="auto", seed=None, device=None) -> DDDaskArray:
     ddblas.random(chunk_shape, seed=[seed, i, j, ...], device=device), so the values depend on the
     seed and the chunks only, not on the scheduler or the workers. seed: a non-negative int, or
     None for one drawn now from the OS (fixed in the graph, so a retried task gives the same
-    values). device: 'cpu' (NumPy chunks, the default) or 'gpu' (CuPy chunks)."""
+    values). shape: an int or a tuple of ints >= 0, as ddblas.random takes it. device: 'cpu'
+    (NumPy chunks, the default) or 'gpu' (CuPy chunks)."""
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"random seed must be a non-negative int or None, got {seed!r}")
     probe = _random_dd((0,), device=device)  # checks device, gives the chunk type
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    shape = shape_argument(shape)   # as ddblas.random: dask would take negative and float sizes
     chunks = (2,) + _chunks_argument(chunks, shape)
     return DDDaskArray(da.map_blocks(_random_block, int(seed), probe.device, chunks=chunks,
                                      dtype=np.float64, meta=probe.xp.empty((0,) * (len(shape) + 1))))
@@ -296,9 +306,9 @@ def random(shape, chunks="auto", seed=None, device=None) -> DDDaskArray:
 
 # ---- elementwise operations ----
 def _operand(x):
-    """A DDDaskArray as it is; an N-d DDArray (or array) as a DDDaskArray of it; a scalar as a
-    _Scalar."""
-    if isinstance(x, DDDaskArray):
+    """A DDDaskArray or _Scalar as it is; an N-d DDArray (or array) as a DDDaskArray of it; a
+    scalar as a _Scalar."""
+    if isinstance(x, (DDDaskArray, _Scalar)):
         return x
     if isinstance(x, da.Array):
         raise TypeError("a dask array operand must be wrapped first: ddblas.dask.from_dask(hi, lo)")
@@ -316,6 +326,7 @@ def _elementwise(func, *xs, comparison: bool = False, **options):
     if len({x.device for x in arrays}) > 1:
         raise ValueError("operands have NumPy and CuPy chunks: move one (from_ddarray(x.compute()"
                          ".to_device(...)))")
+    broadcast_shape(*(x.shape for x in arrays))  # the shapes' error before dask's chunks'
     ndim = max(x.ndim for x in arrays)
     padded = {id(x): x.parts[(slice(None),) + (None,) * (ndim - x.ndim)] for x in arrays}
     # each axis chunked as the first operand that is not broadcast along it
@@ -439,8 +450,7 @@ def dot(x, y, *, fma=None, add=None) -> DDDaskArray:
     bound (docs/distributed.md)."""
     x, y = _operand(x), _operand(y)
     if isinstance(x, _Scalar) or isinstance(y, _Scalar):
-        return multiply(x, y, fma=fma, add=add) if not isinstance(x, _Scalar) \
-            else multiply(y, x, fma=fma, add=add)
+        return multiply(x, y, fma=fma, add=add)
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length (or a scalar), got shapes "
                          f"{x.shape} and {y.shape}")
@@ -486,6 +496,8 @@ def rgemm(a, b, *, fma=None, add=None, algorithm="auto", split_k=False,
                          f"({a.shape[1]} != {b.shape[0]})")
     if a.device != b.device:
         raise ValueError("rgemm operands have NumPy and CuPy chunks: move one")
+    if algorithm not in ALGORITHMS:  # checked here: the tasks would fail only when computed
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     kwargs = dict(_options(fma, add), algorithm=algorithm)
     meta = _meta(a.parts, 3)
     if not split_k:

@@ -3,13 +3,17 @@
 Each returns two float64 arrays (x, y) of the broadcast shape, computed by the kernels of
 cuda_src/eft.h on the inputs' device. With u = 2^-53 and round-to-nearest:
 
-- two_sum(a, b):      s + e == a + b exactly, s = fl(a + b)       (Knuth; any finite a, b)
-- fast_two_sum(a, b): the same, needs exponent(a) >= exponent(b) or a == 0, implied by |a| >= |b|
-                      (Dekker's Fast2Sum); checked unless check=False
-- split(a):           hi + lo == a exactly, each with at most 26 significant bits
-                      (Veltkamp/Dekker; inputs above 2^996 are scaled first, as in QD)
-- two_prod(a, b, fma=True): p + e == a * b exactly, p = fl(a * b), if |a*b| >= 2^-968 (no
-                      underflow) and p is finite; fma=False uses Dekker's product (no FMA)
+- two_sum(a, b):      s + e == a + b exactly, s = fl(a + b) (Knuth), for finite a, b whose sum
+                      does not overflow, with one exception where an intermediate overflows
+                      (see two_sum)
+- fast_two_sum(a, b): the same (Dekker's Fast2Sum), if a == 0 or exponent(a) >= exponent(b)
+                      (IEEE exponents, implied by |a| >= |b|); checked unless check=False
+- split(a):           hi + lo == a exactly, each with at most 26 significant bits, for finite a
+                      (Veltkamp/Dekker; inputs above 2^996 are scaled first, as in QD), except
+                      |a| > 2^1024 - 2^997, where lo has 27 (see split)
+- two_prod(a, b, fma=True): p + e == a * b exactly, p = fl(a * b), if a*b == 0 or
+                      |a*b| >= 2^-968 (no underflow) and p is finite; fma=False uses Dekker's
+                      product (no FMA)
 """
 from __future__ import annotations
 
@@ -60,19 +64,27 @@ def _pair_kernel(kernel, a, b):
 
 
 def two_sum(a, b):
-    """(s, e) with s = fl(a + b) and s + e == a + b exactly (Knuth's TwoSum)."""
+    """(s, e) with s = fl(a + b) and s + e == a + b exactly (Knuth's TwoSum), for finite a, b
+    whose sum does not overflow (then s is infinite and e NaN).
+
+    One exception (cuda_src/eft.h): b = +-DBL_MAX and a of the opposite sign an odd multiple of
+    2^970 with |a + b| >= 2^1023. The sum then rounds up in magnitude from a tie, the
+    intermediate s - a overflows, and e is NaN although s is finite.
+    """
     return _pair_kernel("ddblas_two_sum", a, b)
 
 
 def fast_two_sum(a, b, check=True):
-    """(s, e) with s = fl(a + b) and s + e == a + b exactly (Dekker's Fast2Sum), for
-    exponent(a) >= exponent(b) or a == 0 (e.g. |a| >= |b|). check=True raises a ValueError where
-    the precondition fails; check=False skips that pass over the data."""
+    """(s, e) with s = fl(a + b) and s + e == a + b exactly (Dekker's Fast2Sum), for finite a, b
+    whose sum does not overflow, if a == 0 or exponent(a) >= exponent(b) (e.g. |a| >= |b|).
+    The exponents are IEEE's: every subnormal has that of the smallest normal, 2^-1022, so any
+    two subnormals qualify. check=True raises a ValueError where the precondition fails;
+    check=False skips that pass over the data."""
     (a, b), _, be = _float64_inputs(a, b)
     if check:
         xp = be.xp
-        _, ea = xp.frexp(a)
-        _, eb = xp.frexp(b)
+        # frexp's exponent is IEEE's + 1 for normal numbers; -1021 for all of the subnormals
+        ea, eb = (xp.maximum(xp.frexp(x)[1], -1021) for x in (a, b))
         bad = (ea < eb) & (a != 0) & (b != 0) & xp.isfinite(a) & xp.isfinite(b)
         if bool(bad.any()):
             raise ValueError("fast_two_sum needs exponent(a) >= exponent(b) or a == 0 "
@@ -81,7 +93,12 @@ def fast_two_sum(a, b, check=True):
 
 
 def split(a):
-    """(hi, lo) with hi + lo == a exactly, each fitting in 26 bits (Veltkamp's split)."""
+    """(hi, lo) with hi + lo == a exactly, each fitting in 26 significant bits, for finite a
+    (Veltkamp's split; above 2^996 a is scaled by 2^-28 first, as in QD).
+
+    Exception (cuda_src/eft.h): for |a| > 2^1024 - 2^997 the nearest 26-bit hi is 2^1024, which
+    overflows, so hi is the next 26-bit value below and lo has 27 significant bits.
+    """
     (a,), shape, be = _float64_inputs(a)
     xp = be.xp
     data = _backend.contiguous(a)
@@ -92,7 +109,8 @@ def split(a):
 
 
 def two_prod(a, b, fma=True):
-    """(p, e) with p = fl(a * b) and p + e == a * b exactly (no underflow, p finite).
+    """(p, e) with p = fl(a * b) and p + e == a * b exactly, if a*b == 0 or |a*b| >= 2^-968
+    (no underflow in e) and p is finite.
     fma=True: one FMA (2MultFMA); fma=False: Dekker's product with Veltkamp's split."""
     if not isinstance(fma, bool):
         raise ValueError(f"fma must be True or False, got {fma!r}")

@@ -40,9 +40,10 @@ def default_device() -> str:
 
 
 def to_device(x, device: str):
-    """A float64 NumPy/CuPy array moved to `device` ("cpu" or "gpu"), as DDArray.to_device moves
-    each of its parts (a pageable host array: the host-to-device rate of to_device)."""
-    return _backend.move(x, device)
+    """A float64 NumPy/CuPy array moved to `device` ("cpu" or "gpu"; else a ValueError), as
+    DDArray.to_device moves each of its parts (a pageable host array: the host-to-device rate of
+    to_device)."""
+    return _backend.move(x, _backend.check_device(device))
 
 
 # ---- ceilings and tile geometry ----
@@ -76,14 +77,15 @@ def default_gemm_block(m: int, n: int) -> int:
 
 def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None,
                    accuracy: str = "classic") -> str:
-    """The algorithm rgemm(a, b, algorithm="auto", accuracy=accuracy) would run for DDArrays
-    a, b on their device with the given (else the active) options, from the same cost model and
-    operand scan; no product is computed."""
-    opts = resolve(fma, add)
-    return _auto.choose(a.device, a.shape[0], b.shape[1], a.shape[1], opts.suffix,
-                        lambda: _gemmcall.plans(a, b, opts, None, _gemmcall.OZAKI_ENGINES,
-                                                 accuracy),
-                        lambda: _gemmcall.cpu_rates(opts, _gemm.RUNNERS))[0]
+    """The algorithm rgemm(a, b, algorithm="auto", accuracy=accuracy) would run for a, b (2-D
+    DDArrays, or anything else rgemm takes) on their device with the given (else the active)
+    options, from the same cost model and operand scan; no product is computed. The arguments
+    are checked by rgemm's own checks (errors name them)."""
+    call = _gemmcall.prepare("rgemm", a, b, fma=fma, add=add, accuracy=accuracy)
+    return _auto.choose(call.device, call.m, call.n, call.k, call.opts.suffix,
+                        lambda: _gemmcall.plans(call.op_a, call.op_b, call.opts, None,
+                                                 _gemmcall.OZAKI_ENGINES, accuracy),
+                        lambda: _gemmcall.cpu_rates(call.opts, _gemm.RUNNERS))[0]
 
 
 # ---- the Ozaki scheme's engines ----
@@ -128,9 +130,9 @@ def cached_artifact(name: str, build: Callable[[], bytes], unit: pathlib.Path,
 
 
 def kernel_units(device: str) -> dict[str, pathlib.Path]:
-    """Family -> the entry unit that the backend of `device` ("cpu" or "gpu") compiles for it
-    (cuda_src/units/<family>.cpp or .cu)."""
-    return _build.units(device)
+    """Family -> the entry unit that the backend of `device` ("cpu" or "gpu"; else a ValueError)
+    compiles for it (cuda_src/units/<family>.cpp or .cu)."""
+    return _build.units(_backend.check_device(device))
 
 
 def source_dir() -> pathlib.Path:

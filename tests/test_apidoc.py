@@ -1,6 +1,8 @@
 """docs/api.md is the page ddblas.tools.apidoc generates from the package, entry for entry."""
 from __future__ import annotations
 
+import pytest
+
 import ddblas
 from ddblas.tools import apidoc
 
@@ -36,3 +38,17 @@ def test_main_writes_the_page(tmp_path, capsys):
     assert apidoc.main([str(tmp_path / "api.md")]) == 0
     assert (tmp_path / "api.md").read_text() == apidoc.render()
     assert "wrote" in capsys.readouterr().out
+
+
+def test_main_help_and_bad_arguments_write_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        apidoc.main(["--help"])
+    assert exit_info.value.code == 0 and "usage: python -m ddblas.tools.apidoc" in \
+        capsys.readouterr().out
+    for argv, message in [(["a.md", "b.md"], "unrecognized arguments: b.md"),
+                          ([str(tmp_path)], "is a directory")]:
+        with pytest.raises(SystemExit) as exit_info:
+            apidoc.main(argv)
+        assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

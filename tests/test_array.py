@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import decimal
 import math
+import operator
 from fractions import Fraction
 
 import mpmath
@@ -255,6 +256,28 @@ def test_copy_copy_and_deepcopy_do_not_share_memory(device):
         c[0] = 99
         assert exact_values(a)[0] == 1 and exact_values(c)[0] == 99
         assert c.device == device
+
+
+def test_binary_operators_defer_to_types_that_refuse_ufuncs(device):
+    """NEP 13, as NumPy's operators: an operand whose type sets __array_ufunc__ = None (e.g. a
+    DDDaskArray) gets the operation through its reflected operator."""
+    reflected = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
+                 operator.truediv: "__rtruediv__", operator.matmul: "__rmatmul__",
+                 operator.pow: "__rpow__", operator.eq: "__eq__", operator.ne: "__ne__",
+                 operator.lt: "__gt__", operator.le: "__ge__", operator.gt: "__lt__",
+                 operator.ge: "__le__"}
+    methods = {name: (lambda name: lambda self, other: (name, other))(name)
+               for name in reflected.values()}
+    deferring = type("Deferring", (), {"__array_ufunc__": None, **methods})()
+    x = ddblas.ones(3, device=device)
+    for op, name in reflected.items():
+        got = op(x, deferring)
+        assert got[0] == name and got[1] is x, name
+    with pytest.raises(TypeError):  # no forward operator on its side: nobody answers
+        deferring + x
+    with pytest.raises(TypeError):  # in place: NumPy's rule too, no deferring
+        x += deferring
+    assert exact_values(x + 1) == [2] * 3 and (x == None).tolist() == [False] * 3  # noqa: E711
 
 
 def test_device_errors_without_gpu(monkeypatch):

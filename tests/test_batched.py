@@ -118,6 +118,17 @@ def test_gpu_groups_over_more_blocks_than_the_grid():
     assert same_bits(c, ddblas.rgemm_batched(a.to_device("cpu"), b.to_device("cpu"), alpha="0.75"))
 
 
+def test_batch_of_zero_broadcasts_with_one(device):
+    """NumPy's matmul broadcasting: a batch of 1 goes with a batch of 0, giving 0 products."""
+    empty, one = ddblas.zeros((0, 4, 3), device=device), ddblas.zeros((1, 3, 2), device=device)
+    assert ddblas.rgemm_batched(empty, one).shape == (0, 4, 2)
+    assert (one.transpose(0, 2, 1) @ empty.transpose(0, 2, 1)).shape == (0, 2, 4)
+    c = ddblas.zeros((0, 4, 2), device=device)
+    assert ddblas.rgemm_batched(empty, one, c, beta=1) is c
+    with pytest.raises(ValueError, match="batch sizes"):
+        ddblas.rgemm_batched(empty, ddblas.zeros((2, 3, 2), device=device))
+
+
 def test_k_zero_and_beta(device):
     a, b = ddblas.zeros((3, 4, 0), device=device), ddblas.zeros((3, 0, 5), device=device)
     assert exact_values(ddblas.rgemm_batched(a, b)) == [0] * 60

@@ -5,6 +5,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+import ddblas
+from ddblas.tools import cli
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -26,3 +31,37 @@ def test_bad_arguments():
     assert _run("demo", "--n", "0").returncode != 0
     assert "invalid choice" in _run("demo", "--device", "tpu").stderr
     assert _run().returncode != 0
+
+
+def _usage_error(capsys, *argv) -> str:
+    """The one-line error of main(argv), which must exit with status 2 through the parser of
+    argv[0]'s subcommand (its usage line) before any work."""
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(list(argv))
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: python -m ddblas {argv[0]}") and "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+def test_argument_errors_come_from_the_subcommand_parser(tmp_path, capsys, monkeypatch):
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    pytest.importorskip("matplotlib")   # bench checks its extras first
+    pytest.importorskip("tqdm")
+    cases = [(("demo", "--n", "0"), "--n must be positive, got 0"),
+             (("demo", "--seed", "-1"), "--seed must be at least 0, got -1"),
+             (("accuracy", "--quick", "--sizes", "0"), "--sizes must be positive, got 0"),
+             (("accuracy", "--sizes", "-4", "8"), "--sizes must be positive, got -4 8"),
+             (("accuracy", "--out-dir", str(a_file)), "exists and is not a directory"),
+             (("accuracy", "--out-dir", str(a_file / "sub")), "exists and is not a directory"),
+             (("bench", "rgemm", "--repeat", "0"), "--repeat must be positive, got 0"),
+             (("bench", "tsm", "--out-dir", str(a_file)), "exists and is not a directory"),
+             (("bench", "tsm", "--doc", str(tmp_path)), "is a directory; it takes a markdown"),
+             (("bench", "tsm", "--doc", str(tmp_path / "no" / "x.md")), "does not exist"),
+             (("bench", "tsm", "--section", "cpu"), "give --doc too")]
+    for argv, message in cases:
+        assert message in _usage_error(capsys, *argv), argv
+    assert os.listdir(tmp_path) == ["file"]  # nothing ran, nothing was written
+    monkeypatch.setattr(ddblas, "gpu_available", lambda: False)
+    assert "--device gpu: no usable GPU" in _usage_error(capsys, "demo", "--device", "gpu")

@@ -1,6 +1,7 @@
 """ddblas.dask: DD arrays and rgemm on dask (threaded scheduler, a LocalCluster of processes)."""
 from __future__ import annotations
 
+import operator
 import os
 import pickle
 import signal
@@ -79,6 +80,24 @@ def test_random_is_per_chunk_and_scheduler_independent(device):
     assert not same_bits(x, dd.random((10, 7), chunks=(4, 3), seed=6, device=device).compute())
     with pytest.raises(ValueError, match="seed"):
         dd.random((3,), seed=-1)
+    for shape in [(-1, 5), -3]:
+        with pytest.raises(ValueError, match="shape must not have negative sizes"):
+            dd.random(shape, chunks=3, seed=0)
+    for shape in [(2.5,), (True, 3), "3"]:  # dask would make (2,) and (1, 3) of the first two
+        with pytest.raises(TypeError, match="shape must be an int or a tuple of ints"):
+            dd.random(shape, seed=0)
+
+
+def test_chunks_of_zero_size_and_repr():
+    x = ddblas.random((30,), seed=1)
+    for make in (lambda: dd.from_ddarray(x, chunks=0), lambda: dd.random((4, 6), chunks=(2, 0))):
+        with pytest.raises(ValueError, match="chunks .* chunk sizes must be positive"):
+            make()
+    assert dd.from_ddarray(ddblas.zeros((0,)), chunks=0).shape == (0,)  # dask's 0 on an empty axis
+    # a few words whatever the number of chunks
+    many = dd.random((30, 10 ** 4), chunks=(7, 1), seed=0)
+    assert repr(many) == ("DDDaskArray<shape=(30, 10000), chunksize=(7, 1), device='cpu', "
+                          "blocks=50000>")
 
 
 # ---- elementwise operations and reductions ----
@@ -104,6 +123,22 @@ def test_elementwise_equal_ddarray(device, variant):
         assert np.array_equal(getattr(a, op)(b).compute(), getattr(x, op)(y)), op
     with pytest.raises(TypeError, match="from_dask"):
         a + a.hi
+    with pytest.raises(ValueError, match="broadcast together: shapes \\(5,\\) and \\(4,\\)"):
+        dd.from_ddarray(ddblas.ones(5), 2) + dd.from_ddarray(ddblas.ones(4), 3)
+
+
+def test_ddarray_and_numpy_operands_on_the_left(device):
+    """DDArray's and NumPy's operators leave a DDDaskArray operand to its reflected ones."""
+    x, y = random_matrix(5, 4, seed=5, device=device), random_matrix(4, 3, seed=6, device=device)
+    a, b = dd.from_ddarray(x, chunks=2), dd.from_ddarray(y, chunks=3)
+    for got, expected in [(x + a, x + x), (x - a, x - x), (x * a, x * x), (x / a, x / x),
+                          (x @ b, x @ y)]:
+        assert isinstance(got, dd.DDDaskArray) and same_bits(got.compute(), expected)
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        got = getattr(operator, op)(x[::-1], a)
+        assert np.array_equal(got.compute(), getattr(operator, op)(x[::-1], x)), op
+    if device == "cpu":
+        assert same_bits((np.ones((5, 4)) + a).compute(), x + 1)
 
 
 def test_sum_and_dot_within_bound(device, variant):
@@ -133,6 +168,11 @@ def test_sum_and_dot_within_bound(device, variant):
         dd.sum(a, axis=2)
     with pytest.raises(ValueError, match="1-D"):
         dd.dot(a, a)
+    # a scalar operand multiplies (NumPy's dot)
+    for got, expected in [(dd.dot(w, 2, **variant), ddblas.multiply(u, 2, **variant)),
+                          (dd.dot(3, w, **variant), ddblas.multiply(3, u, **variant)),
+                          (dd.dot(w, "0.1", **variant), ddblas.multiply(u, "0.1", **variant))]:
+        assert same_bits(got.compute(), expected)
 
 
 # ---- rgemm ----
@@ -166,6 +206,8 @@ def test_rgemm_errors():
         dd.rgemm(a, a)
     with pytest.raises(ValueError, match="2-D"):
         dd.rgemm(a, 2)
+    with pytest.raises(ValueError, match="algorithm must be one of .* got 'foo'"):
+        dd.rgemm(a, a.T, algorithm="foo")   # when the graph is built, not at compute()
 
 
 # ---- a cluster of processes ----

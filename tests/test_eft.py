@@ -82,6 +82,26 @@ def test_fast_two_sum_refuses_a_violated_precondition(device):
     assert _host(s)[0] == 1e10 + 1.0
 
 
+@given(st.lists(st.tuples(st.integers(-2 ** 52 + 1, 2 ** 52 - 1),
+                          st.integers(-2 ** 52 + 1, 2 ** 52 - 1)), min_size=1, max_size=16))
+def test_fast_two_sum_takes_subnormals_in_any_order(device, pairs):
+    """Subnormals share the IEEE exponent of 2^-1022 (frexp's differ), so Fast2Sum applies."""
+    xs, ys = ([k * 5e-324 for k in ks] for ks in zip(*pairs))
+    s, e = (_host(v) for v in eft.fast_two_sum(_on(device, xs), _on(device, ys)))
+    for a, b, si, ei in zip(xs, ys, s, e):
+        assert si == a + b and Fraction(float(si)) + Fraction(float(ei)) == Fraction(a) + b
+    eft.fast_two_sum(_on(device, [5e-324]), _on(device, [2.0 ** -1022]))  # exponent -1022 both
+    with pytest.raises(ValueError, match="exponent"):  # normal numbers: frexp's order
+        eft.fast_two_sum(_on(device, [2.0 ** -1022]), _on(device, [2.0 ** -1021]))
+
+
+def test_two_sum_documented_overflow_of_its_intermediate(device):
+    """The one exception of two_sum's docstring (cuda_src/eft.h): s finite, e NaN."""
+    s, e = (_host(v) for v in eft.two_sum(_on(device, [-3 * 2.0 ** 970]), _on(device, [DBL_MAX])))
+    assert s[0] == DBL_MAX - 3 * 2.0 ** 970 and np.isnan(e[0])
+    assert "2^970" in eft.two_sum.__doc__ and "2^1024 - 2^997" in eft.split.__doc__
+
+
 @given(samples)
 def test_split_is_exact_with_26_bit_halves(device, xs):
     hi, lo = (_host(v) for v in eft.split(_on(device, xs)))

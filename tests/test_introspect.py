@@ -1,6 +1,9 @@
 """ddblas.introspect: the timing and introspection API reports what the library really does."""
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import ddblas
 from conftest import requires_gpu
 from ddblas import introspect
@@ -17,6 +20,23 @@ def test_auto_algorithm_is_what_rgemm_runs(device):
         same = ddblas.rgemm(a, b, algorithm=algorithm, info=chosen)
         assert chosen["algorithm"] == auto["algorithm"]
         assert (c.hi == same.hi).all() and (c.lo == same.lo).all()
+
+
+def test_bad_arguments_are_errors_naming_them():
+    a, b = ddblas.random((6, 5), seed=1), ddblas.random((5, 3), seed=2)
+    for args, kwargs, message in [((a, a), {}, "op\\(A\\) is 6x5"),
+                                  ((a, b), {"accuracy": "foo"}, "accuracy must be one of"),
+                                  ((a[0], b[:, 0]), {}, "2-D matrices, a has shape \\(5,\\)"),
+                                  ((a[None], b), {}, "2-D matrices, a has shape \\(1, 6, 5\\)")]:
+        with pytest.raises(ValueError, match=message):
+            introspect.auto_algorithm(*args, **kwargs)
+    # what rgemm takes, auto_algorithm takes: float64 NumPy operands
+    assert introspect.auto_algorithm(np.ones((6, 5)), np.ones((5, 3))) == \
+        introspect.auto_algorithm(a, b)
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'gpu', got 'tpu'"):
+        introspect.to_device(np.ones(3), "tpu")
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'gpu', got 'tpu'"):
+        introspect.kernel_units("tpu")
 
 
 def test_compile_flags_forbid_contraction():

@@ -168,9 +168,10 @@ def _shapes(routine: str, a: DDArray, b: DDArray, op_a, op_b, transa, transb) ->
                          f"transb={transb!r})")
     if routine == "rgemm":
         return None, m, n, k
-    batches = [x.shape[0] for x in (op_a, op_b) if x.ndim == 3]
-    batch = max(batches)
-    if any(s not in (1, batch) for s in batches):
+    # NumPy's broadcasting: a batch of 1 goes with any other (0 included)
+    batches = {x.shape[0] for x in (op_a, op_b) if x.ndim == 3} - {1}
+    batch = batches.pop() if batches else 1
+    if batches:
         raise ValueError(f"rgemm_batched: the batch sizes of a {a.shape} and b {b.shape} differ "
                          f"and neither is 1")
     return batch, m, n, k

@@ -124,6 +124,18 @@ def operation(name: str):
         raise TypeError(f"DDArray {name} needs ddblas's operations: import ddblas") from None
 
 
+def _binary(name: str, reflected: bool = False):
+    """DDArray's binary operator running operation(name) on (self, other), or on (other, self)
+    when reflected. It returns NotImplemented, leaving the operation to other's own (reflected)
+    operator, when other's type sets ``__array_ufunc__ = None`` (NumPy's rule for ndarray's
+    operators, NEP 13), as ddblas.dask.DDDaskArray does."""
+    def operator(self, other):
+        if getattr(type(other), "__array_ufunc__", False) is None:
+            return NotImplemented
+        return operation(name)(other, self) if reflected else operation(name)(self, other)
+    return operator
+
+
 class DDArray:
     """An N-d array of double-double values hi + lo (about 106 significant bits).
 
@@ -424,27 +436,18 @@ class DDArray:
         return self._format(lambda hi, lo: _convert.dd_to_string(hi, lo, precision))
 
     # ---- arithmetic: the operations of core.ops and blas.gemm (see operation()) ----
-    def __add__(self, other): return operation("add")(self, other)
-    def __radd__(self, other): return operation("add")(other, self)
-    def __sub__(self, other): return operation("subtract")(self, other)
-    def __rsub__(self, other): return operation("subtract")(other, self)
-    def __mul__(self, other): return operation("multiply")(self, other)
-    def __rmul__(self, other): return operation("multiply")(other, self)
-    def __truediv__(self, other): return operation("divide")(self, other)
-    def __rtruediv__(self, other): return operation("divide")(other, self)
-    def __matmul__(self, other): return operation("matmul")(self, other)
-    def __rmatmul__(self, other): return operation("matmul")(other, self)
-    def __pow__(self, other): return operation("power")(self, other)
-    def __rpow__(self, other): return operation("power")(other, self)
+    __add__, __radd__ = _binary("add"), _binary("add", reflected=True)
+    __sub__, __rsub__ = _binary("subtract"), _binary("subtract", reflected=True)
+    __mul__, __rmul__ = _binary("multiply"), _binary("multiply", reflected=True)
+    __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", reflected=True)
+    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", reflected=True)
+    __pow__, __rpow__ = _binary("power"), _binary("power", reflected=True)
     def __neg__(self): return operation("negative")(self)
     def __pos__(self): return self
     def __abs__(self): return operation("absolute")(self)
-    def __eq__(self, other): return operation("equal")(self, other)
-    def __ne__(self, other): return operation("not_equal")(self, other)
-    def __lt__(self, other): return operation("less")(self, other)
-    def __le__(self, other): return operation("less_equal")(self, other)
-    def __gt__(self, other): return operation("greater")(self, other)
-    def __ge__(self, other): return operation("greater_equal")(self, other)
+    __eq__, __ne__ = _binary("equal"), _binary("not_equal")
+    __lt__, __le__ = _binary("less"), _binary("less_equal")
+    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
 
     def _inplace(self, op, other):
         result = op(self, other)
@@ -634,13 +637,13 @@ def from_mpmath(obj, device=None) -> DDArray:
 
 def _new(shape, value: float, device) -> DDArray:
     device = check_device(device or "cpu")
-    shape = _shape_argument(shape)
+    shape = shape_argument(shape)
     xp = _backend.backend(device).xp
     return DDArray(xp.full(shape, value, dtype=np.float64), xp.zeros(shape, dtype=np.float64),
                    normalize=False)
 
 
-def _shape_argument(shape) -> tuple:
+def shape_argument(shape) -> tuple:
     """shape (an int or a sequence of ints >= 0) as a tuple; a TypeError/ValueError naming it."""
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     if (isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list))
@@ -668,7 +671,7 @@ def full(shape, fill_value, device=None) -> DDArray:
     if value.ndim != 0:
         raise ValueError(f"full() needs a scalar fill_value, got shape {value.shape}")
     device = check_device(device or "cpu")
-    shape = _shape_argument(shape)
+    shape = shape_argument(shape)
     xp = _backend.backend(device).xp
     hi, lo = float(value.hi), float(value.lo)
     # CuPy may fill with a memset when the value == 0, which would lose the sign of -0.0.
@@ -693,7 +696,7 @@ def random(shape, seed=None, device=None) -> DDArray:
     values do not depend on the shape: random((5,), seed=s)[:3] == random((3,), seed=s).
     """
     device = check_device(device or "cpu")
-    shape = _shape_argument(shape)
+    shape = shape_argument(shape)
     rng = np.random.default_rng(seed)
     halves = rng.integers(0, 2 ** 53, size=shape + (2,), dtype=np.int64)
     halves = move(halves, device)  # converted where they land (exact: each half < 2^53)

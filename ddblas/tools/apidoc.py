@@ -5,6 +5,7 @@ package); tests/test_apidoc.py checks that the committed page is up to date.
 """
 from __future__ import annotations
 
+import argparse
 import inspect
 import pathlib
 import sys
@@ -90,8 +91,13 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    path = pathlib.Path(argv[0]) if argv else DEFAULT_PATH
+    parser = argparse.ArgumentParser(prog="python -m ddblas.tools.apidoc",
+                                     description="write the API reference page (markdown)")
+    parser.add_argument("path", nargs="?", type=pathlib.Path, default=DEFAULT_PATH,
+                        help=f"the page to write (default: {DEFAULT_PATH})")
+    path = parser.parse_args(argv).path
+    if path.is_dir():
+        parser.error(f"{path} is a directory; give the page's file name")
     path.write_text(render())
     print(f"wrote {path}")
     return 0

@@ -5,7 +5,47 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+
+
+def _at_least(parser, option: str, value, low: int) -> None:
+    """parser.error unless value (an int, a list of ints, or None: not given) is >= low."""
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    if values and min(values) < low:
+        shown = " ".join(map(str, values))
+        parser.error(f"{option} must be {'positive' if low == 1 else f'at least {low}'}, "
+                     f"got {shown}")
+
+
+def _nearest_existing(path: str) -> str:
+    """path made absolute, or its nearest ancestor that exists."""
+    path = os.path.abspath(path)
+    while not os.path.lexists(path):
+        path = os.path.dirname(path)
+    return path
+
+
+def _output_dir(parser, option: str, path: str) -> None:
+    """parser.error unless path is a writable directory or one that can be made (its nearest
+    existing ancestor is a writable directory): checked before the run, which writes it last."""
+    existing = _nearest_existing(path)
+    if not os.path.isdir(existing):
+        parser.error(f"{option} {path}: {existing} exists and is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        parser.error(f"{option} {path}: the directory {existing} is not writable")
+
+
+def _doc_file(parser, path: str) -> None:
+    """parser.error unless path names a markdown file that can be written (a writable file, or
+    none yet in a writable directory, where its plots go too)."""
+    if os.path.isdir(path):
+        parser.error(f"--doc {path} is a directory; it takes a markdown file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        parser.error(f"--doc {path}: the directory {folder} does not exist")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        parser.error(f"--doc {path} is not writable")
 
 
 def _bench(parser, args, argv) -> int:
@@ -15,20 +55,45 @@ def _bench(parser, args, argv) -> int:
     except ImportError as exc:
         parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
                      "pip install 'ddblas[bench]', or pip install '.[bench]' in a source checkout")
+    _output_dir(parser, "--out-dir", args.out_dir)
+    if args.doc is not None:
+        _doc_file(parser, args.doc)
+    elif args.section is not None:
+        parser.error("--section names a section of --doc: give --doc too")
     from . import bench as _bench
     plan = _bench.Plan.quick() if args.quick else _bench.Plan()
     for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
                           ("baseline_sizes", "baseline_sizes"), ("repeat", "repeat")):
         value = getattr(args, option)
+        _at_least(parser, f"--{option.replace('_', '-')}", value, 1)
         if value is not None:
-            if min(value if isinstance(value, list) else [value]) < 1:
-                parser.error(f"--{option.replace('_', '-')} must be positive, got {value}")
             setattr(plan, field, tuple(value) if isinstance(value, list) else value)
     suites = _bench.SUITES if args.what == "all" else (args.what,)
     command = "python -m ddblas " + " ".join(sys.argv[1:] if argv is None else argv)
     _bench.run(suites, plan, out_dir=args.out_dir, doc=args.doc, section=args.section,
                command=command)
     return 0
+
+
+def _accuracy(parser, args) -> int:
+    _at_least(parser, "--sizes", args.sizes, 1)
+    _output_dir(parser, "--out-dir", args.out_dir)
+    from .accuracy_report import run
+    command = "python -m ddblas accuracy" + (" --quick" if args.quick else "") + \
+        (" --sizes " + " ".join(map(str, args.sizes)) if args.sizes else "")
+    return run(quick=args.quick, out_dir=args.out_dir, command=command, n_sizes=args.sizes)
+
+
+def _demo(parser, args) -> int:
+    _at_least(parser, "--n", args.n, 1)
+    _at_least(parser, "--seed", args.seed, 0)
+    from ddblas import gpu_available
+    if args.device == "gpu" and not gpu_available():
+        parser.error("--device gpu: no usable GPU (needs CuPy and a CUDA device)")
+    from .demo import run
+    from ddblas.accuracy import bound
+    worst = run(n=args.n, device=args.device, seed=args.seed)
+    return 0 if worst <= bound("gemm", k=args.n) else 1  # the active variant's proven bound
 
 
 def main(argv=None) -> int:
@@ -40,7 +105,7 @@ def main(argv=None) -> int:
     demo.add_argument("--n", type=int, default=512, help="matrix size (default 512)")
     demo.add_argument("--device", choices=("cpu", "gpu"), default=None,
                       help="default: the GPU if one is available, else the CPU")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0, help="random seed >= 0 (default 0)")
     bench = commands.add_parser("bench", help="benchmarks: rgemm (GPU and CPU sweep), baselines "
                                               "(other libraries), fma (FMA vs non-FMA), batched "
                                               "(rgemm_batched on CFD shapes), transfers "
@@ -59,8 +124,7 @@ def main(argv=None) -> int:
                        help="where bench.json, bench.csv, bench.md and the plots go")
     bench.add_argument("--doc", help="also write the report into this markdown file, between "
                                      "its '<!-- ddblas bench: SECTION begin/end -->' markers")
-    bench.add_argument("--section", default="results", help="the marked section of --doc "
-                                                            "(default: results)")
+    bench.add_argument("--section", help="the marked section of --doc (default: results)")
     acc = commands.add_parser("accuracy", help="measure DD errors exactly against the proven "
                                                "bounds; write DIR/accuracy.md and plots")
     acc.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
@@ -80,25 +144,15 @@ def main(argv=None) -> int:
     build_log.setLevel(logging.INFO)
     if not build_log.handlers:
         build_log.addHandler(logging.StreamHandler())
+    # every argument is checked before any work, errors through the subcommand's parser
     if args.command == "bench":
-        return _bench(parser, args, argv)
+        return _bench(bench, args, argv)
     if args.command == "accuracy":
-        from .accuracy_report import run as accuracy_run
-        command = "python -m ddblas accuracy" + (" --quick" if args.quick else "") + \
-            (" --sizes " + " ".join(map(str, args.sizes)) if args.sizes else "")
-        return accuracy_run(quick=args.quick, out_dir=args.out_dir, command=command,
-                            n_sizes=args.sizes)
-    if args.command == "check-kernels":
-        from .kernelcheck import main as check
-        return check()
+        return _accuracy(acc, args)
     if args.command == "demo":
-        from .demo import run
-        if args.n < 1:
-            parser.error(f"--n must be at least 1, got {args.n}")
-        from ddblas.accuracy import bound
-        worst = run(n=args.n, device=args.device, seed=args.seed)
-        return 0 if worst <= bound("gemm", k=args.n) else 1  # the active variant's proven bound
-    return 2
+        return _demo(demo, args)
+    from .kernelcheck import main as check
+    return check()
 
 
 if __name__ == "__main__":
