@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ddblas
-from ddvalues import U, exact_values, is_normalized
+from ddvalues import U, exact_values, is_normalized, same_bits
 
 
 @given(st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(
@@ -290,3 +290,55 @@ def test_device_errors_without_gpu(monkeypatch):
             ddblas.ones(3).to_device("gpu")
     finally:
         _backend.backend.cache_clear()
+
+
+def test_reshape_and_ravel_of_differently_laid_out_parts_are_views_or_copies_of_both(device):
+    """Review of 2026-11-25: asarray(strided view) has a strided hi and a contiguous lo, and
+    ravel() returned a copy of hi with a view of lo: a write through it left X's element with
+    hi = 0 and lo = -5.55e-18. Both parts are now views, or both copies."""
+    xp = ddblas.zeros(1, device=device).xp
+    for reshape in (lambda x: x.ravel(), lambda x: x.reshape(4), lambda x: x.reshape(2, 2)):
+        base = xp.zeros((2, 4))
+        x = ddblas.asarray(base[:, ::2])
+        before = (x.hi.copy(), x.lo.copy())
+        r = reshape(x)
+        r[0] = "0.1"
+        written = bool(x.hi[0, 0] != 0)
+        assert bool(x.lo[0, 0] != 0) == written
+        if not written:
+            assert same_bits(x.hi, before[0]) and same_bits(x.lo, before[1])
+
+
+def test_hi_and_lo_sharing_memory_are_separated(device):
+    """Review of 2026-11-25: DDArray(z, z) of zeros kept one array as both parts, and x += 0.1
+    then wrote hi and lo into it (value -1.1e-17)."""
+    xp = ddblas.zeros(3, device=device).xp
+    for normalize in (True, False):
+        z = xp.zeros(3)
+        x = ddblas.DDArray(z, z, normalize=normalize)
+        x += "0.1"
+        assert exact_values(x) == exact_values(ddblas.array(["0.1"] * 3))
+
+
+def test_matmul_in_place_and_read_only_parts():
+    """Review of 2026-11-25: @= rebound the name to a new array (NumPy writes in place and
+    refuses a new shape); a write to a DDArray whose lo is read-only changed hi first."""
+    a = ddblas.eye(2)
+    alias = a
+    a @= ddblas.full((2, 2), 2.0)
+    assert alias is a and same_bits(a.hi, np.full((2, 2), 2.0))
+    with pytest.raises(ValueError, match="does not fit"):
+        b = ddblas.ones((2, 3))
+        b @= ddblas.ones((3, 4))
+    lo = np.zeros(3)
+    lo.flags.writeable = False
+    r = ddblas.DDArray(np.arange(3.0), lo)
+    with pytest.raises(ValueError, match="read-only"):
+        r += ddblas.array("0.1")
+    assert same_bits(r.hi, np.arange(3.0))
+
+
+def test_ufunc_out_must_have_the_broadcast_shape():
+    x = ddblas.ones(3)
+    with pytest.raises(ValueError, match=r"out= for ufunc 'add' has shape \(3,\)"):
+        np.add(x[None], x[None], out=ddblas.zeros(3))

@@ -262,9 +262,10 @@ def _self_overlapping(xp, shape):
 
 @pytest.mark.parametrize("routine", ["rgemm", "rgemm_batched", "rtrsm", "rsyrk"])
 def test_outputs_sharing_memory_are_refused(device, routine):
-    """Review of 2026-11-25: an output whose hi and lo are one array (DDArray(z, z) of zeros
-    is a valid DDArray) or whose elements overlap was accepted and silently wrong; every
-    routine that writes an output refuses both, naming it."""
+    """Review of 2026-11-25: an output whose hi and lo were one array (DDArray(z, z) of zeros)
+    or whose elements overlap was accepted and silently wrong: the constructor now separates
+    hi and lo, and every routine that writes an output refuses overlapping elements, naming
+    it."""
     shape = (2, 3, 3) if routine == "rgemm_batched" else (3, 3)
     name = "b" if routine == "rtrsm" else "c"
     a = ddblas.random(shape, seed=1, device=device) + 2 * ddblas.eye(3, device=device)
@@ -274,8 +275,9 @@ def test_outputs_sharing_memory_are_refused(device, routine):
            "rtrsm": lambda out: ddblas.rtrsm("L", "L", "N", "N", 1, a, out),
            "rsyrk": lambda out: ddblas.rsyrk("L", "N", 1, a, 0, out)}[routine]
     zeros = xp.zeros(shape)
-    with pytest.raises(ValueError, match=f"^{name}'s hi and lo parts share memory"):
-        run(ddblas.DDArray(zeros, zeros))
+    shared = ddblas.DDArray(zeros, zeros)   # the constructor copies lo
+    expected = run(ddblas.zeros(shape, device=device))
+    assert run(shared) is shared and same_bits(shared, expected)
     overlapping = ddblas.DDArray(_self_overlapping(xp, shape), _self_overlapping(xp, shape),
                                  normalize=False)
     with pytest.raises(ValueError, match=f"^{name} has elements that share memory"):

@@ -155,6 +155,9 @@ class DDArray:
     normalize=False: the parts are wrapped as given, with no check and no pass over the data,
     for data you know is normalised (e.g. another DD library's output). ddblas operations are
     not defined on pairs that are not.
+
+    Either way, a lo that shares memory with hi (``DDArray(z, z)`` of zeros) is copied, so
+    that writing one part never writes the other.
     """
 
     __slots__ = ("_hi", "_lo")
@@ -172,6 +175,8 @@ class DDArray:
             raise ValueError(f"DDArray hi and lo must have one shape, got {hi.shape} and {lo.shape}")
         if normalize:
             hi, lo = _normalized(hi, lo)
+        if lo.size and _backend.may_overlap(hi, lo):  # DDArray(z, z): writes would mix them
+            lo = lo.copy()
         self._hi = hi
         self._lo = lo
 
@@ -261,6 +266,8 @@ class DDArray:
         return _wrap(xp.asarray(hi), xp.asarray(lo))
 
     def __setitem__(self, key, value) -> None:
+        if not all(getattr(part.flags, "writeable", True) for part in (self._hi, self._lo)):
+            raise ValueError("assignment destination is read-only (a part of the DDArray)")
         value = asarray(value, device=self.device)
         key = _index_key(key)
         for part, new in ((self._hi, value.hi), (self._lo, value.lo)):
@@ -275,10 +282,22 @@ class DDArray:
 
     def reshape(self, *shape) -> "DDArray":
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
-        return _wrap(addressable(self._hi).reshape(shape), addressable(self._lo).reshape(shape))
+        return self._reshaped(lambda part: part.reshape(shape))
 
     def ravel(self) -> "DDArray":
-        return _wrap(addressable(self._hi).ravel(), addressable(self._lo).ravel())
+        return self._reshaped(lambda part: part.ravel())
+
+    def _reshaped(self, reshape) -> "DDArray":
+        """reshape applied to both parts: views of both, or copies of both (never a view of one
+        part and a copy of the other, which parts laid out differently would give and a write
+        through the result would then corrupt)."""
+        hi, lo = (reshape(addressable(p)) for p in (self._hi, self._lo))
+        xp = array_module(hi)
+        hi_view, lo_view = (xp.may_share_memory(new, old)
+                            for new, old in ((hi, self._hi), (lo, self._lo)))
+        if hi_view != lo_view:
+            hi, lo = (hi.copy(), lo) if hi_view else (hi, lo.copy())
+        return _wrap(hi, lo)
 
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
@@ -462,6 +481,7 @@ class DDArray:
     def __imul__(self, other): return self._inplace(operation("multiply"), other)
     def __itruediv__(self, other): return self._inplace(operation("divide"), other)
     def __ipow__(self, other): return self._inplace(operation("power"), other)
+    def __imatmul__(self, other): return self._inplace(operation("matmul"), other)
 
     def sum(self, axis=None, keepdims=False):
         return operation("sum")(self, axis=axis, keepdims=keepdims)

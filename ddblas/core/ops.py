@@ -62,14 +62,12 @@ def overlapping(x: DDArray, y: DDArray) -> bool:
 
 def check_output(x: DDArray, name: str, routine: str) -> None:
     """A ValueError naming `name` unless `routine` can write every element of x: writable
-    parts, each with distinct elements (no zero strides: a broadcast view), hi and lo apart."""
+    parts, each with distinct elements (no zero strides: a broadcast view). hi and lo never
+    share memory: the DDArray constructor separates them."""
     if not all(_backend.distinct_elements(part) for part in (x.hi, x.lo)):
         raise ValueError(f"{name} has elements that share memory (zero strides: a broadcast "
                          f"view, or overlapping strides): {routine} writes every element of "
                          f"{name}, pass an array with distinct elements (e.g. a copy())")
-    if x.size and _backend.may_overlap(x.hi, x.lo):
-        raise ValueError(f"{name}'s hi and lo parts share memory: {routine} writes both, pass "
-                         f"a DDArray whose parts are separate arrays (e.g. a copy())")
     if not all(getattr(part.flags, "writeable", True) for part in (x.hi, x.lo)):
         raise ValueError(f"{name} is read-only: {routine} overwrites {name}, pass a writable "
                          f"array")
@@ -485,6 +483,10 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     result = func(*inputs)
     if out is not None:
         (target,) = out
+        if getattr(target, "shape", None) != result.shape:
+            raise ValueError(f"ddblas: out= for ufunc '{ufunc.__name__}' has shape "
+                             f"{getattr(target, 'shape', None)}, the result {result.shape} "
+                             f"(NumPy's rule: the broadcast shape)")
         if isinstance(result, DDArray) and isinstance(target, DDArray):
             target[...] = result
         elif not isinstance(result, DDArray) and not isinstance(target, DDArray):
