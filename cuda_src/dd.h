@@ -41,17 +41,26 @@ DD_HD dd scaled(dd a, double factor) {
     return r;
 }
 
-// power_of_two: 2^e as two factors, each a normal double for |e| <= 2044 (2^e alone is not
-// for e < -1022 or e > 1023): scaled(scaled(x, first), second) is x 2^e, rounded once where
-// x 2^(e / 2) is a normal number (the first scaling is then exact).
-DD_HD void power_of_two(index_t e, double &first, double &second) {
-    first = ldexp(1.0, int(e / 2));
-    second = ldexp(1.0, int(e - e / 2));
+// clamped: e limited to [-limit, limit].
+DD_HD index_t clamped(index_t e, index_t limit) {
+    return e > limit ? limit : (e < -limit ? -limit : e);
 }
 
-// mantissa_exponent: a = m 2^e with |m.hi| in [0.5, 1), exact (a power-of-two scaling of a
-// normalized DD, in two steps so that a subnormal hi, whose 2^-e overflows, works too); a zero,
-// inf or nan a comes back as it is with e = 0.
+// ldexp_dd: a * 2^k, each part rounded once (exact unless the result is below 2^-969, where
+// each part loses at most 2^-1075 and the pair is renormalized, or overflows: then (+-inf, 0)).
+// Two steps, since 2^k itself may not be a double; k beyond +-2100, where every finite a gives
+// inf or 0 already, is clamped.
+DD_HD dd ldexp_dd(dd a, index_t k) {
+    const int steps = int(clamped(k, 2100)), half = steps / 2;
+    dd r = {ldexp(ldexp(a.hi, half), steps - half), ldexp(ldexp(a.lo, half), steps - half)};
+    if (!isfinite(r.hi)) r.lo = 0.0;
+    else if (r.hi != 0.0 && fabs(r.hi) < 0x1p-969)  // parts rounded apart; a zero keeps its sign
+        fast_two_sum(r.hi, r.lo, r.hi, r.lo);
+    return r;
+}
+
+// mantissa_exponent: a = m 2^e with |m.hi| in [0.5, 1), exact (ldexp_dd: a subnormal hi, whose
+// 2^-e is not a double, works too); a zero, inf or nan a comes back as it is with e = 0.
 DD_HD dd mantissa_exponent(dd a, index_t &e) {
     if (a.hi == 0.0 || !isfinite(a.hi)) {
         e = 0;
@@ -60,9 +69,7 @@ DD_HD dd mantissa_exponent(dd a, index_t &e) {
     int exponent = 0;
     frexp(a.hi, &exponent);
     e = exponent;
-    double first, second;
-    power_of_two(-e, first, second);
-    return scaled(scaled(a, first), second);
+    return ldexp_dd(a, -e);
 }
 
 // DD_COLD: the recomputations at half scale below, taken only where an intermediate overflowed,

@@ -109,11 +109,6 @@ DD_HD dd reciprocal(dd a) {
     return div<V>(one, a);
 }
 
-// clamped: e limited to [-limit, limit].
-DD_HD index_t clamped(index_t e, index_t limit) {
-    return e > limit ? limit : (e < -limit ? -limit : e);
-}
-
 // power: a^n for an integer n by binary powering (right to left: the set bits of |n| from the
 // lowest pick the squares a^(2^k) into the product), then the reciprocal for n < 0. Each computed
 // a^m carries at most m - 1 factors (1 + d), |d| <= c_mul (squares and products alike), so with
@@ -148,12 +143,7 @@ DD_HD dd power(dd a, long long n) {
         r = reciprocal<V>(r);
         r_exponent = -r_exponent;
     }
-    // |r| in (0.25, 2]: r 2^r_exponent is +-inf beyond 2^1025 and rounds to 0 below 2^-1076
-    double first, second;
-    power_of_two(clamped(r_exponent, 1100), first, second);
-    r = scaled(scaled(r, first), second);
-    if (!isfinite(r.hi)) r.lo = 0.0;  // overflow: (+-inf, 0), as mul gives it
-    return r;
+    return ldexp_dd(r, r_exponent);  // overflow: (+-inf, 0), as mul gives it
 }
 
 }  // namespace ddblas

@@ -54,16 +54,6 @@ DD_HD dd dd_of(double x) {
 // as_is: x itself where finite, else (x.hi, 0) (a nan or inf passed through as float64 does).
 DD_HD dd as_is(dd x) { return isfinite(x.hi) ? x : dd_of(x.hi); }
 
-// ldexp_dd: a * 2^k for |k| <= 2100, each part rounded once (exact unless the result is below
-// 2^-969, where each part loses at most 2^-1075, or overflows: then (+-inf, 0)). Normalized.
-DD_HD dd ldexp_dd(dd a, int k) {
-    const int half = k / 2;  // two steps: 2^k itself may not be a double
-    dd r = {ldexp(ldexp(a.hi, half), k - half), ldexp(ldexp(a.lo, half), k - half)};
-    if (!isfinite(r.hi)) return dd_of(r.hi);
-    if (fabs(r.hi) < 0x1p-969) fast_two_sum(r.hi, r.lo, r.hi, r.lo);  // parts rounded apart
-    return r;
-}
-
 // div_accurate: a / b for finite a, b (b != 0, no overflow or underflow), the quotient in three
 // float64 digits as [QD]'s accurate_div: q1 = a.hi / b.hi; the remainder a - q1 b summed exactly
 // from two_prod's parts (a.hi - q1 b.hi is exact by Sterbenz) and kept as a DD to ~u^2 of itself;
@@ -468,8 +458,8 @@ DD_HD dd minus_multiple(dd a, double q, dd b) {
 // base 2^52 on a = |x|, b = |y| (no x - y trunc(x / y), which loses everything for quotients past
 // 2^106 [QD]): while a >= b, take bs = b 2^k with k >= 0 the largest that keeps a / bs < 2^53
 // (exact scaling), q = trunc(a.hi / bs.hi) (2 less for a >= 2^1023, so that q bs does not
-// overflow) and a = a - q bs (minus_multiple), then add or subtract bs until 0 <= a < bs; each pass removes 52 bits of the quotient (<= 41 passes over the whole
-// range; the loops are bounded). Every pass computes a mod bs, whose bits lie between the lowest bit of x or of b 2^k and
+// overflow) and a = a - q bs (minus_multiple), then add or subtract bs until 0 <= a < bs; each
+// pass removes 52 bits of the quotient (<= 41 passes over the whole range; the loops are bounded). Every pass computes a mod bs, whose bits lie between the lowest bit of x or of b 2^k and
 // the top of bs: for float64 x and y (and DDs with no gap between their parts) it is a DD and the
 // result is exact; otherwise each pass rounds once (measured bound in docs/algorithms.md).
 // Special values as float64: fmod(x, 0), fmod(+-inf, y) and nan in give nan; fmod(x, +-inf) = x;

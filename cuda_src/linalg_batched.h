@@ -142,9 +142,9 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
 
 // diagonal_product: the product of d's diagonal times sign = (-1)^(number of k with piv[k] !=
 // k) as m 2^e (|m.hi| in [0.5, 1), never overflowing; m = 0, e = 0 for a zero factor), e
-// including `shift`, for slogdet; and det = m 2^e in DD, which overflows (inf) or underflows
-// only where m 2^e does, whatever the partial products: m.hi and m.lo scaled apart, so parts in
-// the subnormal range are rounded apart (|error| <= 2^-1074 each).
+// including `shift`, for slogdet; and det = m 2^e in DD (ldexp_dd), which overflows (inf) or
+// underflows only where m 2^e does, whatever the partial products (parts in the subnormal range
+// are rounded apart: |error| <= 2^-1074 each).
 // Bound: relative error <= (n - 1) c_mul u^2 to first order, for det and m 2^e alike.
 template <class V>
 DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, index_t shift,
@@ -160,12 +160,7 @@ DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, 
         exponent += ek + em;
     }
     if (mantissa.hi == 0.0) exponent = 0;
-    // |m| in [0.5, 1): m 2^e is +-inf beyond e = 1024 and rounds to 0 below e = -1074
-    const index_t e = exponent < -1100 ? -1100 : (exponent > 1100 ? 1100 : exponent);
-    double first, second;
-    power_of_two(e, first, second);
-    det = scaled(scaled(mantissa, first), second);
-    if (!isfinite(det.hi)) det.lo = 0.0;
+    det = ldexp_dd(mantissa, exponent);
 }
 
 
