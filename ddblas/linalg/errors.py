@@ -52,12 +52,19 @@ def in_stack(error: LinAlgError, index) -> LinAlgError:
     return LinAlgError(f"{error}{_of_stack(index)}", error.index, index)
 
 
-def overflow_error(index=None) -> OverflowError:
-    """The error of an LU whose factors leave float64's range (for the matrix a[index] of a
-    stack): their growth took an entry past DBL_MAX, where no DD factor can hold it."""
-    return OverflowError(f"the LU factors of a overflow float64's range{_of_stack(index)}: "
-                         f"factor a scaled by a power of two (solve, det and slogdet scale "
-                         f"entries >= 2^512 themselves)")
+def require_finite_factors(finite, a, stack: tuple = (1,), own: tuple = ()) -> None:
+    """OverflowError naming the first matrix whose LU factors left float64's range (their growth
+    took an entry past DBL_MAX, where no DD factor can hold it): finite is a bool array (any
+    device) over the row-major stack `stack` of a's matrices (a's own stack shape `own`, () for
+    one matrix: see stack_index), or one bool for one matrix. Nothing when a itself is not
+    finite: such factors are the input's, not an overflow."""
+    finite = _backend.move(finite, "cpu").reshape(-1)
+    if finite.all() or not bool(a.xp.isfinite(a.hi).all()):
+        return
+    where = _of_stack(stack_index(int(np.flatnonzero(~finite)[0]), stack, own))
+    raise OverflowError(f"the LU factors of a overflow float64's range{where}: factor a scaled "
+                        f"by a power of two (solve, det and slogdet scale entries >= 2^512 "
+                        f"themselves)")
 
 
 def require_algorithm(algorithm) -> None:

@@ -22,7 +22,7 @@ from ..core.options import get_options
 from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
 from . import batched
-from .errors import (LinAlgError, in_stack, overflow_error, require_finite, stack_index,
+from .errors import (LinAlgError, in_stack, require_finite, require_finite_factors, stack_index,
                      zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
 from .scaling import downscale_exponents, scale
@@ -380,10 +380,9 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
         raise in_stack(zero_pivot_error(int(zero[p])), stack_index(p, stack, own))
     x = batched.lu_solve(f, b, opts)
     xp = a.xp
-    if not bool(xp.isfinite(x.hi).all()) and bool(xp.isfinite(a.hi).all()):
-        finite = _backend.move(xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), "cpu")
-        if not finite.all():
-            raise overflow_error(stack_index(int(np.flatnonzero(~finite)[0]), stack, own))
+    if not bool(xp.isfinite(x.hi).all()):   # where factors overflow, x does
+        require_finite_factors(xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), a,
+                               stack, own)
     return x
 
 
@@ -589,9 +588,7 @@ def _diagonal_product(a: DDArray, shift):
         hi, lo, piv = lu.hi[None], lu.lo[None], piv.astype(np.int64)[None]
     det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, shift.reshape(batch), opts,
                                                        a.device)
-    finite = _backend.move(xp.isfinite(mantissa.hi), "cpu")
-    if not finite.all() and bool(xp.isfinite(a.hi).all()):
-        raise overflow_error(stack_index(int(np.flatnonzero(~finite)[0]), stack, stack))
+    require_finite_factors(xp.isfinite(mantissa.hi), a, stack, stack)
     return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
 
 
