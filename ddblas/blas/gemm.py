@@ -98,7 +98,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     and transposed views are read in place (where _backend.element_strides proves their
     strides and address exact; others, such as record-array fields or misaligned views, are
     copied; a c that kernels cannot address in place is computed into a copy and written back;
-    a c whose elements share memory (zero strides, overlapping strides) is a ValueError). "ozaki-fp64" (both devices): exact float64 GEMMs of
+    a c whose elements share memory (zero strides, overlapping strides) is a ValueError).
+    "ozaki-fp64" (both devices): exact float64 GEMMs of
     integer slices (NumPy's BLAS or cuBLAS) accumulated in DD (docs/ozaki.md), within the same
     bound, with the same result on CPU and GPU; it falls back to the classic kernel (the CPU
     kernel or "blocked") for non-finite inputs and badly scaled data. "tsm" (both devices): the

@@ -97,9 +97,9 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
     scalar (B is scaled first by DD multiplication when alpha != 1; alpha = 0 sets B to zero
     without reading it). a: square DDArray (float64 accepted; it may share memory with b);
     b: 2-D writable DDArray with distinct elements, overwritten and returned (a b that kernels
-    cannot address in place is solved in a copy and written back). fma, add: the arithmetic variant; algorithm: rgemm's,
-    for the off-diagonal blocks ("blocked" forces the classic kernel: then CPU == GPU bit for
-    bit). A zero diagonal entry gives inf/nan, as in BLAS.
+    cannot address in place is solved in a copy and written back). fma, add: the arithmetic
+    variant; algorithm: rgemm's, for the off-diagonal blocks ("blocked" forces the classic
+    kernel: then CPU == GPU bit for bit). A zero diagonal entry gives inf/nan, as in BLAS.
 
     Bound (docs/linalg.md): the computed X satisfies op(A + dA) x_j = alpha b_j for each column
     with |dA| <= c |A|, c = (L + 1) c_gemm(n) + c_div (L the recursion depth).
