@@ -5,7 +5,8 @@ factor and solve kernels alone, against the in-register DD madd ceiling (bench.g
 
 Flops as `python -m ddblas bench linalg` counts them: 2n^3/3 + 2n^2 a system (one right-hand
 side). Prints one row per order: seconds of the call, of the call without the finite checks, of
-lu_factor and of lu_solve, DD GFLOP/s of the call and its share of the ceiling.
+lu_factor and of lu_solve, of the report kernel (the checks of a's and b's entries that solve
+takes from it), DD GFLOP/s of the call and its share of the ceiling.
 """
 from __future__ import annotations
 
@@ -29,9 +30,9 @@ def main() -> None:
     ceiling = gpu_madd_ceiling(opts)
     print(f"in-register madd ceiling ({opts.suffix}): {ceiling:.1f} DD GFLOP/s; "
           f"batch {args.batch}")
-    print("| n | solve call s | unchecked s | lu_factor s | lu_solve s | DD GFLOP/s | of ceiling |"
-          " systems/s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| n | solve call s | unchecked s | lu_factor s | lu_solve s | report s |"
+          " DD GFLOP/s | of ceiling | systems/s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.orders:
         a = ddblas.random((args.batch, n, n), seed=5, device="gpu") + ddblas.eye(n, device="gpu")
         b = ddblas.random((args.batch, n, 1), seed=6, device="gpu")
@@ -40,10 +41,11 @@ def main() -> None:
         t_factor = time_gpu(lambda: batched.lu_factor(a, opts), args.repeat)
         f = batched.lu_factor(a, opts)
         t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts), args.repeat)
+        t_report = time_gpu(lambda: batched.report(a, b), args.repeat)
         flops = args.batch * (2 * n ** 3 / 3 + 2 * n ** 2)
         rate = flops / t_call / 1e9
         print(f"| {n} | {t_call:.3g} | {t_unchecked:.3g} | {t_factor:.3g} | {t_solve:.3g} | "
-              f"{rate:.1f} | {rate / ceiling:.1%} | {args.batch / t_call:.3g} |")
+              f"{t_report:.3g} | {rate:.1f} | {rate / ceiling:.1%} | {args.batch / t_call:.3g} |")
 
 
 if __name__ == "__main__":

@@ -129,10 +129,11 @@ grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
 for tool in memcheck racecheck; do
 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
 import ddblas; from ddblas import linalg
-for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (32, 5), (33, 3), (64, 3), (65, 2)):
+for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), (64, 3), (65, 2)):
     a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
     b = ddblas.random((batch, n, 2), seed=1, device='gpu')
     linalg.solve(a, b); linalg.det(a); linalg.inv(a[:2])
+    linalg.solve(a, b[:, :, 1:]); linalg.solve(a, b[0, :, 0]); linalg.solve(a[0], b[0, :, :1])
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)

@@ -57,19 +57,37 @@ static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
 // Batched small LU on the GPU (linalg_batched.h lu_team): a system of order n <=
-// BATCHED_TEAM_MAX_ORDER is factored by a team of threads, thread (i, h) holding row i's columns
-// [h W, h W + W) in registers, W = BATCHED_TEAM_NARROW (n <= W) or BATCHED_TEAM_WIDE. Blocks of
-// BATCHED_TEAM_THREADS threads: teams of n <= W pack floor(32 / n) to a warp; a wider system
-// (two slices of BATCHED_TEAM_WIDE columns, rows padded to whole warps) takes a block. Larger
-// orders keep one thread a system.
+// BATCHED_TEAM_MAX_ORDER is factored by a team of threads, thread (i, h)
+// holding row i's columns [h W, h W + W) in registers. Orders up to BATCHED_TEAM_WIDE: one slice,
+// W the first of BATCHED_TEAM_NARROW, _MEDIUM, _WIDE that holds n; teams of n lanes, floor(32 / n)
+// to a warp, in blocks of BATCHED_TEAM_THREADS. Larger orders: BATCHED_TEAM_SLICES slices of
+// BATCHED_TEAM_SLICE_WIDTH columns, rows padded to BATCHED_TEAM_MAX_ORDER, one block of
+// BATCHED_TEAM_SLICED_THREADS a system. Larger orders keep one thread a system.
 constexpr int BATCHED_TEAM_THREADS = 128;
 constexpr int BATCHED_TEAM_NARROW = 16;
+constexpr int BATCHED_TEAM_MEDIUM = 24;
 constexpr int BATCHED_TEAM_WIDE = 32;
-constexpr int BATCHED_TEAM_MAX_ORDER = 2 * BATCHED_TEAM_WIDE;
-static_assert(BATCHED_TEAM_THREADS == 2 * BATCHED_TEAM_MAX_ORDER,
-              "a two-slice team (rows padded to BATCHED_TEAM_MAX_ORDER) fills one block");
-static_assert(BATCHED_TEAM_WIDE == WARP_SIZE && BATCHED_TEAM_THREADS % WARP_SIZE == 0,
-              "a slice's rows fill whole warps");
+constexpr int BATCHED_TEAM_SLICES = 4;
+constexpr int BATCHED_TEAM_SLICE_WIDTH = 16;
+constexpr int BATCHED_TEAM_MAX_ORDER = BATCHED_TEAM_SLICES * BATCHED_TEAM_SLICE_WIDTH;
+constexpr int BATCHED_TEAM_SLICED_THREADS = BATCHED_TEAM_SLICES * BATCHED_TEAM_MAX_ORDER;
+static_assert(BATCHED_TEAM_NARROW < BATCHED_TEAM_MEDIUM && BATCHED_TEAM_MEDIUM <
+              BATCHED_TEAM_WIDE && BATCHED_TEAM_WIDE == WARP_SIZE, "one-slice teams fit a warp");
+static_assert(BATCHED_TEAM_MAX_ORDER > BATCHED_TEAM_WIDE &&
+              BATCHED_TEAM_MAX_ORDER % WARP_SIZE == 0, "a sliced team's rows fill whole warps");
+static_assert(BATCHED_TEAM_THREADS % WARP_SIZE == 0 && BATCHED_TEAM_SLICED_THREADS <= 1024,
+              "blocks of whole warps, within CUDA's limit");
+
+// The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags, the
+// solve kernels OR in its B_* and X_NOT_FINITE flags), read by ddblas/linalg/solve.py in place of
+// separate passes over a and b. An entry is "large" at |hi| >= 2^LINALG_SCALE_EXPONENT, where
+// solve scales its operands by powers of two (ddblas/linalg/scaling.py).
+constexpr int LINALG_SCALE_EXPONENT = 512;
+constexpr int BATCHED_REPORT_A_NOT_FINITE = 1;
+constexpr int BATCHED_REPORT_A_LARGE = 2;
+constexpr int BATCHED_REPORT_B_NOT_FINITE = 4;
+constexpr int BATCHED_REPORT_B_LARGE = 8;
+constexpr int BATCHED_REPORT_X_NOT_FINITE = 16;
 
 // Cholesky (ddblas/linalg/factor.py): the potrf kernel factors matrices of order up to
 // POTRF_MAX_ORDER (on the GPU one warp a matrix, linalg.h potrf_warp): stacks of them in one

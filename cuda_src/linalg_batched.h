@@ -68,6 +68,23 @@ struct StridedMatrix {
     }
 };
 
+// report_flags: `not_finite` for a non-finite x, `large` for |x| >= 2^LINALG_SCALE_EXPONENT,
+// else 0: the batched kernels' report (geometry.h BATCHED_REPORT_*) of what solve.py's checks of
+// finite and of large entries look at (hi parts).
+DD_HD unsigned report_flags(double x, unsigned not_finite, unsigned large) {
+    const double threshold = from_bits((1023ULL + LINALG_SCALE_EXPONENT) << 52);
+    return !isfinite(x) ? not_finite : fabs(x) >= threshold ? large : 0u;
+}
+
+// atomic_or: *word |= flags, atomically among the kernel's threads (either backend).
+DD_HD void atomic_or(index_t *word, unsigned flags) {
+#if defined(__CUDACC__)
+    atomicOr(reinterpret_cast<unsigned long long *>(word), (unsigned long long)flags);
+#else
+    __atomic_fetch_or(word, index_t(flags), __ATOMIC_RELAXED);
+#endif
+}
+
 // lu_factor_in_place: P A = L U in place (L unit lower below the diagonal, U on and above),
 // piv[k] = the row swapped with row k at step k (LAPACK's ipiv, 0-based). Returns -1, or the
 // first k whose pivot is zero (the whole column k from row k down is zero); like LAPACK's getrf
@@ -232,19 +249,20 @@ __device__ void set_register_entry(dd (&r)[W], int j, dd v) {
 // column k) are reduced under pivot_beats to the pivot row at position pk; the rows at positions k
 // and pk trade positions; every row below takes l = a_ik / pivot (DD div) and a_ij = a_ij - l
 // a_kj (madd, j > k), the pivot row's a_kj coming by shuffle (S = 1: a team is n lanes of one
-// warp, floor(32 / n) teams a warp) or through shared memory (S = 2: a block is one team, rows
-// padded to two warps a slice). A zero pivot skips the elimination, as lu_factor_in_place does.
-// Writes piv[k] and info[p] (the first zero pivot, -1: none).
+// warp, floor(32 / n) teams a warp) or through shared memory (S > 1: a block is one team, rows
+// padded to BATCHED_TEAM_MAX_ORDER a slice). A zero pivot skips the elimination, as
+// lu_factor_in_place does. Writes piv[k] and info[p] (the first zero pivot, -1: none).
 template <class V, int W, int S>
 __device__ void lu_team(index_t batch, index_t n, const double *a_hi, const double *a_lo,
-                           index_t a_bs, index_t a_rs, index_t a_cs, double *lu_hi,
-                           double *lu_lo, index_t sys_step, index_t row_step, index_t col_step,
-                           index_t *piv, index_t *info) {
-    static_assert(S == 1 || (S == 2 && W == WARP_SIZE),
-                  "two slices pad their rows to whole warps of W = 32");
+                        index_t a_bs, index_t a_rs, index_t a_cs, double *lu_hi, double *lu_lo,
+                        index_t sys_step, index_t row_step, index_t col_step, index_t *piv,
+                        index_t *info) {
+    static_assert(S == 1 ? W <= WARP_SIZE : S * W == BATCHED_TEAM_MAX_ORDER,
+                  "one slice within a warp, or slices that cover BATCHED_TEAM_MAX_ORDER columns");
     constexpr int UPDATE_CHUNK = 8;
     static_assert(W % UPDATE_CHUNK == 0, "whole chunks of columns");
-    constexpr int WARPS = BATCHED_TEAM_THREADS / WARP_SIZE;
+    constexpr int THREADS = S == 1 ? BATCHED_TEAM_THREADS : BATCHED_TEAM_SLICED_THREADS;
+    constexpr int WARPS = THREADS / WARP_SIZE;
     const int tid = threadIdx.x, lane = tid % WARP_SIZE, warp = tid / WARP_SIZE;
     int i, h, base, len;
     index_t p;
@@ -265,6 +283,8 @@ __device__ void lu_team(index_t batch, index_t n, const double *a_hi, const doub
         p = blockIdx.x;
         valid = i < n && p < batch;
     }
+    __shared__ TeamPivot part[S > 1 ? 2 : 1];
+    __shared__ dd pivot_row[S > 1 ? S * W : 1], minus_l_of[S > 1 ? BATCHED_TEAM_MAX_ORDER : 1];
     dd row[W];
     const StridedMatrix a = {a_hi + (valid ? p * a_bs : 0), a_lo + (valid ? p * a_bs : 0), a_rs,
                              a_cs};
@@ -275,10 +295,8 @@ __device__ void lu_team(index_t batch, index_t n, const double *a_hi, const doub
     }
     int pos = i;
     index_t zero_pivot = -1;
-    __shared__ TeamPivot part[S == 2 ? 2 : 1];
-    __shared__ dd pivot_row[S == 2 ? S * W : 1], minus_l_of[S == 2 ? BATCHED_TEAM_MAX_ORDER : 1];
     for (int k = 0; k < n; ++k) {
-        // step k: the candidates' reduction (S = 1: within the team's lanes; S = 2: within each
+        // step k: the candidates' reduction (S = 1: within the team's lanes; S > 1: within each
         // warp of slice hk, then across its two warps), the interchange of positions, the
         // multipliers, the update; rows at positions > k are eliminated unless the pivot is 0
         const int hk = k / W, kc = k % W;
@@ -354,12 +372,17 @@ __device__ void lu_team(index_t batch, index_t n, const double *a_hi, const doub
 // lu_solve_team: lu_solve_in_place for system blockIdx.x by a block of >= n threads, thread i
 // holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
 // (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
-// then the rows above), so each sum gets lu_solve_in_place's terms in its order.
+// then the rows above), so each sum gets lu_solve_in_place's terms in its order. ORs
+// X_NOT_FINITE into *report if an entry of x is not finite.
 template <class V>
 __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
-                              const StridedMatrix &b, double *x_hi, double *x_lo) {
+                              const StridedMatrix &b, double *x_hi, double *x_lo,
+                              index_t *report) {
     __shared__ dd shared_x[BATCHED_TEAM_MAX_ORDER];
+    __shared__ unsigned block_flags;
+    unsigned flags = 0;
     const index_t i = threadIdx.x;
+    if (i == 0) block_flags = 0;   // before the first barrier
     const bool has_row = i < n;
     index_t q = i;   // the row of b that the interchanges bring to row i: undo them in reverse
     for (index_t k = n - 1; k >= 0; --k) {
@@ -381,12 +404,16 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
                 acc = div<V>(acc, lu.load(j, j));
                 shared_x[j] = acc;
                 DDBLAS_DD_STORE(x, j * nrhs + r, acc);
+                flags |= report_flags(acc.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
             }
             __syncthreads();
             if (has_row && i < j) acc = madd<V>(acc, neg(lu.load(i, j)), shared_x[j]);
         }
         __syncthreads();   // the next right-hand side rewrites shared_x
     }
+    if (flags) atomicOr(&block_flags, flags);
+    __syncthreads();
+    if (i == 0) *report |= block_flags;
 }
 #endif
 }  // namespace ddblas
@@ -400,13 +427,14 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
         double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,                     \
         ddblas::index_t col_step, ddblas::index_t *piv, ddblas::index_t *info
 // The solve kernels' parameters: the factors as the factor kernels left them, b (b + p b_bs,
-// strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs).
+// strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs), report (n: each
+// system's X_NOT_FINITE flag OR-ed in, geometry.h BATCHED_REPORT_*).
 #define DDBLAS_BATCHED_SOLVE_PARAMS                                                            \
     ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,       \
         const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,               \
         ddblas::index_t col_step, const ddblas::index_t *piv, const double *b_hi,              \
         const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,  \
-        double *x_hi, double *x_lo
+        double *x_hi, double *x_lo, ddblas::index_t *report
 // System p's right-hand sides `b` and factors `lu` from the solve kernels' parameters.
 #define DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu)                                                  \
     const ddblas::StridedMatrix b = {b_hi + (p) * b_bs, b_lo + (p) * b_bs, b_rs, b_cs};        \
@@ -431,19 +459,24 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 
 // lu_solve: x[p] (contiguous, order x nrhs) := A[p]^-1 b[p] from lu_factor's buffer and pivots;
-// b[p] at b + p b_bs with strides b_rs, b_cs.
+// b[p] at b + p b_bs with strides b_rs, b_cs; X_NOT_FINITE OR-ed into report[p].
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
         DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
             DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
-            double *xh = x_hi + p * order * nrhs, *xl = x_lo + p * order * nrhs;               \
+            const ddblas::index_t size = order * nrhs;                                         \
+            double *xh = x_hi + p * size, *xl = x_lo + p * size;                               \
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t r = 0; r < nrhs; ++r) {                                   \
                     ddblas::dd v = b.load(i, r);                                               \
-                    DDBLAS_DD_STORE(x, p * order * nrhs + i * nrhs + r, v);                    \
+                    DDBLAS_DD_STORE(x, p * size + i * nrhs + r, v);                            \
                 }                                                                              \
             ddblas::lu_solve_in_place<ddblas::variants::V>(lu, piv + p * order, xh, xl, nrhs); \
+            unsigned flags = 0;                                                                \
+            for (ddblas::index_t i = 0; i < size; ++i)                                         \
+                flags |= ddblas::report_flags(xh[i], ddblas::BATCHED_REPORT_X_NOT_FINITE, 0u); \
+            report[p] |= flags;                                                                \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
@@ -469,20 +502,51 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 
+// report: for `systems` systems of `order` (a + p a_bs, strides a_rs, a_cs; b + p b_bs, strides
+// b_rs, b_cs, order x nrhs), report[p] |= the A_* flags of a[p]'s entries and the B_* flags of
+// b[p]'s (report_flags; hi parts only). One item an entry of a, then of b (n of them: systems x
+// (order^2 + order nrhs)); report zeroed by the caller.
+DDBLAS_KERNEL ddblas_linalg_batched_report(
+    ddblas::index_t n, ddblas::index_t systems, ddblas::index_t order, ddblas::index_t nrhs,
+    const double *a_hi, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,
+    const double *b_hi, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,
+    ddblas::index_t *report) {
+    const ddblas::index_t a_items = systems * order * order;
+    DDBLAS_FOR_EACH(e, n) {
+        const bool in_a = e < a_items;
+        const ddblas::index_t item = in_a ? e : e - a_items, cols = in_a ? order : nrhs;
+        const ddblas::index_t p = item / (order * cols), i = item / cols % order, j = item % cols;
+        const unsigned flags =
+            in_a ? ddblas::report_flags(a_hi[p * a_bs + i * a_rs + j * a_cs],
+                                        ddblas::BATCHED_REPORT_A_NOT_FINITE,
+                                        ddblas::BATCHED_REPORT_A_LARGE)
+                 : ddblas::report_flags(b_hi[p * b_bs + i * b_rs + j * b_cs],
+                                        ddblas::BATCHED_REPORT_B_NOT_FINITE,
+                                        ddblas::BATCHED_REPORT_B_LARGE);
+        if (flags) ddblas::atomic_or(report + p, flags);
+    }
+}
+
 #if defined(__CUDACC__)
-// lu_team<W>x<S> (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_factor's arguments and results, the
-// systems factored by teams (lu_team; grid: lu_team's teams a block, one block a system for S =
-// 2), lu column-major per system.
-#define DDBLAS_LINALG_BATCHED_LU_TEAM(V, NAME, W, S)                                           \
-    DDBLAS_KERNEL ddblas_linalg_batched_##NAME##_##V(                                          \
+// lu_team_<width> (GPU, order <= BATCHED_TEAM_MAX_ORDER; width narrow, medium, wide: one slice
+// of BATCHED_TEAM_<WIDTH> columns, sliced: BATCHED_TEAM_SLICES slices): lu_factor's arguments
+// and results, the systems factored by teams (lu_team; grid: lu_team's teams a block, one block
+// a system when sliced), lu column-major per system.
+#define DDBLAS_LINALG_BATCHED_LU_TEAM(V, NAME, W, S, THREADS)                                  \
+    DDBLAS_KERNEL __launch_bounds__(THREADS) ddblas_linalg_batched_##NAME##_##V(               \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
         ddblas::lu_team<ddblas::variants::V, W, S>(n, order, a_hi, a_lo, a_bs, a_rs, a_cs,     \
                                                    lu_hi, lu_lo, sys_step, row_step, col_step, \
                                                    piv, info);                                 \
     }
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team16, ddblas::BATCHED_TEAM_NARROW, 1)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team32, ddblas::BATCHED_TEAM_WIDE, 1)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team64, ddblas::BATCHED_TEAM_WIDE, 2)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_narrow, ddblas::BATCHED_TEAM_NARROW, 1,
+                    ddblas::BATCHED_TEAM_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_medium, ddblas::BATCHED_TEAM_MEDIUM, 1,
+                    ddblas::BATCHED_TEAM_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_wide, ddblas::BATCHED_TEAM_WIDE, 1,
+                    ddblas::BATCHED_TEAM_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_sliced, ddblas::BATCHED_TEAM_SLICE_WIDTH,
+                    ddblas::BATCHED_TEAM_SLICES, ddblas::BATCHED_TEAM_SLICED_THREADS)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).
@@ -494,7 +558,7 @@ DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team64, ddblas::BATCHED_TE
         DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                                 \
         ddblas::lu_solve_team<ddblas::variants::V>(order, nrhs, lu, piv + p * order, b,        \
                                                    x_hi + p * order * nrhs,                    \
-                                                   x_lo + p * order * nrhs);                   \
+                                                   x_lo + p * order * nrhs, report + p);       \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM, lu_solve_team)
 #endif

@@ -120,7 +120,7 @@ def test_batched_gpu_equals_cpu(device, variant):
 
 # The GPU's team kernels (lu_team16 / 32 / 64, lu_solve_team) around each shape boundary,
 # teams per warp and block not dividing the batch; above 64, one thread a system again.
-TEAM_ORDERS = [1, 2, 9, 11, 16, 17, 31, 32, 33, 40, 63, 64, 65]
+TEAM_ORDERS = [1, 2, 9, 11, 16, 17, 23, 24, 25, 31, 32, 33, 40, 63, 64, 65]
 
 
 def _team_inputs(n: int, batch: int, kind: str):
@@ -155,10 +155,112 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
         assert same_bits(x, y)
     if kind == "singular":
         assert (f_cpu.zero_pivot[::3] >= 0).all()
+    # one right-hand side, each system's report, the same error for a singular stack
+    outcomes = [_outcome(lambda: linalg.solve(x, y[..., :1]))
+                for x, y in ((a, b), (a.to_device("gpu"), b.to_device("gpu")))]
+    _same_outcome(*outcomes)
     keep = f_cpu.zero_pivot < 0   # solve raises for a singular system
     a, b = a[keep], b[keep]
     x_cpu = linalg.solve(a, b)
     assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
+
+
+def _outcome(run):
+    """run()'s result, or the exception it raised."""
+    try:
+        return run()
+    except Exception as error:  # noqa: BLE001 (compared below)
+        return error
+
+
+def _same_outcome(expected, got) -> None:
+    """The same exception (type and message) or the same bits."""
+    if isinstance(expected, Exception):
+        assert type(got) is type(expected) and str(got) == str(expected), (expected, got)
+    else:
+        assert not isinstance(got, Exception), got
+        assert same_bits(expected, got)
+
+
+def _report_case(n: int, case: str):
+    """(a, b): 6 random systems of order n with one right-hand side (CPU), changed by `case`."""
+    a = random_stack(6, n, n, seed=n, device="cpu")
+    b = random_stack(6, n, 1, seed=n + 1, device="cpu")
+    ah, al, bh, bl = a.hi.copy(), a.lo.copy(), b.hi.copy(), b.lo.copy()
+    if case in ("nan_a", "large_and_nan"):
+        ah[4, n - 1, 0] = np.nan
+    if case == "nan_lo_a":   # finite hi, NaN lo: finite for check_finite (hi parts decide)
+        al[4, 0, n - 1] = np.nan
+    if case == "inf_b":
+        bh[2, n // 2, 0] = -np.inf
+    if case in ("large_a", "large_and_nan"):
+        ah[3], al[3] = ah[3] * 2.0 ** 600, al[3] * 2.0 ** 600
+    if case == "large_b":
+        bh[5], bl[5] = bh[5] * 2.0 ** 700, bl[5] * 2.0 ** 700
+    if case == "singular":
+        ah[[2, 4], :, n // 2] = al[[2, 4], :, n // 2] = 0.0
+    if case == "x_overflows":   # tiny pivots, b below 2^512: x = inf, returned as NumPy does
+        ah[1], al[1] = np.eye(n) * 1e-300, 0.0
+        bh[1], bl[1] = 1e150, 0.0
+    return ddblas.DDArray(ah, al, normalize=False), ddblas.DDArray(bh, bl, normalize=False)
+
+
+REPORT_CASES = ["nan_a", "nan_lo_a", "inf_b", "large_a", "large_b", "large_and_nan", "singular",
+                "x_overflows"]
+
+
+@pytest.mark.parametrize("n", [1, 5, 19, 32, 40, 70])
+@pytest.mark.parametrize("case", REPORT_CASES)
+def test_batched_solve_report_replaces_the_checks(device, n, case):
+    """Stacks (and small single systems) take their checks from the batched kernels' report:
+    check_finite's ValueError naming a or b, entries >= 2^512 solved through the power-of-two
+    scaling (bits: x of A 2^600 is x of A times 2^-600), the first singular system, an x that
+    overflows returned."""
+    a, b = (x.to_device(device) for x in _report_case(n, case))
+    if case in ("nan_a", "large_and_nan", "inf_b"):
+        name = "b" if case == "inf_b" else "a"
+        with pytest.raises(ValueError, match=f"^{name} must not contain infs or NaNs"):
+            linalg.solve(a, b)
+        x = linalg.solve(a, b, check_finite=False)   # no error: NaN/inf where they reach
+        assert x.shape == b.shape
+    elif case == "singular":
+        with pytest.raises(linalg.LinAlgError, match=r"U\[\d+, \d+\] is exactly zero.*a\[2\]"):
+            linalg.solve(a, b)
+    elif case == "x_overflows":
+        x = linalg.solve(a, b).to_device("cpu")
+        assert np.isinf(x.hi[1]).any()
+        assert np.isfinite(x.hi[[0, 2, 3, 4, 5]]).all()
+    elif case in ("large_a", "large_b"):
+        info = {}
+        x = linalg.solve(a, b, info=info)
+        assert info["method"] == "dd-lu (batched)"
+        p, power = (3, -600) if case == "large_a" else (5, 700)
+        y = linalg.solve(*(v.to_device(device) for v in _report_case(n, "random")))
+        keep = [q for q in range(6) if q != p]
+        assert same_bits(x[keep], y[keep])
+        assert same_bits(x[p], y[p] * ddblas.asarray(2.0 ** power).to_device(device))
+    else:   # nan_lo_a: finite for check_finite, solved as it comes (not an overflow)
+        x = linalg.solve(a, b).to_device("cpu")
+        assert np.isfinite(x.hi[[0, 1, 2, 3, 5]]).all()
+
+
+@pytest.mark.parametrize("n", [1, 5, 19, 32, 40])
+@pytest.mark.parametrize("case", REPORT_CASES)
+@pytest.mark.parametrize("check_finite", [True, False])
+def test_batched_solve_report_gpu_as_cpu(device, n, case, check_finite):
+    """The GPU's report gives what the CPU's does: the same exception or the same bits, for a
+    stack, a broadcast b and (n <= 32) a single system."""
+    if device != "gpu":
+        pytest.skip("the CPU is the reference")
+    a, b = _report_case(n, case)
+    runs = [lambda x, y: linalg.solve(x, y, check_finite=check_finite),
+            lambda x, y: linalg.solve(x, y[0, :, 0], check_finite=check_finite)]
+    if n <= 32:
+        runs.append(lambda x, y: linalg.solve(x[4], y[4], check_finite=check_finite))
+    for run in runs:
+        expected = _outcome(lambda: run(a, b))
+        got = _outcome(lambda: run(a.to_device("gpu"), b.to_device("gpu")))
+        _same_outcome(expected, got)
 
 
 def test_batched_team_kernels_views_and_variants(device, variant):

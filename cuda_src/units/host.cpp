@@ -47,8 +47,16 @@ static std::string geometry_text() {
     put("trsm_threads", ddblas::TRSM_THREADS);
     put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);
     put("batched_team.narrow", ddblas::BATCHED_TEAM_NARROW);
+    put("batched_team.medium", ddblas::BATCHED_TEAM_MEDIUM);
     put("batched_team.wide", ddblas::BATCHED_TEAM_WIDE);
     put("batched_team.max_order", ddblas::BATCHED_TEAM_MAX_ORDER);
+    put("batched_team.sliced_threads", ddblas::BATCHED_TEAM_SLICED_THREADS);
+    put("linalg_scale_exponent", ddblas::LINALG_SCALE_EXPONENT);
+    put("batched_report.a_not_finite", ddblas::BATCHED_REPORT_A_NOT_FINITE);
+    put("batched_report.a_large", ddblas::BATCHED_REPORT_A_LARGE);
+    put("batched_report.b_not_finite", ddblas::BATCHED_REPORT_B_NOT_FINITE);
+    put("batched_report.b_large", ddblas::BATCHED_REPORT_B_LARGE);
+    put("batched_report.x_not_finite", ddblas::BATCHED_REPORT_X_NOT_FINITE);
     put("ozaki2.moduli", ddblas::OZAKI2_MAX_MODULI);
     for (int i = 0; i < ddblas::OZAKI2_MAX_MODULI; ++i)
         put("ozaki2.modulus." + std::to_string(i), ddblas::OZAKI2_MODULI[i]);

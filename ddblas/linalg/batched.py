@@ -12,6 +12,7 @@ the kernels'.
 """
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,15 +56,17 @@ def _teams(device: str, n: int) -> bool:
     return device == "gpu" and n <= _cpu.geometry()["batched_team"]["max_order"]
 
 
-def _team_factor_launch(n: int, batch: int) -> tuple[str, int]:
-    """(kernel stem, blocks) of lu_team for order n: W = narrow or wide columns a thread in one
-    slice (teams of n lanes, floor(32 / n) a warp), or two wide slices (a block a system)."""
+def _team_launch(n: int, batch: int) -> tuple[str, int, int]:
+    """(width, blocks, threads a block) of lu_team_<width> for order n: one slice of the
+    narrowest width that holds n (teams of n lanes, floor(32 / n) a warp), or "sliced" (a block
+    a system)."""
     g = _cpu.geometry()
     team, warp = g["batched_team"], g["warp_size"]
     if n > team["wide"]:
-        return "lu_team64", batch
+        return "sliced", batch, team["sliced_threads"]
+    width = next(w for w in ("narrow", "medium", "wide") if n <= team[w])
     teams_per_block = team["threads"] // warp * (warp // n)
-    return ("lu_team16" if n <= team["narrow"] else "lu_team32"), -(-batch // teams_per_block)
+    return width, -(-batch // teams_per_block), team["threads"]
 
 
 def lu_factor(a: DDArray, opts: Options) -> BatchLU:
@@ -86,26 +89,28 @@ def lu_factor(a: DDArray, opts: Options) -> BatchLU:
     if not (batch and n):
         zero_pivot[...] = -1
     elif teams:
-        stem, blocks = _team_factor_launch(n, batch)
+        width, blocks, threads = _team_launch(n, batch)
         _backend.backend("gpu").launch_grid(
-            f"ddblas_linalg_batched_{stem}_{opts.suffix}", (blocks,),
-            (_cpu.geometry()["batched_team"]["threads"],), *args)
+            f"ddblas_linalg_batched_lu_team_{width}_{opts.suffix}", (blocks,), (threads,), *args)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
 
 
-def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
-    """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f;
-    no system may have a zero pivot."""
+def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags=None) -> DDArray:
+    """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f (X[p]
+    is meaningless where A[p] has a zero pivot); report_bits()'s "x_not_finite" OR-ed into
+    flags[p] ((batch,) int64 on the device, e.g. report()'s) where X[p] has a non-finite entry."""
     batch, n, nrhs = b.shape
     xp = b.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
+    if flags is None:
+        flags = xp.zeros(batch, dtype=np.int64)
     if batch and n and nrhs:
         hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
         args = (batch, n, nrhs, f.hi, f.lo, f.sys_step, f.row_step, f.col_step, f.piv, hi, lo,
-                b_bs, b_rs, b_cs, x_hi, x_lo)
+                b_bs, b_rs, b_cs, x_hi, x_lo, flags)
         if _teams(f.device, n):   # a block a system, its threads whole warps
             warp = _cpu.geometry()["warp_size"]
             _backend.backend("gpu").launch_grid(
@@ -114,6 +119,29 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
         else:
             _launch(f.device, "ddblas_linalg_batched_lu_solve_" + opts.suffix, *args)
     return DDArray(x_hi, x_lo, normalize=False)
+
+
+def report_bits() -> types.MappingProxyType:
+    """The flags of a batched solve's report (geometry.h BATCHED_REPORT_*): "a_not_finite",
+    "a_large", "b_not_finite", "b_large" (an entry with |hi| >= 2^linalg_scale_exponent) from
+    report(), "x_not_finite" from lu_solve."""
+    return _cpu.geometry()["batched_report"]
+
+
+def report(a: DDArray, b: DDArray):
+    """(batch,) int64 on a's device: each system's report_bits() flags of the entries of the
+    (batch, n, n) stack a and the (batch, n, nrhs) stack b (any strides), by one launch."""
+    batch, n, nrhs = b.shape
+    xp = a.xp
+    flags = xp.zeros(batch, dtype=np.int64)
+    items = batch * n * (n + nrhs)
+    if items:
+        a_hi, _, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
+        b_hi, _, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
+        _backend.backend(a.device).launch("ddblas_linalg_batched_report", items, items, batch,
+                                          n, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs,
+                                          b_cs, flags)
+    return flags
 
 
 def diagonal_product(d_hi, d_lo, piv, shift, opts: Options, device: str):

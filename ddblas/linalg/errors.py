@@ -57,9 +57,10 @@ def require_finite_factors(finite, a, stack: tuple = (1,), own: tuple = ()) -> N
     took an entry past DBL_MAX, where no DD factor can hold it): finite is a bool array (any
     device) over the row-major stack `stack` of a's matrices (a's own stack shape `own`, () for
     one matrix: see stack_index), or one bool for one matrix. Nothing when a itself is not
-    finite: such factors are the input's, not an overflow."""
+    finite (a NaN low part included): such factors are the input's, not an overflow."""
     finite = _backend.move(finite, "cpu").reshape(-1)
-    if finite.all() or not bool(a.xp.isfinite(a.hi).all()):
+    xp = a.xp
+    if finite.all() or not bool(xp.isfinite(a.hi).all() & xp.isfinite(a.lo).all()):
         return
     where = _of_stack(stack_index(int(np.flatnonzero(~finite)[0]), stack, own))
     raise OverflowError(f"the LU factors of a overflow float64's range{where}: factor a scaled "
@@ -86,4 +87,9 @@ def require_finite(*named) -> None:
     finite = _backend.move(xp.stack([xp.isfinite(x.hi).all() for x, _ in named]), "cpu")
     for (_, name), ok in zip(named, finite):
         if not ok:
-            raise ValueError(f"{name} must not contain infs or NaNs (check_finite=True)")
+            raise not_finite_error(name)
+
+
+def not_finite_error(name: str) -> ValueError:
+    """require_finite's error for the argument `name`."""
+    return ValueError(f"{name} must not contain infs or NaNs (check_finite=True)")

@@ -22,8 +22,8 @@ from ..core.options import get_options
 from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
 from . import batched
-from .errors import (LinAlgError, in_stack, require_finite, require_finite_factors, stack_index,
-                     zero_pivot_error)
+from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
+                     require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
 from .scaling import downscale_exponents, scale
 
@@ -365,23 +365,38 @@ class _Refinement:
 
 
 # ---- DD factorizations ----
-def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple = ()) -> DDArray:
+def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple = (),
+                       check: bool | None = None) -> DDArray | None:
     """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, k) stacks by the batched DD LU, the
     systems being a's matrices (a's own stack shape `own`: () for one matrix) broadcast to
     `stack`. LinAlgError naming the first singular matrix (a's index) and its zero pivot;
     OverflowError where a non-finite x comes from factors of a finite a that overflowed (an x
-    that overflows from finite factors is returned, as NumPy's)."""
+    that overflows from finite factors is returned, as NumPy's). One device round trip: the
+    kernels' report (batched.report_bits) holds what the checks need. With check (solve's
+    check_finite) a and b are taken as they come: ValueError naming the argument with a
+    non-finite entry (check True), None where an entry is not finite (check False) or reaches
+    2^512, for solve's scaled path."""
     opts = get_options()
+    flags = batched.report(a, b)
     f = batched.lu_factor(a, opts)
-    zero = _backend.move(f.zero_pivot, "cpu")
+    x = batched.lu_solve(f, b, opts, flags)
+    zero, flags = _backend.move(a.xp.stack((f.zero_pivot, flags)), "cpu")
+    bits = batched.report_bits()
+    seen = int(np.bitwise_or.reduce(flags))
+    if check is not None:
+        if check:
+            for name in ("a", "b"):
+                if seen & bits[f"{name}_not_finite"]:
+                    raise not_finite_error(name)
+        if seen & (bits["a_not_finite"] | bits["a_large"] | bits["b_not_finite"] |
+                   bits["b_large"]):
+            return None
     singular = np.flatnonzero(zero >= 0)
     if singular.size:
         p = int(singular[0])
         raise in_stack(zero_pivot_error(int(zero[p])), stack_index(p, stack, own))
-    x = batched.lu_solve(f, b, opts)
-    xp = a.xp
-    if not bool(xp.isfinite(x.hi).all()):   # where factors overflow, x does
-        require_finite_factors(xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), a,
+    if seen & bits["x_not_finite"]:   # where factors overflow, x does
+        require_finite_factors(a.xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), a,
                                stack, own)
     return x
 
@@ -501,31 +516,58 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     if b.ndim == 0 or bm.ndim < 2 or bm.shape[-2] != n:
         raise ValueError(f"b must have shape ({n},) or (..., {n}, k) to match a of shape "
                          f"{a.shape}, got {b.shape}")
-    if check_finite:
-        require_finite((a, "a"), (b, "b"))
-    if assume_a != "gen":
-        a = _symmetrized(a, bool(lower))
-    shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-    shift_b = downscale_exponents(bm, (bm.ndim - 2,))   # each column of b
-    scaled = bool((shift_a > 0).any() or (shift_b > 0).any())
-    if scaled:  # A 2^-ka y = b 2^-kb: y = x 2^(ka - kb), the same backward errors
-        a, bm = scale(a, -shift_a), scale(bm, -shift_b)
     own = a.shape[:-2]
     stack = broadcast_shape(own, bm.shape[:-2])
     k = bm.shape[-1]
     log = {"method": None, "iterations": 0, "backward_errors": [], "stopped": None,
            "switched": []}
     out_shape = stack + ((n,) if vector else (n, k))
+    x = None
+    if assume_a == "gen" and method != "refine" and (stack or n <= SMALL_ORDER) and n and k \
+            and math.prod(stack):   # the batched DD LU, its checks from the kernels' report
+        batch = math.prod(stack)
+        x = _dd_lu_solve_stack(_broadcast(a, stack + (n, n)).reshape(batch, n, n),
+                               _broadcast(bm, stack + (n, k)).reshape(batch, n, k),
+                               stack or (1,), own, check=bool(check_finite))
+        if x is not None:   # (None: entries that solve must scale first)
+            log["method"] = "dd-lu (batched)" if stack else "dd-lu"
+            log["stopped"] = "dd-lu (batched): direct solve" if stack else \
+                "dd-lu: direct solve (backward error bound: docs/linalg.md)"
+    if x is None:
+        if check_finite:
+            require_finite((a, "a"), (b, "b"))
+        if assume_a != "gen":
+            a = _symmetrized(a, bool(lower))
+        x = _solve_scaled(a, bm, stack, assume_a, method, log)
+    if info is not None:
+        info.clear()
+        info.update(log)
+    return x.reshape(out_shape)
+
+
+def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: str,
+                  log: dict) -> DDArray:
+    """X (stack + (n, k)) for solve's A X = B (a (*own, n, n), b (..., n, k) with finite or
+    checked entries, their stacks broadcast to `stack`) after the power-of-two scaling of
+    entries >= 2^512 (x scaled back): one system (_solve_one), a stack one system at a time
+    (method="refine"), or the batched DD LU."""
+    n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
+    shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
+    shift_b = downscale_exponents(b, (b.ndim - 2,))   # each column of b
+    scaled = bool((shift_a > 0).any() or (shift_b > 0).any())
+    if scaled:  # A 2^-ka y = b 2^-kb: y = x 2^(ka - kb), the same backward errors
+        a, b = scale(a, -shift_a), scale(b, -shift_b)
+    shape = stack + (n, k)
     if n == 0 or k == 0 or math.prod(stack) == 0:
         xp = a.xp
         log["stopped"] = "empty system"
-        x = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
+        x = DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
     elif not stack:
-        x = _solve_one(a, bm, assume_a, method, log).reshape(out_shape)
+        x = _solve_one(a, b, assume_a, method, log)
     else:
         batch = math.prod(stack)
         a3 = _broadcast(a, stack + (n, n)).reshape(batch, n, n)
-        b3 = _broadcast(bm, stack + (n, k)).reshape(batch, n, k)
+        b3 = _broadcast(b, shape).reshape(batch, n, k)
         if method == "refine":
             log["method"], log["systems"] = "refine (one system at a time)", []
             xs = []
@@ -538,19 +580,15 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
                     raise in_stack(error, stack_index(p, stack, own)) from None
             xp = a.xp
             x = DDArray(xp.stack([v.hi for v in xs]), xp.stack([v.lo for v in xs]),
-                        normalize=False).reshape(out_shape)
+                        normalize=False)
         else:
             if assume_a == "pos":  # SciPy's contract: not positive definite is an error
                 cholesky(a, lower=True, check_finite=False)
             log["method"] = "dd-lu (batched)"
-            x = _dd_lu_solve_stack(a3, b3, stack, own).reshape(out_shape)
+            x = _dd_lu_solve_stack(a3, b3, stack, own)
             log["stopped"] = "dd-lu (batched): direct solve"
-    if scaled:
-        x = scale(x.reshape(stack + (n, k)), shift_b - shift_a).reshape(out_shape)
-    if info is not None:
-        info.clear()
-        info.update(log)
-    return x
+    x = x.reshape(shape)
+    return scale(x, shift_b - shift_a) if scaled else x
 
 
 def inv(a, *, check_finite=True) -> DDArray:
