@@ -4,20 +4,24 @@ factor and solve kernels alone, against the in-register DD madd ceiling (bench.g
     python3 bench/batched_solve.py [--batch 10000] [--orders 9 19 32 48 64 65]
 
 Flops as `python -m ddblas bench linalg` counts them: 2n^3/3 + 2n^2 a system (one right-hand
-side). Prints one row per order: seconds of the call, of the call without the finite checks, of
-lu_factor and of lu_solve, of the report kernel (the checks of a's and b's entries that solve
-takes from it), DD GFLOP/s of the call and its share of the ceiling.
+side). Prints one row per order: seconds of the call (one round trip to the host: Python's
+per-call cost included), of the call without the finite checks, of lu_factor and of lu_solve, of
+the report kernel (the checks of a's and b's entries that solve takes from it), of the three
+kernels captured in a CUDA graph (the GPU's time alone), and DD GFLOP/s and the share of the
+ceiling of the call and of the kernels.
 """
 from __future__ import annotations
 
 import argparse
+
+import numpy as np
 
 import ddblas
 from ddblas import linalg
 from ddblas.core.options import Options
 from ddblas.linalg import batched
 from ddblas.tools.bench import gpu_madd_ceiling
-from ddblas.tools.timing import time_gpu
+from ddblas.tools.timing import time_gpu, time_gpu_graph
 
 
 def main() -> None:
@@ -30,9 +34,9 @@ def main() -> None:
     ceiling = gpu_madd_ceiling(opts)
     print(f"in-register madd ceiling ({opts.suffix}): {ceiling:.1f} DD GFLOP/s; "
           f"batch {args.batch}")
-    print("| n | solve call s | unchecked s | lu_factor s | lu_solve s | report s |"
-          " DD GFLOP/s | of ceiling | systems/s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| n | solve call s | unchecked s | lu_factor s | lu_solve s | report s | kernels s |"
+          " DD GFLOP/s (call) | of ceiling | DD GFLOP/s (kernels) | of ceiling |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.orders:
         a = ddblas.random((args.batch, n, n), seed=5, device="gpu") + ddblas.eye(n, device="gpu")
         b = ddblas.random((args.batch, n, 1), seed=6, device="gpu")
@@ -41,11 +45,18 @@ def main() -> None:
         t_factor = time_gpu(lambda: batched.lu_factor(a, opts), args.repeat)
         f = batched.lu_factor(a, opts)
         t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts), args.repeat)
-        t_report = time_gpu(lambda: batched.report(a, b), args.repeat)
+        flags = a.xp.empty(args.batch, dtype=np.int64)
+        t_report = time_gpu(lambda: batched.report(a, b, flags), args.repeat)
+
+        def kernels():
+            batched.report(a, b, flags)
+            batched.lu_solve(batched.lu_factor(a, opts), b, opts, flags)
+        t_kernels, how = time_gpu_graph(kernels, args.repeat, 20)
         flops = args.batch * (2 * n ** 3 / 3 + 2 * n ** 2)
-        rate = flops / t_call / 1e9
+        rate, kernel_rate = flops / t_call / 1e9, flops / t_kernels / 1e9
         print(f"| {n} | {t_call:.3g} | {t_unchecked:.3g} | {t_factor:.3g} | {t_solve:.3g} | "
-              f"{t_report:.3g} | {rate:.1f} | {rate / ceiling:.1%} | {args.batch / t_call:.3g} |")
+              f"{t_report:.3g} | {t_kernels:.3g} ({how}) | {rate:.1f} | {rate / ceiling:.1%} | "
+              f"{kernel_rate:.1f} | {kernel_rate / ceiling:.1%} |")
 
 
 if __name__ == "__main__":

@@ -56,27 +56,17 @@ constexpr int LU_PANEL_GRID_MIN_ROWS = 2048;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
-// Batched small LU on the GPU (linalg_batched.h lu_team): a system of order n <=
-// BATCHED_TEAM_MAX_ORDER is factored by a team of threads, thread (i, h)
-// holding row i's columns [h W, h W + W) in registers. Orders up to BATCHED_TEAM_WIDE: one slice,
-// W the first of BATCHED_TEAM_NARROW, _MEDIUM, _WIDE that holds n; teams of n lanes, floor(32 / n)
-// to a warp, in blocks of BATCHED_TEAM_THREADS. Larger orders: BATCHED_TEAM_SLICES slices of
-// BATCHED_TEAM_SLICE_WIDTH columns, rows padded to BATCHED_TEAM_MAX_ORDER, one block of
-// BATCHED_TEAM_SLICED_THREADS a system. Larger orders keep one thread a system.
-constexpr int BATCHED_TEAM_THREADS = 128;
-constexpr int BATCHED_TEAM_NARROW = 16;
-constexpr int BATCHED_TEAM_MEDIUM = 24;
-constexpr int BATCHED_TEAM_WIDE = 32;
-constexpr int BATCHED_TEAM_SLICES = 4;
-constexpr int BATCHED_TEAM_SLICE_WIDTH = 16;
-constexpr int BATCHED_TEAM_MAX_ORDER = BATCHED_TEAM_SLICES * BATCHED_TEAM_SLICE_WIDTH;
-constexpr int BATCHED_TEAM_SLICED_THREADS = BATCHED_TEAM_SLICES * BATCHED_TEAM_MAX_ORDER;
-static_assert(BATCHED_TEAM_NARROW < BATCHED_TEAM_MEDIUM && BATCHED_TEAM_MEDIUM <
-              BATCHED_TEAM_WIDE && BATCHED_TEAM_WIDE == WARP_SIZE, "one-slice teams fit a warp");
-static_assert(BATCHED_TEAM_MAX_ORDER > BATCHED_TEAM_WIDE &&
-              BATCHED_TEAM_MAX_ORDER % WARP_SIZE == 0, "a sliced team's rows fill whole warps");
-static_assert(BATCHED_TEAM_THREADS % WARP_SIZE == 0 && BATCHED_TEAM_SLICED_THREADS <= 1024,
-              "blocks of whole warps, within CUDA's limit");
+// Batched small LU on the GPU (linalg_batched.h lu_shared), the matrix in shared memory: orders
+// <= WARP_SIZE a warp a system (BATCHED_WARP_THREADS / WARP_SIZE systems a block), orders up to
+// BATCHED_TEAM_MAX_ORDER a block of BATCHED_BLOCK_TEAM threads a system; larger orders keep one
+// thread a system. The solve (lu_solve_team) takes a block of >= order threads a system.
+constexpr int BATCHED_TEAM_MAX_ORDER = 64;
+constexpr int BATCHED_WARP_THREADS = 128;
+constexpr int BATCHED_BLOCK_TEAM = 256;
+static_assert(BATCHED_WARP_THREADS % WARP_SIZE == 0 && BATCHED_BLOCK_TEAM % WARP_SIZE == 0,
+              "blocks of whole warps");
+static_assert(BATCHED_TEAM_MAX_ORDER % WARP_SIZE == 0 && BATCHED_TEAM_MAX_ORDER <= 1024,
+              "the solve's blocks: whole warps, within CUDA's limit");
 
 // The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags, the
 // solve kernels OR in its B_* and X_NOT_FINITE flags), read by ddblas/linalg/solve.py in place of

@@ -5,16 +5,16 @@
 // Two organisations of the same arithmetic. One thread a system (lu_factor_in_place,
 // lu_solve_in_place; GPU: a grid-stride loop over systems, CPU: OpenMP over systems) for every
 // order on the CPU and for orders above BATCHED_TEAM_MAX_ORDER on the GPU. On the GPU, smaller
-// systems are factored by a team of threads (lu_team: a row's entries in registers, the pivot
-// search a warp reduction, the interchanges implicit) and solved by a block a system
-// (lu_solve_team). Every entry gets the same operations in the same order in both, so the GPU's
-// factors and solutions equal the CPU's bit for bit.
+// systems are factored by a team of threads, a warp or a block, with the matrix in shared memory
+// (lu_shared: each step's pivot search a reduction, its updates spread over the threads), and
+// solved by a block a system (lu_solve_team). Every entry gets the same operations in the same
+// order in both, so the GPU's factors and solutions equal the CPU's bit for bit.
 //
 // The factors live in a batch buffer in which element (i, j) of system p sits at
 // p * sys_step + i * row_step + j * col_step (BatchMatrix): one thread a system on the GPU
 // interleaves the systems (sys_step = 1, so a warp's threads, one system each, read consecutive
-// doubles), the GPU's teams keep each system column-major (a team's rows are consecutive), the
-// CPU row-major.
+// doubles), the GPU's teams write each system column-major (the solve's threads, a row each,
+// read consecutive doubles), the CPU row-major.
 //
 // Algorithms (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., 2002):
 //   LU: Gaussian elimination, kij (right-looking) form, partial pivoting: Alg. 9.1 with the
@@ -182,11 +182,11 @@ DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, 
 
 
 #if defined(__CUDACC__)
-// TeamPivot: a pivot candidate in lu_team's reduction: the entry (signed), its row's position
-// after the interchanges so far (-1: no candidate) and the lane that holds that row.
+// TeamPivot: a pivot candidate in lu_shared's reduction: the entry (signed) and its row (-1: no
+// candidate).
 struct TeamPivot {
     dd value;
-    int row, lane;
+    int row;
     // keep the better of this and o under pivot_beats on |value|
     __device__ void take_better(const TeamPivot &o) {
         if (o.row >= 0 && (row < 0 || linalg::pivot_beats(abs(o.value), o.row, abs(value), row)))
@@ -204,12 +204,10 @@ __device__ TeamPivot team_shuffle(const TeamPivot &c, int src, unsigned down) {
         r.value.hi = __shfl_down_sync(FULL_WARP, c.value.hi, down);
         r.value.lo = __shfl_down_sync(FULL_WARP, c.value.lo, down);
         r.row = __shfl_down_sync(FULL_WARP, c.row, down);
-        r.lane = __shfl_down_sync(FULL_WARP, c.lane, down);
     } else {
         r.value.hi = __shfl_sync(FULL_WARP, c.value.hi, src);
         r.value.lo = __shfl_sync(FULL_WARP, c.value.lo, src);
         r.row = __shfl_sync(FULL_WARP, c.row, src);
-        r.lane = __shfl_sync(FULL_WARP, c.lane, src);
     }
     return r;
 }
@@ -225,147 +223,82 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
     return c;
 }
 
-// register_entry, set_register_entry: r[j] for a j known only at run time, by a pass over the
-// array's compile-time indices (so that r stays in registers).
-template <int W>
-__device__ dd register_entry(const dd (&r)[W], int j) {
-    dd v = r[0];
-    DDBLAS_UNROLL
-    for (int t = 1; t < W; ++t)
-        if (t == j) v = r[t];
-    return v;
-}
-template <int W>
-__device__ void set_register_entry(dd (&r)[W], int j, dd v) {
-    DDBLAS_UNROLL
-    for (int t = 0; t < W; ++t)
-        if (t == j) r[t] = v;
-}
-
-// lu_team: lu_factor_in_place's elimination of system p by a team: thread (i, h) holds row i's
-// entries in columns [h W, h W + W) in registers (S slices of W columns; n <= S W). The
-// interchanges are implicit: each row keeps its position `pos` (LAPACK's row after the swaps so
-// far) and goes to that row of `lu` at the end. Step k: the candidates (rows at positions >= k,
-// column k) are reduced under pivot_beats to the pivot row at position pk; the rows at positions k
-// and pk trade positions; every row below takes l = a_ik / pivot (DD div) and a_ij = a_ij - l
-// a_kj (madd, j > k), the pivot row's a_kj coming by shuffle (S = 1: a team is n lanes of one
-// warp, floor(32 / n) teams a warp) or through shared memory (S > 1: a block is one team, rows
-// padded to BATCHED_TEAM_MAX_ORDER a slice). A zero pivot skips the elimination, as
-// lu_factor_in_place does. Writes piv[k] and info[p] (the first zero pivot, -1: none).
-template <class V, int W, int S>
-__device__ void lu_team(index_t batch, index_t n, const double *a_hi, const double *a_lo,
-                        index_t a_bs, index_t a_rs, index_t a_cs, double *lu_hi, double *lu_lo,
-                        index_t sys_step, index_t row_step, index_t col_step, index_t *piv,
-                        index_t *info) {
-    static_assert(S == 1 ? W <= WARP_SIZE : S * W == BATCHED_TEAM_MAX_ORDER,
-                  "one slice within a warp, or slices that cover BATCHED_TEAM_MAX_ORDER columns");
-    constexpr int UPDATE_CHUNK = 8;
-    static_assert(W % UPDATE_CHUNK == 0, "whole chunks of columns");
-    constexpr int THREADS = S == 1 ? BATCHED_TEAM_THREADS : BATCHED_TEAM_SLICED_THREADS;
-    constexpr int WARPS = THREADS / WARP_SIZE;
-    const int tid = threadIdx.x, lane = tid % WARP_SIZE, warp = tid / WARP_SIZE;
-    int i, h, base, len;
-    index_t p;
-    bool valid;
-    if constexpr (S == 1) {
-        const int per_warp = WARP_SIZE / int(n), team = lane / int(n);
-        i = lane % int(n);
-        h = 0;
-        base = team * int(n);
-        len = int(n);
-        p = (index_t(blockIdx.x) * WARPS + warp) * per_warp + team;
-        valid = team < per_warp && p < batch;
-    } else {
-        h = tid / BATCHED_TEAM_MAX_ORDER;
-        i = tid % BATCHED_TEAM_MAX_ORDER;
-        base = 0;
-        len = min(WARP_SIZE, int(n) - (i / WARP_SIZE) * WARP_SIZE);   // this warp's rows (>= 1)
-        p = blockIdx.x;
-        valid = i < n && p < batch;
-    }
-    __shared__ TeamPivot part[S > 1 ? 2 : 1];
-    __shared__ dd pivot_row[S > 1 ? S * W : 1], minus_l_of[S > 1 ? BATCHED_TEAM_MAX_ORDER : 1];
-    dd row[W];
-    const StridedMatrix a = {a_hi + (valid ? p * a_bs : 0), a_lo + (valid ? p * a_bs : 0), a_rs,
-                             a_cs};
-    DDBLAS_UNROLL
-    for (int j = 0; j < W; ++j) {
+// lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
+// whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= n), n <=
+// BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t offers
+// row k + t as pivot candidate (segment_best under pivot_beats within each warp, then across the
+// first two), rows k and p swap (thread j moves column j), thread t divides row k + 1 + t's a_ik
+// by the pivot, and the (n - k - 1)^2 updates of the trailing block go round the threads (entry
+// e = t, t + TEAM, ...), so that a step costs the threads what it has to do rather than a row
+// each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1: none).
+template <class V, int TEAM>
+__device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
+                          const BatchMatrix &lu, index_t *piv, index_t *info) {
+    static_assert(TEAM % WARP_SIZE == 0, "whole warps");
+    static_assert(BATCHED_TEAM_MAX_ORDER <= 2 * WARP_SIZE, "pivot candidates from two warps");
+    constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
+    const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
+    const auto barrier = [] {
+        if constexpr (ONE_WARP) __syncwarp();
+        else __syncthreads();
+    };
+    __shared__ TeamPivot part[ONE_WARP ? 1 : 2];
+    for (int e = t; e < order * order; e += TEAM) {
         const dd zero = {0.0, 0.0};
-        row[j] = valid && h * W + j < n ? a.load(i, h * W + j) : zero;
+        m[e / order * ld + e % order] = valid ? a.load(e / order, e % order) : zero;
     }
-    int pos = i;
+    barrier();
     index_t zero_pivot = -1;
-    for (int k = 0; k < n; ++k) {
-        // step k: the candidates' reduction (S = 1: within the team's lanes; S > 1: within each
-        // warp of slice hk, then across its two warps), the interchange of positions, the
-        // multipliers, the update; rows at positions > k are eliminated unless the pivot is 0
-        const int hk = k / W, kc = k % W;
-        TeamPivot c = {register_entry(row, kc), valid && h == hk && pos >= k ? pos : -1, lane};
-        c = segment_best(c, lane - base, len);
+    for (int k = 0; k < order; ++k) {
+        const int i = k + t;
+        const dd zero = {0.0, 0.0};
+        TeamPivot c = {i < order ? m[i * ld + k] : zero, valid && i < order ? i : -1};
+        c = segment_best(c, lane, WARP_SIZE);
         TeamPivot best;
-        if constexpr (S == 1) {
-            best = team_shuffle(c, base, 0);
+        if constexpr (ONE_WARP) {
+            best = team_shuffle(c, 0, 0);
         } else {
-            if (lane == 0 && h == hk) part[warp % 2] = c;
+            if (lane == 0 && t < 2 * WARP_SIZE) part[t / WARP_SIZE] = c;
             __syncthreads();
             best = part[0];
             best.take_better(part[1]);
         }
-        const bool owner = valid && pos == best.row;
-        if (pos == k) pos = best.row;
-        else if (owner) pos = k;
-        const dd pivot = best.value;
-        if (pivot.hi == 0.0 && zero_pivot < 0) zero_pivot = k;
-        if (valid && i == 0 && h == 0) piv[p * n + k] = best.row;
-        const bool eliminate = valid && pos > k && pivot.hi != 0.0;
-        dd minus_l = {0.0, 0.0};
-        if (eliminate && h == hk) {
-            const dd l = div<V>(register_entry(row, kc), pivot);
-            set_register_entry(row, kc, l);
-            minus_l = neg(l);
+        const int pk = best.row < 0 ? k : best.row;
+        if (valid && t == 0) piv[p * n + k] = pk;
+        if (pk != k)
+            for (int j = t; j < order; j += TEAM) {
+                const dd r = m[k * ld + j];
+                m[k * ld + j] = m[pk * ld + j];
+                m[pk * ld + j] = r;
+            }
+        barrier();
+        const dd pivot = m[k * ld + k];
+        if (pivot.hi == 0.0) {
+            if (zero_pivot < 0) zero_pivot = k;
+            continue;
         }
-        // the update in chunks of UPDATE_CHUNK columns, whole chunks skipped (uniformly) and
-        // the columns inside one chosen by selects, not branches, so that the chunk's
-        // independent madds overlap
-        if constexpr (S == 1) {
-            DDBLAS_UNROLL
-            for (int c = 0; c < W; c += UPDATE_CHUNK) {
-                if (c >= n) break;
-                if (c + UPDATE_CHUNK <= k + 1) continue;
-                DDBLAS_UNROLL
-                for (int j = c; j < c + UPDATE_CHUNK; ++j) {
-                    const dd u = {__shfl_sync(FULL_WARP, row[j].hi, best.lane),
-                                  __shfl_sync(FULL_WARP, row[j].lo, best.lane)};
-                    const dd updated = madd<V>(row[j], minus_l, u);
-                    if (eliminate && j > k && j < n) row[j] = updated;
+        const int rest = order - k - 1;
+        for (int r = k + 1 + t; r < order; r += TEAM) m[r * ld + k] = div<V>(m[r * ld + k], pivot);
+        barrier();
+        if (rest > 0) {   // entry (r, j) of the trailing block, e = r rest + j advancing by TEAM
+            const int rows = TEAM / rest, cols = TEAM % rest;
+            for (int r = t / rest, j = t % rest; r < rest; r += rows, j += cols) {
+                if (j >= rest) {
+                    j -= rest;
+                    ++r;
+                    if (r >= rest) break;
                 }
-            }
-        } else {
-            if (owner) {
-                DDBLAS_UNROLL
-                for (int j = 0; j < W; ++j) pivot_row[h * W + j] = row[j];
-            }
-            if (eliminate && h == hk) minus_l_of[i] = minus_l;
-            __syncthreads();
-            if (eliminate && h > hk) minus_l = minus_l_of[i];
-            DDBLAS_UNROLL
-            for (int c = 0; c < W; c += UPDATE_CHUNK) {
-                if (!eliminate || h * W + c >= n || h * W + c + UPDATE_CHUNK <= k + 1) continue;
-                DDBLAS_UNROLL
-                for (int j = c; j < c + UPDATE_CHUNK; ++j) {
-                    const dd updated = madd<V>(row[j], minus_l, pivot_row[h * W + j]);
-                    if (h * W + j > k && h * W + j < n) row[j] = updated;
-                }
+                const int row = k + 1 + r, col = k + 1 + j;
+                m[row * ld + col] =
+                    madd<V>(m[row * ld + col], neg(m[row * ld + k]), m[k * ld + col]);
             }
         }
+        barrier();
     }
     if (valid) {
-        const BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, n, row_step,
-                                col_step};
-        DDBLAS_UNROLL
-        for (int j = 0; j < W; ++j)
-            if (h * W + j < n) lu.store(pos, h * W + j, row[j]);
-        if (i == 0 && h == 0) info[p] = zero_pivot;
+        for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
+            lu.store(e % order, e / order, m[e % order * ld + e / order]);
+        if (t == 0) info[p] = zero_pivot;
     }
 }
 
@@ -528,25 +461,31 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 }
 
 #if defined(__CUDACC__)
-// lu_team_<width> (GPU, order <= BATCHED_TEAM_MAX_ORDER; width narrow, medium, wide: one slice
-// of BATCHED_TEAM_<WIDTH> columns, sliced: BATCHED_TEAM_SLICES slices): lu_factor's arguments
-// and results, the systems factored by teams (lu_team; grid: lu_team's teams a block, one block
-// a system when sliced), lu column-major per system.
-#define DDBLAS_LINALG_BATCHED_LU_TEAM(V, NAME, W, S, THREADS)                                  \
+// lu_shared_<warp|block> (GPU, order <= WARP_SIZE | BATCHED_TEAM_MAX_ORDER): lu_factor's
+// arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32 systems a
+// block) or a block of BATCHED_BLOCK_TEAM threads a system, each system with order x ld DD
+// entries of dynamic shared memory (ld = order rounded up to odd: no bank conflicts on columns);
+// lu column-major per system.
+#define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS)                                \
     DDBLAS_KERNEL __launch_bounds__(THREADS) ddblas_linalg_batched_##NAME##_##V(               \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
-        ddblas::lu_team<ddblas::variants::V, W, S>(n, order, a_hi, a_lo, a_bs, a_rs, a_cs,     \
-                                                   lu_hi, lu_lo, sys_step, row_step, col_step, \
-                                                   piv, info);                                 \
+        extern __shared__ ddblas::dd lu_shared_matrices[];                                     \
+        const int team = threadIdx.x / (TEAM), ld = int(order) | 1;                            \
+        const ddblas::index_t p = ddblas::index_t(blockIdx.x) * ((THREADS) / (TEAM)) + team;   \
+        const bool valid = p < n;                                                              \
+        const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                        \
+                                         a_lo + (valid ? p * a_bs : 0), a_rs, a_cs};           \
+        const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
+                                        lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
+                                        col_step};                                             \
+        ddblas::lu_shared<ddblas::variants::V, TEAM>(order, p, valid, a,                       \
+                                                     lu_shared_matrices + team * order * ld,   \
+                                                     ld, lu, piv, info);                       \
     }
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_narrow, ddblas::BATCHED_TEAM_NARROW, 1,
-                    ddblas::BATCHED_TEAM_THREADS)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_medium, ddblas::BATCHED_TEAM_MEDIUM, 1,
-                    ddblas::BATCHED_TEAM_THREADS)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_wide, ddblas::BATCHED_TEAM_WIDE, 1,
-                    ddblas::BATCHED_TEAM_THREADS)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_TEAM, lu_team_sliced, ddblas::BATCHED_TEAM_SLICE_WIDTH,
-                    ddblas::BATCHED_TEAM_SLICES, ddblas::BATCHED_TEAM_SLICED_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp, ddblas::WARP_SIZE,
+                    ddblas::BATCHED_WARP_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
+                    ddblas::BATCHED_BLOCK_TEAM)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).

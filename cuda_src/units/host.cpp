@@ -45,12 +45,9 @@ static std::string geometry_text() {
     put("potrf_max_order", ddblas::POTRF_MAX_ORDER);
     put("trsm_block", ddblas::TRSM_BLOCK);
     put("trsm_threads", ddblas::TRSM_THREADS);
-    put("batched_team.threads", ddblas::BATCHED_TEAM_THREADS);
-    put("batched_team.narrow", ddblas::BATCHED_TEAM_NARROW);
-    put("batched_team.medium", ddblas::BATCHED_TEAM_MEDIUM);
-    put("batched_team.wide", ddblas::BATCHED_TEAM_WIDE);
-    put("batched_team.max_order", ddblas::BATCHED_TEAM_MAX_ORDER);
-    put("batched_team.sliced_threads", ddblas::BATCHED_TEAM_SLICED_THREADS);
+    put("batched_team_max_order", ddblas::BATCHED_TEAM_MAX_ORDER);
+    put("batched_warp_threads", ddblas::BATCHED_WARP_THREADS);
+    put("batched_block_team", ddblas::BATCHED_BLOCK_TEAM);
     put("linalg_scale_exponent", ddblas::LINALG_SCALE_EXPONENT);
     put("batched_report.a_not_finite", ddblas::BATCHED_REPORT_A_NOT_FINITE);
     put("batched_report.a_large", ddblas::BATCHED_REPORT_A_LARGE);

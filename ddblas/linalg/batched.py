@@ -1,10 +1,10 @@
 """Stacks of small dense systems in one launch each (cuda_src/linalg_batched.h): LU with partial
 pivoting, the solve with its factors, and det from the factors.
 
-On the GPU, orders up to geometry's batched_team.max_order (64) are factored by teams of
-threads (a row's entries in registers; teams of n <= 32 packed into warps, a block a system
-above) and solved by a block a system; larger orders, and every order on the CPU, take one
-thread a system. The factors stay in a batch buffer laid out for the kernel that made them
+On the GPU, orders up to geometry's batched_team_max_order (64) are factored by teams of
+threads with the matrix in shared memory (a warp a system up to order 32, a block above) and
+solved by a block a system; larger orders, and every order on the CPU, take one thread a
+system. The factors stay in a batch buffer laid out for the kernel that made them
 (GPU teams: each system column-major; one GPU thread a system: systems interleaved, so a warp's
 threads read consecutive doubles; CPU: each system row-major); BatchLU carries its steps with
 the pivots. Only strides, launch shapes and integer bookkeeping happen here: the arithmetic is
@@ -52,31 +52,19 @@ def _launch(device: str, kernel: str, batch: int, *args) -> None:
 
 
 def _teams(device: str, n: int) -> bool:
-    """Whether order n runs on the GPU's team kernels (lu_team, lu_solve_team)."""
-    return device == "gpu" and n <= _cpu.geometry()["batched_team"]["max_order"]
+    """Whether order n runs on the GPU's team kernels (lu_shared, lu_solve_team)."""
+    return device == "gpu" and n <= _cpu.geometry()["batched_team_max_order"]
 
 
-def _team_launch(n: int, batch: int) -> tuple[str, int, int]:
-    """(width, blocks, threads a block) of lu_team_<width> for order n: one slice of the
-    narrowest width that holds n (teams of n lanes, floor(32 / n) a warp), or "sliced" (a block
-    a system)."""
-    g = _cpu.geometry()
-    team, warp = g["batched_team"], g["warp_size"]
-    if n > team["wide"]:
-        return "sliced", batch, team["sliced_threads"]
-    width = next(w for w in ("narrow", "medium", "wide") if n <= team[w])
-    teams_per_block = team["threads"] // warp * (warp // n)
-    return width, -(-batch // teams_per_block), team["threads"]
-
-
-def lu_factor(a: DDArray, opts: Options) -> BatchLU:
-    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides)."""
+def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
+    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); zero_pivot:
+    the (batch,) int64 device array that receives BatchLU.zero_pivot (default: a new one)."""
     batch, n, _ = a.shape
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
     teams = _teams(a.device, n)
     if teams:
-        steps = (n * n, 1, n)        # column-major systems: a team's rows are consecutive
+        steps = (n * n, 1, n)        # column-major systems: the solve reads rows together
     elif a.device == "gpu":
         steps = (1, n * batch, batch)  # interleaved systems
     else:
@@ -84,14 +72,21 @@ def lu_factor(a: DDArray, opts: Options) -> BatchLU:
     lu_hi = xp.empty(batch * n * n, dtype=np.float64)
     lu_lo = xp.empty(batch * n * n, dtype=np.float64)
     piv = xp.empty((batch, n), dtype=np.int64)
-    zero_pivot = xp.empty(batch, dtype=np.int64)
+    if zero_pivot is None:
+        zero_pivot = xp.empty(batch, dtype=np.int64)
     args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot)
     if not (batch and n):
         zero_pivot[...] = -1
-    elif teams:
-        width, blocks, threads = _team_launch(n, batch)
+    elif teams:   # a warp a system up to 32, then a block: the matrices in shared memory
+        g = _cpu.geometry()
+        if n <= g["warp_size"]:
+            kernel, threads = "lu_shared_warp", g["batched_warp_threads"]
+            systems = threads // g["warp_size"]
+        else:
+            kernel, threads, systems = "lu_shared_block", g["batched_block_team"], 1
         _backend.backend("gpu").launch_grid(
-            f"ddblas_linalg_batched_lu_team_{width}_{opts.suffix}", (blocks,), (threads,), *args)
+            f"ddblas_linalg_batched_{kernel}_{opts.suffix}", (-(-batch // systems),), (threads,),
+            *args, shared_mem=systems * n * (n | 1) * 16)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
@@ -128,12 +123,11 @@ def report_bits() -> types.MappingProxyType:
     return _cpu.geometry()["batched_report"]
 
 
-def report(a: DDArray, b: DDArray):
-    """(batch,) int64 on a's device: each system's report_bits() flags of the entries of the
-    (batch, n, n) stack a and the (batch, n, nrhs) stack b (any strides), by one launch."""
+def report(a: DDArray, b: DDArray, flags) -> None:
+    """flags (a (batch,) int64 device array) := each system's report_bits() flags of the entries
+    of the (batch, n, n) stack a and the (batch, n, nrhs) stack b (any strides)."""
     batch, n, nrhs = b.shape
-    xp = a.xp
-    flags = xp.zeros(batch, dtype=np.int64)
+    flags[...] = 0
     items = batch * n * (n + nrhs)
     if items:
         a_hi, _, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
@@ -141,7 +135,6 @@ def report(a: DDArray, b: DDArray):
         _backend.backend(a.device).launch("ddblas_linalg_batched_report", items, items, batch,
                                           n, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs,
                                           b_cs, flags)
-    return flags
 
 
 def diagonal_product(d_hi, d_lo, piv, shift, opts: Options, device: str):

@@ -377,10 +377,11 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     non-finite entry (check True), None where an entry is not finite (check False) or reaches
     2^512, for solve's scaled path."""
     opts = get_options()
-    flags = batched.report(a, b)
-    f = batched.lu_factor(a, opts)
-    x = batched.lu_solve(f, b, opts, flags)
-    zero, flags = _backend.move(a.xp.stack((f.zero_pivot, flags)), "cpu")
+    report = a.xp.empty((2, a.shape[0]), dtype=np.int64)   # zero pivots, flags: one copy back
+    batched.report(a, b, report[1])
+    f = batched.lu_factor(a, opts, zero_pivot=report[0])
+    x = batched.lu_solve(f, b, opts, report[1])
+    zero, flags = _backend.move(report, "cpu")
     bits = batched.report_bits()
     seen = int(np.bitwise_or.reduce(flags))
     if check is not None:
