@@ -67,6 +67,12 @@ static_assert(BATCHED_WARP_THREADS % WARP_SIZE == 0 && BATCHED_BLOCK_TEAM % WARP
               "blocks of whole warps");
 static_assert(BATCHED_TEAM_MAX_ORDER % WARP_SIZE == 0 && BATCHED_TEAM_MAX_ORDER <= 1024,
               "the solve's blocks: whole warps, within CUDA's limit");
+// batched_shared_entries: the 16-byte DD entries of dynamic shared memory a system takes in
+// lu_shared: its matrix (order x ld, ld = order rounded up to odd), the fused solve's x_j (order
+// entries) and its row order (order ints, four an entry).
+DD_HD constexpr index_t batched_shared_entries(index_t order) {
+    return order * (order | 1) + order + (order + 3) / 4;
+}
 
 // The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags, the
 // solve kernels OR in its B_* and X_NOT_FINITE flags), read by ddblas/linalg/solve.py in place of

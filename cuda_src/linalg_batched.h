@@ -223,6 +223,18 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
     return c;
 }
 
+// SharedRhs: what lu_shared's fused solve adds: the right-hand sides b (order x nrhs), x
+// (contiguous, order x nrhs a system), the report, and the team's shared x_j (order entries) and
+// row order after the interchanges (perm, order entries).
+struct SharedRhs {
+    StridedMatrix b;
+    index_t nrhs;
+    double *x_hi, *x_lo;
+    index_t *report;
+    dd *xs;
+    int *perm;
+};
+
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= n), n <=
 // BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t offers
@@ -231,12 +243,19 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
 // by the pivot, and the (n - k - 1)^2 updates of the trailing block go round the threads (entry
 // e = t, t + TEAM, ...), so that a step costs the threads what it has to do rather than a row
 // each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1: none).
-template <class V, int TEAM>
+//
+// SOLVE: then lu_solve_in_place with the factors where they are, rhs.b's nrhs columns, the
+// same terms in the same order as lu_solve_team (thread i a row: b's row perm[i], the rows'
+// order after the interchanges, then a forward and a backward column sweep, x_j through rhs.xs),
+// writing x and info[p], X_NOT_FINITE OR-ed into rhs.report[p]; neither lu nor piv.
+template <class V, int TEAM, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
-                          const BatchMatrix &lu, index_t *piv, index_t *info) {
+                          const BatchMatrix &lu, index_t *piv, index_t *info,
+                          const SharedRhs &rhs) {
     static_assert(TEAM % WARP_SIZE == 0, "whole warps");
     static_assert(BATCHED_TEAM_MAX_ORDER <= 2 * WARP_SIZE, "pivot candidates from two warps");
     constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
+    static_assert(!SOLVE || ONE_WARP, "the fused solve is a warp team's (solve_shared_warp)");
     const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
     const auto barrier = [] {
         if constexpr (ONE_WARP) __syncwarp();
@@ -247,6 +266,8 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         const dd zero = {0.0, 0.0};
         m[e / order * ld + e % order] = valid ? a.load(e / order, e % order) : zero;
     }
+    if constexpr (SOLVE)
+        for (int i = t; i < order; i += TEAM) rhs.perm[i] = i;
     barrier();
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
@@ -264,7 +285,12 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
             best.take_better(part[1]);
         }
         const int pk = best.row < 0 ? k : best.row;
-        if (valid && t == 0) piv[p * n + k] = pk;
+        if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;
+        if (SOLVE && t == 0 && pk != k) {
+            const int r = rhs.perm[k];
+            rhs.perm[k] = rhs.perm[pk];
+            rhs.perm[pk] = r;
+        }
         if (pk != k)
             for (int j = t; j < order; j += TEAM) {
                 const dd r = m[k * ld + j];
@@ -295,7 +321,36 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         }
         barrier();
     }
-    if (valid) {
+    if constexpr (SOLVE) {
+        const int i = t;
+        const bool has_row = valid && i < order;
+        unsigned flags = 0;
+        for (index_t r = 0; r < rhs.nrhs; ++r) {
+            dd acc = {0.0, 0.0};
+            if (has_row) acc = rhs.b.load(rhs.perm[i], r);
+            for (int j = 0; j < order; ++j) {   // L y = P b, L unit lower
+                if (i == j) rhs.xs[j] = acc;
+                barrier();
+                if (has_row && i > j) acc = madd<V>(acc, neg(m[i * ld + j]), rhs.xs[j]);
+            }
+            barrier();   // the forward sweep's last reads before the back sweep writes
+            for (int j = order - 1; j >= 0; --j) {   // U x = y
+                if (i == j) {
+                    acc = div<V>(acc, m[j * ld + j]);
+                    rhs.xs[j] = acc;
+                    if (valid) {
+                        DDBLAS_DD_STORE(rhs.x, (p * n + j) * rhs.nrhs + r, acc);
+                    }
+                    flags |= report_flags(acc.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
+                }
+                barrier();
+                if (has_row && i < j) acc = madd<V>(acc, neg(m[i * ld + j]), rhs.xs[j]);
+            }
+            barrier();   // the next right-hand side rewrites xs
+        }
+        if (valid && flags) atomic_or(rhs.report + p, flags);
+        if (valid && t == 0) info[p] = zero_pivot;
+    } else if (valid) {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
             lu.store(e % order, e / order, m[e % order * ld + e / order]);
         if (t == 0) info[p] = zero_pivot;
@@ -463,29 +518,53 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 #if defined(__CUDACC__)
 // lu_shared_<warp|block> (GPU, order <= WARP_SIZE | BATCHED_TEAM_MAX_ORDER): lu_factor's
 // arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32 systems a
-// block) or a block of BATCHED_BLOCK_TEAM threads a system, each system with order x ld DD
-// entries of dynamic shared memory (ld = order rounded up to odd: no bank conflicts on columns);
-// lu column-major per system.
+// block) or a block of BATCHED_BLOCK_TEAM threads a system, each system with
+// batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order rounded up
+// to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
+// column-major per system. solve_shared_warp: the warp teams factor and solve (SOLVE): x[p] =
+// A[p]^-1 b[p] (b + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info, report. (A
+// block team solving in place held its 64 KB of shared memory through 2n barriers that a row a
+// thread leaves mostly idle: slower than lu_solve_team after lu_shared_block.)
+#define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS)                                             \
+    extern __shared__ ddblas::dd shared_systems[];                                             \
+    const int team = threadIdx.x / (TEAM), ld = int(order) | 1;                                \
+    const ddblas::index_t p = ddblas::index_t(blockIdx.x) * ((THREADS) / (TEAM)) + team;       \
+    const bool valid = p < n;                                                                  \
+    ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order);                     \
+    const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                            \
+                                     a_lo + (valid ? p * a_bs : 0), a_rs, a_cs}
 #define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS)                                \
-    DDBLAS_KERNEL __launch_bounds__(THREADS) ddblas_linalg_batched_##NAME##_##V(               \
+    DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
-        extern __shared__ ddblas::dd lu_shared_matrices[];                                     \
-        const int team = threadIdx.x / (TEAM), ld = int(order) | 1;                            \
-        const ddblas::index_t p = ddblas::index_t(blockIdx.x) * ((THREADS) / (TEAM)) + team;   \
-        const bool valid = p < n;                                                              \
-        const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                        \
-                                         a_lo + (valid ? p * a_bs : 0), a_rs, a_cs};           \
+        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS);                                           \
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
                                         lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
                                         col_step};                                             \
-        ddblas::lu_shared<ddblas::variants::V, TEAM>(order, p, valid, a,                       \
-                                                     lu_shared_matrices + team * order * ld,   \
-                                                     ld, lu, piv, info);                       \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, false>(order, p, valid, a, m, ld, lu, piv, \
+                                                            info, {});                         \
+    }
+#define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS)                             \
+    DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
+        ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,    \
+        const double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,  \
+        const double *b_hi, const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs,    \
+        ddblas::index_t b_cs, double *x_hi, double *x_lo, ddblas::index_t *info,               \
+        ddblas::index_t *report) {                                                             \
+        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS);                                           \
+        ddblas::dd *xs = m + order * ld;                                                       \
+        const ddblas::SharedRhs rhs = {                                                        \
+            {b_hi + (valid ? p * b_bs : 0), b_lo + (valid ? p * b_bs : 0), b_rs, b_cs},        \
+            nrhs, x_hi, x_lo, report, xs, reinterpret_cast<int *>(xs + order)};                \
+        const ddblas::BatchMatrix none = {nullptr, nullptr, order, 0, 0};                      \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, true>(order, p, valid, a, m, ld, none,    \
+                                                           nullptr, info, rhs);                \
     }
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp, ddblas::WARP_SIZE,
                     ddblas::BATCHED_WARP_THREADS)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
                     ddblas::BATCHED_BLOCK_TEAM)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp, ddblas::WARP_SIZE,
+                    ddblas::BATCHED_WARP_THREADS)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).

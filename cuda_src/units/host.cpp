@@ -17,6 +17,12 @@ extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
     for (int i = 0; i < 5; ++i) out[i] = sizes[i];
 }
 
+// The dynamic shared memory bytes of one system of the given order in the batched LU's shared
+// kernels (geometry.h batched_shared_entries).
+extern "C" long long ddblas_batched_shared_bytes(long long order) {
+    return ddblas::batched_shared_entries(order) * (long long)sizeof(ddblas::dd);
+}
+
 // ddblas_geometry: geometry.h as text, one "dotted.name value" line per number, copied into
 // out[0 .. size - 1] (NUL-terminated when it fits); returns the text's length (call again with a
 // larger buffer when it is >= size).

@@ -137,6 +137,7 @@ def artifact(family: str, vectorize: bool = True, variant: str | None = None) ->
 _SIGNATURES = {
     "ddblas_cpu_threads": (ctypes.c_int, (ctypes.c_int,)),
     "ddblas_geometry": (ctypes.c_longlong, (ctypes.c_char_p, ctypes.c_longlong)),
+    "ddblas_batched_shared_bytes": (ctypes.c_longlong, (ctypes.c_longlong,)),
     **{f"ddblas_madd_ceiling_cpu_{fma}_{add}": (ctypes.c_int64, None)
        for fma in ("fma", "nofma") for add in ("accurate", "sloppy")},
 }
@@ -210,6 +211,13 @@ def geometry() -> types.MappingProxyType:
         return types.MappingProxyType({k: freeze(v) for k, v in node.items()}) \
             if isinstance(node, dict) else node
     return freeze(tree)
+
+
+@functools.cache
+def batched_shared_bytes(order: int) -> int:
+    """Dynamic shared memory bytes a system of `order` takes in the GPU's batched LU kernels
+    (geometry.h batched_shared_entries: its matrix, the fused solve's x and row order)."""
+    return library("host").ddblas_batched_shared_bytes(order)
 
 
 def get_threads() -> int:

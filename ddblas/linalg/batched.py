@@ -56,6 +56,20 @@ def _teams(device: str, n: int) -> bool:
     return device == "gpu" and n <= _cpu.geometry()["batched_team_max_order"]
 
 
+def _shared_launch(stem: str, n: int, batch: int, opts: Options, *args) -> None:
+    """Launch <stem>_warp (n <= 32: a warp a system, several a block) or <stem>_block (a block a
+    system), the GPU's team kernels with each system in dynamic shared memory."""
+    g = _cpu.geometry()
+    if n <= g["warp_size"]:
+        team, threads = "warp", g["batched_warp_threads"]
+        systems = threads // g["warp_size"]
+    else:
+        team, threads, systems = "block", g["batched_block_team"], 1
+    _backend.backend("gpu").launch_grid(
+        f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", (-(-batch // systems),),
+        (threads,), *args, shared_mem=systems * _cpu.batched_shared_bytes(n))
+
+
 def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
     """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); zero_pivot:
     the (batch,) int64 device array that receives BatchLU.zero_pivot (default: a new one)."""
@@ -77,16 +91,8 @@ def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
     args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot)
     if not (batch and n):
         zero_pivot[...] = -1
-    elif teams:   # a warp a system up to 32, then a block: the matrices in shared memory
-        g = _cpu.geometry()
-        if n <= g["warp_size"]:
-            kernel, threads = "lu_shared_warp", g["batched_warp_threads"]
-            systems = threads // g["warp_size"]
-        else:
-            kernel, threads, systems = "lu_shared_block", g["batched_block_team"], 1
-        _backend.backend("gpu").launch_grid(
-            f"ddblas_linalg_batched_{kernel}_{opts.suffix}", (-(-batch // systems),), (threads,),
-            *args, shared_mem=systems * n * (n | 1) * 16)
+    elif teams:
+        _shared_launch("lu_shared", n, batch, opts, *args)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
@@ -113,6 +119,25 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags=None) -> DDArray:
                 (-(-n // warp) * warp,), *args)
         else:
             _launch(f.device, "ddblas_linalg_batched_lu_solve_" + opts.suffix, *args)
+    return DDArray(x_hi, x_lo, normalize=False)
+
+
+def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
+    """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, nrhs) stacks (any strides) without
+    returning the factors: on the GPU for orders up to 32 one launch factors and solves each
+    system in shared memory (a warp a system: the bits of lu_factor then lu_solve), else
+    lu_factor then lu_solve. zero_pivot (batch,) int64 on the device receives
+    BatchLU.zero_pivot; flags as lu_solve's. X[p] is meaningless where A[p] has a zero pivot."""
+    batch, n, nrhs = b.shape
+    if a.device != "gpu" or n > _cpu.geometry()["warp_size"] or not (batch and n and nrhs):
+        return lu_solve(lu_factor(a, opts, zero_pivot), b, opts, flags)
+    xp = a.xp
+    x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
+    x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
+    a_hi, a_lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
+    b_hi, b_lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
+    _shared_launch("solve_shared", n, batch, opts, batch, n, nrhs, a_hi, a_lo, a_bs, a_rs, a_cs,
+                   b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, zero_pivot, flags)
     return DDArray(x_hi, x_lo, normalize=False)
 
 

@@ -379,8 +379,7 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     opts = get_options()
     report = a.xp.empty((2, a.shape[0]), dtype=np.int64)   # zero pivots, flags: one copy back
     batched.report(a, b, report[1])
-    f = batched.lu_factor(a, opts, zero_pivot=report[0])
-    x = batched.lu_solve(f, b, opts, report[1])
+    x = batched.solve(a, b, opts, report[0], report[1])
     zero, flags = _backend.move(report, "cpu")
     bits = batched.report_bits()
     seen = int(np.bitwise_or.reduce(flags))
@@ -396,9 +395,9 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     if singular.size:
         p = int(singular[0])
         raise in_stack(zero_pivot_error(int(zero[p])), stack_index(p, stack, own))
-    if seen & bits["x_not_finite"]:   # where factors overflow, x does
-        require_finite_factors(a.xp.isfinite(batched.factor_views(f)[0]).all(axis=(1, 2)), a,
-                               stack, own)
+    if seen & bits["x_not_finite"]:   # where factors overflow, x does (factored again)
+        factors = batched.factor_views(batched.lu_factor(a, opts))[0]
+        require_finite_factors(a.xp.isfinite(factors).all(axis=(1, 2)), a, stack, own)
     return x
 
 
