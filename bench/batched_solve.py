@@ -1,7 +1,7 @@
 """Batched small solves on the GPU (ddblas.linalg.solve on a stack): the whole call, and the
 factor and solve kernels alone, against the in-register DD madd ceiling (bench.gpu_madd_ceiling).
 
-    python3 bench/batched_solve.py [--batch 10000] [--orders 9 19 32 48 64 65]
+    python3 bench/batched_solve.py [--batch 10000] [--orders 9 19 32 48 64 96 97]
 
 Flops as `python -m ddblas bench linalg` counts them: 2n^3/3 + 2n^2 a system (one right-hand
 side). Prints one row per order: seconds of the call (one round trip to the host: Python's
@@ -28,7 +28,7 @@ from ddblas.tools.timing import time_gpu, time_gpu_graph
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=10000)
-    parser.add_argument("--orders", type=int, nargs="+", default=[9, 19, 32, 48, 64, 65])
+    parser.add_argument("--orders", type=int, nargs="+", default=[9, 19, 32, 48, 64, 96, 97])
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     opts = Options()

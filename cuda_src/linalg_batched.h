@@ -239,7 +239,7 @@ struct SharedRhs {
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= n), n <=
 // BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t offers
 // row k + t as pivot candidate (segment_best under pivot_beats within each warp, then across the
-// first two), rows k and p swap (thread j moves column j), thread t divides row k + 1 + t's a_ik
+// warps that hold rows), rows k and p swap (thread j moves column j), thread t divides row k + 1 + t's a_ik
 // by the pivot, and the (n - k - 1)^2 updates of the trailing block go round the threads (entry
 // e = t, t + TEAM, ...), so that a step costs the threads what it has to do rather than a row
 // each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1: none).
@@ -253,15 +253,15 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                           const BatchMatrix &lu, index_t *piv, index_t *info,
                           const SharedRhs &rhs) {
     static_assert(TEAM % WARP_SIZE == 0, "whole warps");
-    static_assert(BATCHED_TEAM_MAX_ORDER <= 2 * WARP_SIZE, "pivot candidates from two warps");
     constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
+    constexpr int CANDIDATE_WARPS = ONE_WARP ? 1 : BATCHED_TEAM_MAX_ORDER / WARP_SIZE;
     static_assert(!SOLVE || ONE_WARP, "the fused solve is a warp team's (solve_shared_warp)");
     const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
     const auto barrier = [] {
         if constexpr (ONE_WARP) __syncwarp();
         else __syncthreads();
     };
-    __shared__ TeamPivot part[ONE_WARP ? 1 : 2];
+    __shared__ TeamPivot part[CANDIDATE_WARPS];
     for (int e = t; e < order * order; e += TEAM) {
         const dd zero = {0.0, 0.0};
         m[e / order * ld + e % order] = valid ? a.load(e / order, e % order) : zero;
@@ -279,10 +279,10 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         if constexpr (ONE_WARP) {
             best = team_shuffle(c, 0, 0);
         } else {
-            if (lane == 0 && t < 2 * WARP_SIZE) part[t / WARP_SIZE] = c;
+            if (lane == 0 && t < CANDIDATE_WARPS * WARP_SIZE) part[t / WARP_SIZE] = c;
             __syncthreads();
             best = part[0];
-            best.take_better(part[1]);
+            for (int w = 1; w < CANDIDATE_WARPS; ++w) best.take_better(part[w]);
         }
         const int pk = best.row < 0 ? k : best.row;
         if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;

@@ -1,7 +1,7 @@
 """Stacks of small dense systems in one launch each (cuda_src/linalg_batched.h): LU with partial
 pivoting, the solve with its factors, and det from the factors.
 
-On the GPU, orders up to geometry's batched_team_max_order (64) are factored by teams of
+On the GPU, orders up to geometry's batched_team_max_order (96) are factored by teams of
 threads with the matrix in shared memory (a warp a system up to order 32, a block above) and
 solved by a block a system; larger orders, and every order on the CPU, take one thread a
 system. The factors stay in a batch buffer laid out for the kernel that made them
