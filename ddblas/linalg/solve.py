@@ -401,6 +401,12 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     return x
 
 
+def _log_direct(log: dict, method: str) -> None:
+    """Fill solve's info for x from a direct DD factorization `method`."""
+    log["method"] = method
+    log["stopped"] = f"{method}: direct solve (backward error bound: docs/linalg.md)"
+
+
 def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
     """A X = B (A (n, n), B (n, k)) by a DD factorization: the batched kernel for n <=
     SMALL_ORDER (after the DD Cholesky's check for assume_a="pos"), else factor.py's blocked LU
@@ -409,17 +415,14 @@ def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
     if a.shape[0] <= SMALL_ORDER:
         if assume_a == "pos":  # SciPy's contract: not positive definite is an error
             cholesky(a, lower=True, check_finite=False)
-        log["method"] = "dd-lu"
-        x = _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape))
-        x = x.reshape(b.shape)
-    elif assume_a == "pos":
-        log["method"] = "dd-cholesky"
-        x = cho_solve(cho_factor(a, lower=True, check_finite=False), b, check_finite=False)
-    else:
-        log["method"] = "dd-lu"
-        x = lu_solve(lu_factor(a, check_finite=False), b, check_finite=False)
-    log["stopped"] = f"{log['method']}: direct solve (backward error bound: docs/linalg.md)"
-    return x
+        _log_direct(log, "dd-lu")
+        return _dd_lu_solve_stack(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape)).reshape(
+            b.shape)
+    if assume_a == "pos":
+        _log_direct(log, "dd-cholesky")
+        return cho_solve(cho_factor(a, lower=True, check_finite=False), b, check_finite=False)
+    _log_direct(log, "dd-lu")
+    return lu_solve(lu_factor(a, check_finite=False), b, check_finite=False)
 
 
 def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) -> DDArray:
@@ -530,9 +533,7 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
                                _broadcast(bm, stack + (n, k)).reshape(batch, n, k),
                                stack or (1,), own, check=bool(check_finite))
         if x is not None:   # (None: entries that solve must scale first)
-            log["method"] = "dd-lu (batched)" if stack else "dd-lu"
-            log["stopped"] = "dd-lu (batched): direct solve" if stack else \
-                "dd-lu: direct solve (backward error bound: docs/linalg.md)"
+            _log_direct(log, "dd-lu (batched)" if stack else "dd-lu")
     if x is None:
         if check_finite:
             require_finite((a, "a"), (b, "b"))
@@ -584,9 +585,8 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
         else:
             if assume_a == "pos":  # SciPy's contract: not positive definite is an error
                 cholesky(a, lower=True, check_finite=False)
-            log["method"] = "dd-lu (batched)"
+            _log_direct(log, "dd-lu (batched)")
             x = _dd_lu_solve_stack(a3, b3, stack, own)
-            log["stopped"] = "dd-lu (batched): direct solve"
     x = x.reshape(shape)
     return scale(x, shift_b - shift_a) if scaled else x
 
