@@ -239,10 +239,11 @@ struct SharedRhs {
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= n), n <=
 // BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t offers
 // row k + t as pivot candidate (segment_best under pivot_beats within each warp, then across the
-// warps that hold rows), rows k and p swap (thread j moves column j), thread t divides row k + 1 + t's a_ik
-// by the pivot, and the (n - k - 1)^2 updates of the trailing block go round the threads (entry
-// e = t, t + TEAM, ...), so that a step costs the threads what it has to do rather than a row
-// each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1: none).
+// warps that hold rows), rows k and p swap (thread j moves column j), thread t divides row
+// k + 1 + t's a_ik by the pivot, and the (n - k - 1)^2 updates of the trailing block go round
+// the threads (entry e = t, t + TEAM, ...), so that a step costs the threads what it has to do
+// rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1:
+// none).
 //
 // SOLVE: then lu_solve_in_place with the factors where they are, rhs.b's nrhs columns, the
 // same terms in the same order as lu_solve_team (thread i a row: b's row perm[i], the rows'
@@ -519,18 +520,18 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 // lu_shared_<warp|block> (GPU, order <= WARP_SIZE | BATCHED_TEAM_MAX_ORDER): lu_factor's
 // arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32 systems a
 // block) or a block of BATCHED_BLOCK_TEAM threads a system, each system with
-// batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order rounded up
-// to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
+// batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order
+// rounded up to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
 // column-major per system. solve_shared_warp: the warp teams factor and solve (SOLVE): x[p] =
 // A[p]^-1 b[p] (b + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info, report. (A
-// block team solving in place held its 64 KB of shared memory through 2n barriers that a row a
-// thread leaves mostly idle: slower than lu_solve_team after lu_shared_block.)
+// block team solving in place held its shared memory (66 KB at order 64) through 2n barriers
+// that a row a thread leaves mostly idle: slower than lu_solve_team after lu_shared_block.)
 #define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS)                                             \
     extern __shared__ ddblas::dd shared_systems[];                                             \
     const int team = threadIdx.x / (TEAM), ld = int(order) | 1;                                \
     const ddblas::index_t p = ddblas::index_t(blockIdx.x) * ((THREADS) / (TEAM)) + team;       \
     const bool valid = p < n;                                                                  \
-    ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order);                     \
+    ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order);             \
     const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                            \
                                      a_lo + (valid ? p * a_bs : 0), a_rs, a_cs}
 #define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS)                                \
