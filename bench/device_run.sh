@@ -129,7 +129,7 @@ grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
 for tool in memcheck racecheck; do
 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
 import ddblas; from ddblas import linalg
-for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), (64, 3), (96, 2), (97, 2)):
+for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), (48, 3), (49, 2), (64, 3), (96, 2), (97, 2)):
     a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
     b = ddblas.random((batch, n, 2), seed=1, device='gpu')
     linalg.solve(a, b); linalg.det(a); linalg.inv(a[:2])

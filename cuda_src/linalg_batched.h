@@ -517,9 +517,10 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 }
 
 #if defined(__CUDACC__)
-// lu_shared_<warp|block> (GPU, order <= WARP_SIZE | BATCHED_TEAM_MAX_ORDER): lu_factor's
-// arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32 systems a
-// block) or a block of BATCHED_BLOCK_TEAM threads a system, each system with
+// lu_shared_<warp|small_block|block> (GPU, order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER |
+// BATCHED_TEAM_MAX_ORDER): lu_factor's arguments and results by lu_shared, a warp a system
+// (BATCHED_WARP_THREADS / 32 systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or
+// BATCHED_BLOCK_TEAM threads a system, each system with
 // batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order
 // rounded up to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
 // column-major per system. solve_shared_warp: the warp teams factor and solve (SOLVE): x[p] =
@@ -562,6 +563,8 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
     }
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp, ddblas::WARP_SIZE,
                     ddblas::BATCHED_WARP_THREADS)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_small_block,
+                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
                     ddblas::BATCHED_BLOCK_TEAM)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp, ddblas::WARP_SIZE,

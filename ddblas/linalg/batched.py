@@ -57,12 +57,16 @@ def _teams(device: str, n: int) -> bool:
 
 
 def _shared_launch(stem: str, n: int, batch: int, opts: Options, *args) -> None:
-    """Launch <stem>_warp (n <= 32: a warp a system, several a block) or <stem>_block (a block a
-    system), the GPU's team kernels with each system in dynamic shared memory."""
+    """Launch <stem>_warp (n <= 32: a warp a system, several a block), <stem>_small_block or
+    <stem>_block (a block a system: geometry's batched_small_block_team threads up to
+    batched_small_block_max_order, else batched_block_team), the GPU's team kernels with each
+    system in dynamic shared memory."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
         team, threads = "warp", g["batched_warp_threads"]
         systems = threads // g["warp_size"]
+    elif n <= g["batched_small_block_max_order"]:
+        team, threads, systems = "small_block", g["batched_small_block_team"], 1
     else:
         team, threads, systems = "block", g["batched_block_team"], 1
     _backend.backend("gpu").launch_grid(
