@@ -84,8 +84,8 @@ DD_HD constexpr index_t batched_shared_entries(index_t order) {
     return order * (order | 1) + order + (order + 3) / 4;
 }
 
-// The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags, the
-// solve kernels OR in its B_* and X_NOT_FINITE flags), read by ddblas/linalg/solve.py in place of
+// The batched LU's report (linalg_batched.h: the report kernel writes a system's A_* and B_*
+// flags, the solve kernels OR in X_NOT_FINITE), read by ddblas/linalg/solve.py in place of
 // separate passes over a and b. An entry is "large" at |hi| >= 2^LINALG_SCALE_EXPONENT, where
 // solve scales its operands by powers of two (ddblas/linalg/scaling.py).
 constexpr int LINALG_SCALE_EXPONENT = 512;
