@@ -45,8 +45,8 @@ def main() -> None:
         t_unchecked = time_gpu(lambda: linalg.solve(a, b, check_finite=False), args.repeat)
         t_factor = time_gpu(lambda: batched.lu_factor(a, opts), args.repeat)
         f = batched.lu_factor(a, opts)
-        t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts), args.repeat)
-        flags = a.xp.empty(args.batch, dtype=np.int64)
+        flags = a.xp.zeros(args.batch, dtype=np.int64)
+        t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts, flags), args.repeat)
         t_report = time_gpu(lambda: batched.report(a, b, flags), args.repeat)
 
         zero_pivot = a.xp.empty(args.batch, dtype=np.int64)

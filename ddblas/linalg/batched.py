@@ -102,7 +102,7 @@ def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
 
 
-def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags=None) -> DDArray:
+def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
     """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f (X[p]
     is meaningless where A[p] has a zero pivot); report_bits()'s "x_not_finite" OR-ed into
     flags[p] ((batch,) int64 on the device, e.g. report()'s) where X[p] has a non-finite entry."""
@@ -110,8 +110,6 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags=None) -> DDArray:
     xp = b.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
-    if flags is None:
-        flags = xp.zeros(batch, dtype=np.int64)
     if batch and n and nrhs:
         hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
         args = (batch, n, nrhs, f.hi, f.lo, f.sys_step, f.row_step, f.col_step, f.piv, hi, lo,
