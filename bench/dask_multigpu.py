@@ -2,13 +2,20 @@
 LocalCUDACluster with one worker per GPU, against one GPU of the same kind and against one
 ddblas.rgemm call.
 
-    python bench/dask_multigpu.py --gpus 1 2 --cases 32768:8192:auto 32768:16384:blocked \
-        [--layout tiles|panels] [--single] [--big 65536] [--budget 500]
+    python bench/dask_multigpu.py --gpus 1 2 4 --protocols ucx tcp \
+        --cases 32768:8192:auto 32768:16384:blocked [--layout tiles|panels] [--single] \
+        [--big 65536:8192:auto] [--budget 500]
 
-For each GPU count g (CUDA_VISIBLE_DEVICES = the first g GPUs, one worker each) and case
-N:chunk:algorithm, A and B are generated per chunk on the workers (ddblas.dask.random: the same
-values for every g; cases with the same N and chunk share them), then C = A B with k whole per
-task (ddblas.dask.rgemm). Layouts: "tiles", chunk x chunk blocks (each task's block row of A and
+For each protocol, each GPU count g (CUDA_VISIBLE_DEVICES = the first g GPUs, one worker each;
+one GPU only with the first protocol: it moves nothing) and case N:chunk:algorithm, A and B are
+generated per chunk on the workers (ddblas.dask.random: the same values for every g; cases with
+the same N and chunk share them), then C = A B with k whole per task (ddblas.dask.rgemm).
+Protocols: "tcp" (distributed's default: a CuPy block goes device -> host -> socket -> host ->
+device) or "ucx" (distributed-ucxx: UCX moves CuPy blocks between the GPUs over NVLink by CUDA
+IPC, enable_nvlink). Each worker allocates through one RMM pool of RMM_POOL of its GPU's memory,
+which CuPy (hence ddblas) uses too (rmm_allocator_external_lib_list), so the buffers that a
+transfer receives come from the same pool as everything else; without rmm, CuPy's own pool.
+Layouts: "tiles", chunk x chunk blocks (each task's block row of A and
 block column of B are assembled by a rechunk), or "panels", A in block rows (chunk x N) and B in
 block columns (N x chunk), which no task needs to reassemble.
 Printed per case: the seconds of each phase (generate = A and B persisted, once per N and chunk;
@@ -20,15 +27,18 @@ against rgemm's bound (ddblas.accuracy).
 worker (assembled there from the chunks, timed after a warm-up, its C kept only in the sampled
 diagonal blocks, on the host); the row gives the dask product's share of that call's rate and
 whether C's sampled diagonal blocks equal it bit for bit (issue 19).
---big N: a case on all GPUs only (it need not fit one GPU), panels of --big-chunk, auto.
+--big N:chunk:algorithm: cases on all GPUs with the first protocol only (they need not fit one
+GPU), panels.
 The last table gives the speedup of g GPUs over one for each case, and the per-GPU rate.
 Cases that would start after --budget seconds are skipped (and named). Workers spill stored
 blocks to host memory above SPILL_AT of their GPU's memory. NVLink multicast stays off
-(NCCL_NVLS_ENABLE=0, the device notes); dask moves data between workers over TCP.
+(NCCL_NVLS_ENABLE=0, the device notes; UCX's CUDA IPC does not use multicast).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import itertools
 import os
 import time
@@ -45,6 +55,7 @@ from ddblas import accuracy  # noqa: E402
 
 SAMPLES = 4       # sampled rows and columns of C checked exactly
 SPILL_AT = 0.75   # share of a GPU's memory above which its worker spills stored blocks to host
+RMM_POOL = 0.9    # share of a GPU's memory in each worker's RMM pool (CuPy and the transfers)
 DIAGONAL = 1024   # order of the diagonal blocks of C compared with the single call
 
 
@@ -88,17 +99,65 @@ def _moved(client) -> int:
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
 
-def generate(n, chunk, layout, device):
+def generate(client, n, chunk, layout, device):
+    """A and B generated on the workers, spread evenly: numbering A's blocks and then B's in
+    row-major order, block number t goes to worker t mod g (with panels and as many panels as
+    workers, A's block row i and B's block column i on worker i; with fewer, on different
+    workers, so that every worker holds an operand). Left to itself the scheduler put all of
+    them on one or two workers. The placement is a per-key `workers` annotation, which graph
+    optimisation would drop: persist(optimize_graph=False)."""
+    import dask
     import distributed
     start = time.perf_counter()
+    workers = sorted(client.scheduler_info()["workers"])
     a_chunks, b_chunks = ((chunk, n), (n, chunk)) if layout == "panels" else (chunk, chunk)
-    a = ddd.random((n, n), chunks=a_chunks, seed=1, device=device).persist()
-    b = ddd.random((n, n), chunks=b_chunks, seed=2, device=device).persist()
+    operands, offset = [], 0
+    for seed, chunks in ((1, a_chunks), (2, b_chunks)):
+        columns = -(-n // (chunks if isinstance(chunks, int) else chunks[1]))
+
+        def worker(key, offset=offset, columns=columns):
+            return [workers[(offset + key[-2] * columns + key[-1]) % len(workers)]]
+        with dask.annotate(workers=worker, allow_other_workers=False):
+            x = ddd.random((n, n), chunks=chunks, seed=seed, device=device)
+        operands.append(x.persist(optimize_graph=False))
+        offset += x.parts.numblocks[1] * x.parts.numblocks[2]
+    a, b = operands
     distributed.wait([a.parts, b.parts])
     return a, b, time.perf_counter() - start
 
 
-def run_case(client, gpus, a, b, algorithm, single):
+def placement(client, x) -> str:
+    """How many of x's blocks each worker holds, in the workers' order."""
+    workers = sorted(client.scheduler_info()["workers"])
+    held = [0] * len(workers)
+    for holders in client.who_has(x.parts).values():
+        for w in holders:
+            held[workers.index(w)] += 1
+    return "/".join(map(str, held))
+
+
+def drop_copies(client, *arrays) -> None:
+    """Each block of the arrays on one worker again: a product leaves copies of the operand
+    blocks it fetched, and the next case would not move them. The active memory manager's
+    ReduceReplicas policy drops them (from the workers that hold the most)."""
+    for _ in range(100):
+        if all(len(holders) == 1 for x in arrays
+               for holders in client.who_has(x.parts).values()):
+            return
+        client.amm.run_once()
+        time.sleep(0.1)
+
+
+def _warm(algorithms, device, dask_worker=None):
+    """On each worker: build and load the kernels of each algorithm (2048^2: auto takes an Ozaki
+    scheme there as it does for the cases' blocks) before anything is timed."""
+    x = ddblas.random((2048, 2048), seed=0, device=device)
+    for algorithm in algorithms:
+        ddblas.rgemm(x, x, algorithm=algorithm)
+    _sync()
+
+
+def run_case(client, gpus, protocol, a, b, algorithm, single):
     """One product C = A B on the cluster; single: run the single-call baseline first."""
     import distributed
     n = a.shape[0]
@@ -108,6 +167,7 @@ def run_case(client, gpus, a, b, algorithm, single):
                                algorithm, n)
         single_seconds, single_blocks = future.result()
         del future
+    drop_copies(client, a, b)
     before = _moved(client)
     start = time.perf_counter()
     c = ddd.rgemm(a, b, algorithm=algorithm).persist()
@@ -116,6 +176,7 @@ def run_case(client, gpus, a, b, algorithm, single):
     client.run(_sync)
     multiplied = time.perf_counter()
     moved = _moved(client) - before
+    blocks = placement(client, c)
     picks = list(range(0, n, n // SAMPLES))[:SAMPLES]
     picks[-1] = n - 1
     c_s = ddblas.DDArray(*c.parts[:, picks][:, :, picks].compute(), normalize=False)
@@ -131,16 +192,82 @@ def run_case(client, gpus, a, b, algorithm, single):
     checked = time.perf_counter()
     del c
     seconds = multiplied - start
-    row = dict(gpus=gpus, n=n, chunk=a.chunks[0][0], algorithm=algorithm, multiply=seconds,
+    row = dict(gpus=gpus, protocol=protocol, n=n, chunk=a.chunks[0][0], algorithm=algorithm,
+               multiply=seconds, blocks=blocks,
                check=checked - multiplied, gflops=2 * n ** 3 / seconds / 1e9,
                moved_gb=moved / 1e9, err=err, bound=bound, single=single_seconds, same=same)
     share = f", {single_seconds / seconds:.1%} of one rgemm call ({single_seconds:.2f} s), " \
             f"sampled diagonal blocks equal to it bit for bit: {same}" if single else ""
-    print(f"\n{gpus} GPU N={n} chunk={row['chunk']} {algorithm}: multiply {seconds:.2f} s = "
-          f"{row['gflops']:.0f} GFLOP/s, moved {row['moved_gb']:.2f} GB, check "
+    print(f"\n{gpus} GPU {protocol} N={n} chunk={row['chunk']} {algorithm}: multiply "
+          f"{seconds:.2f} s = "
+          f"{row['gflops']:.0f} GFLOP/s, moved {row['moved_gb']:.2f} GB, C's blocks per "
+          f"worker {blocks}, check "
           f"{row['check']:.1f} s, sampled error {err:.3g} u^2 (bound {bound:.4g}: "
           f"{'ok' if err <= bound else 'EXCEEDED'}){share}", flush=True)
     return row
+
+
+def parse_case(case: str) -> tuple:
+    """"N:chunk:algorithm" as (N, chunk, algorithm)."""
+    n, chunk, algorithm = case.split(":")
+    return int(n), int(chunk), algorithm
+
+
+def wait_for_memory(gpus: int, seconds: float = 120) -> None:
+    """Until the first `gpus` GPUs have RMM_POOL of their memory free: a closed cluster's worker
+    processes give theirs back only when they have exited, and a worker that cannot make its
+    pool fails to start (the cluster then waits for it forever)."""
+    import pynvml
+    pynvml.nvmlInit()
+    handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(gpus)]
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        infos = [pynvml.nvmlDeviceGetMemoryInfo(h) for h in handles]
+        if all(i.free >= (RMM_POOL + 0.02) * i.total for i in infos):
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"GPU memory still in use after {seconds} s: "
+                       f"{[i.used / 2 ** 30 for i in infos]} GiB")
+
+
+@contextlib.contextmanager
+def running(cluster):
+    """The cluster, closed at the end, and any of its worker processes still running ended: a
+    worker that had run out of memory kept its GPU's memory after the close (H200 x4, 2026-11-26),
+    and the next cluster's worker could not start there."""
+    import psutil
+    try:
+        yield cluster
+    finally:
+        children = psutil.Process().children(recursive=True)
+        cluster.close()
+        for child in children:
+            if child.is_running():
+                child.kill()
+        psutil.wait_procs(children, timeout=30)
+
+
+def make_cluster(gpus: int, protocol: str, device: str):
+    """One worker per GPU (the first `gpus`), or `gpus` CPU processes for device="cpu"."""
+    import distributed
+    if device != "gpu":
+        return distributed.LocalCluster(n_workers=gpus, threads_per_worker=1, protocol=protocol,
+                                        dashboard_address=None)
+    from dask_cuda import LocalCUDACluster
+    wait_for_memory(gpus)
+    options = dict(CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(gpus)),
+                   dashboard_address=None, device_memory_limit=SPILL_AT, protocol=protocol)
+    if importlib.util.find_spec("rmm") is not None:
+        options.update(rmm_pool_size=RMM_POOL, rmm_allocator_external_lib_list="cupy")
+    if protocol == "ucx":
+        options.update(enable_tcp_over_ucx=True, enable_nvlink=True)
+    return LocalCUDACluster(**options)
+
+
+def _gpu_facts(dask_worker=None) -> str:
+    import cupy
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    return f"{props['name'].decode()} ({props['totalGlobalMem'] / 2 ** 30:.0f} GiB)"
 
 
 def main() -> None:
@@ -152,57 +279,76 @@ def main() -> None:
                                                         "32768:16384:blocked"])
     parser.add_argument("--layout", choices=("tiles", "panels"), default="panels")
     parser.add_argument("--single", action="store_true")
-    parser.add_argument("--big", type=int, nargs="*", default=[])
-    parser.add_argument("--big-chunk", type=int, default=16384)
+    parser.add_argument("--protocols", nargs="+", choices=("ucx", "tcp"), default=["tcp"])
+    parser.add_argument("--big", nargs="*", default=[])
     parser.add_argument("--budget", type=float, default=float("inf"))
     parser.add_argument("--device", default="gpu", help="cpu: a LocalCluster of processes "
                         "standing in for the GPUs (to try the script without one)")
     args = parser.parse_args()
-    if args.device == "gpu":
-        from dask_cuda import LocalCUDACluster
     began, rows, skipped = time.perf_counter(), [], []
-    for gpus in args.gpus:
-        cases = [(int(n), int(chunk), alg, args.layout)
-                 for n, chunk, alg in (case.split(":") for case in args.cases)]
-        if gpus == max(args.gpus):
-            cases += [(n, args.big_chunk, "auto", "panels") for n in args.big]
-        visible = ",".join(str(i) for i in range(gpus))
-        cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, dashboard_address=None,
-                                   device_memory_limit=SPILL_AT) if args.device == "gpu" else \
-            distributed.LocalCluster(n_workers=gpus, threads_per_worker=1, dashboard_address=None)
-        with cluster, distributed.Client(cluster) as client:
-            warm = ddd.random((1024, 1024), chunks=512, seed=0, device=args.device)
-            for alg in {case[2] for case in cases}:  # kernels built on every worker before timing
-                distributed.wait(ddd.rgemm(warm, warm, algorithm=alg).persist().parts)
+    runs = [(protocol, gpus) for protocol in args.protocols for gpus in args.gpus
+            if gpus > 1 or protocol == args.protocols[0]]
+    for protocol, gpus in runs:
+        cases = [(*parse_case(case), args.layout) for case in args.cases]
+        if (protocol, gpus) == (args.protocols[0], max(args.gpus)):
+            cases += [(*parse_case(case), "panels") for case in args.big]
+        if time.perf_counter() - began > args.budget:
+            skipped += [f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} (budget)"
+                        for n, chunk, alg, _ in cases]
+            continue
+        try:
+            cluster = make_cluster(gpus, protocol, args.device)
+        except Exception as exc:  # e.g. UCX missing: the other protocols still run
+            print(f"\n{gpus} GPU {protocol}: no cluster: {exc!r}"[:600], flush=True)
+            skipped.append(f"{gpus} GPU {protocol} (no cluster)")
+            continue
+        with running(cluster), distributed.Client(cluster) as client:
+            try:
+                client.wait_for_workers(gpus, timeout=120)
+            except Exception as exc:  # a worker that failed to start
+                print(f"\n{gpus} GPU {protocol}: workers missing: {exc!r}"[:600], flush=True)
+                skipped.append(f"{gpus} GPU {protocol} (workers missing)")
+                continue
+            if args.device == "gpu":
+                print(f"\n{gpus} GPU {protocol}: {client.scheduler.address}, "
+                      f"{sorted(client.run(_gpu_facts).values())}", flush=True)
+            client.run(_warm, sorted({case[2] for case in cases}), args.device)
             for (n, chunk, layout), group in itertools.groupby(
                     cases, key=lambda case: (case[0], case[1], case[3])):
                 group = list(group)
                 if time.perf_counter() - began > args.budget:
-                    skipped += [f"{gpus} GPU N={n} chunk={chunk} {alg} (budget)"
+                    skipped += [f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} (budget)"
                                 for _, _, alg, _ in group]
                     continue
-                a, b, seconds = generate(n, chunk, layout, args.device)
-                print(f"\n{gpus} GPU N={n} chunk={chunk} {layout}: A and B generated in "
-                      f"{seconds:.1f} s", flush=True)
+                a, b, seconds = generate(client, n, chunk, layout, args.device)
+                print(f"\n{gpus} GPU {protocol} N={n} chunk={chunk} {layout}: A and B in "
+                      f"{seconds:.1f} s, blocks per worker {placement(client, a)} and "
+                      f"{placement(client, b)}", flush=True)
                 for _, _, alg, _ in group:
                     if time.perf_counter() - began > args.budget:
-                        skipped.append(f"{gpus} GPU N={n} chunk={chunk} {alg} (budget)")
+                        skipped.append(f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} "
+                                       "(budget)")
                         continue
                     try:
-                        rows.append(run_case(client, gpus, a, b, alg, args.single and gpus == 1))
+                        rows.append(run_case(client, gpus, protocol, a, b, alg,
+                                            args.single and gpus == 1))
                     except Exception as exc:  # e.g. out of GPU memory: the next cases still run
-                        print(f"\n{gpus} GPU N={n} chunk={chunk} {alg}: FAILED {exc!r}"[:600])
-                        skipped.append(f"{gpus} GPU N={n} chunk={chunk} {alg} (failed)")
+                        label = f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg}"
+                        print(f"\n{label}: FAILED {exc!r}"[:600], flush=True)
+                        skipped.append(f"{label} (failed)")
                 del a, b
     one = {(r["n"], r["chunk"], r["algorithm"]): r["gflops"] for r in rows if r["gpus"] == 1}
-    print(f"\nlayout {args.layout}\n| GPUs | N | chunk | algorithm | multiply s | GFLOP/s | per GPU | "
-          "speedup vs 1 GPU | moved GB | sampled error u^2 | bound u^2 | share of one call |")
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"\nlayout {args.layout}\n| GPUs | transport | N | chunk | algorithm | multiply s | "
+          "GFLOP/s | per GPU | speedup vs 1 GPU | moved GB | sampled error u^2 | bound u^2 | "
+          "share of one call |")
+    print("|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         base = one.get((r["n"], r["chunk"], r["algorithm"]))
         speedup = f"{r['gflops'] / base:.2f}x" if base else "-"
         share = f"{r['single'] / r['multiply']:.1%}" if r["single"] else "-"
-        print(f"| {r['gpus']} | {r['n']} | {r['chunk']} | {r['algorithm']} | {r['multiply']:.2f} | "
+        transport = r["protocol"] if r["gpus"] > 1 else "-"
+        print(f"| {r['gpus']} | {transport} | {r['n']} | {r['chunk']} | {r['algorithm']} | "
+              f"{r['multiply']:.2f} | "
               f"{r['gflops']:.0f} | {r['gflops'] / r['gpus']:.0f} | {speedup} | "
               f"{r['moved_gb']:.2f} | {r['err']:.3g} | {r['bound']:.4g} | {share} |")
     for s in skipped:

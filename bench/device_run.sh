@@ -43,6 +43,10 @@
 #                                    classic kernel and the three Ozaki algorithms, N = 2048..16384)
 #   bash bench/device_run.sh accuracy  python -m ddblas accuracy on the GPU (its "against N"
 #                                    section up to 16384) into $OUT/accuracy
+#   bash bench/device_run.sh dask    bench/dask_multigpu.py $DASK_ARGS (default: 1 and 2 GPUs, UCX
+#                                    then TCP) on a multi-GPU kind, with the GPUs' links (nvidia-smi
+#                                    topo); dask, distributed, dask-cuda and distributed-ucxx come
+#                                    from .whl/ (carry it; docs/distributed.md lists the wheels)
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -184,6 +188,12 @@ plan = bench.Plan(solve_gpu_sizes=(16384,), solve_cpu_sizes=(), solve_kappas=(1e
                   kappa_sweep_n=16, repeat=3)
 bench.run(('linalg',), plan, out_dir='$OUT/solve-bench', command='device_run.sh solve')
 " 2>&1 | tee "$OUT/solve_bench.log"
+fi
+if has dask; then
+echo "== dask on several GPUs"
+nvidia-smi topo -m | tee "$OUT/topo.txt"
+timeout "${DASK_TIMEOUT:-540}" python3 bench/dask_multigpu.py ${DASK_ARGS:---gpus 1 2 --protocols ucx tcp} \
+    2>&1 | grep -v "Completed" | tee "$OUT/dask_multigpu.txt"
 fi
 if has sanitize; then
 echo "== sanitizers"

@@ -173,7 +173,9 @@ class DDDaskArray:
     to_ddarray = compute
 
     def persist(self, **kwargs) -> "DDDaskArray":
-        """The same array with its blocks computed and kept in (distributed) memory."""
+        """The same array with its blocks computed and kept in (distributed) memory (kwargs go to
+        dask.persist; optimize_graph=False keeps per-key annotations such as `workers`, which
+        graph optimisation drops: docs/distributed.md)."""
         (parts,) = dask.persist(self.parts, **kwargs)
         return DDDaskArray(parts)
 

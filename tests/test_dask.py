@@ -233,6 +233,22 @@ def test_local_cluster_rgemm(client):
     assert same_bits(dd.sum(r, axis=0).compute(), dd.sum(r, axis=0).compute(scheduler="threads"))
 
 
+def test_persist_keeps_worker_placement(client):
+    """docs/distributed.md's placement recipe: blocks put on workers by a per-key `workers`
+    annotation stay there with persist(optimize_graph=False) (optimisation drops the
+    annotation)."""
+    dask = pytest.importorskip("dask")
+    workers = sorted(client.scheduler_info()["workers"])
+    pattern = (1, 1, 0, 0, 0, 1, 0, 1)
+    with dask.annotate(workers=lambda key: [workers[pattern[key[-2]]]], allow_other_workers=False):
+        a = dd.random((80, 12), chunks=(10, 12), seed=5)
+    placed = a.persist(optimize_graph=False)
+    pytest.importorskip("distributed").wait(placed.parts)
+    held = {key[-2]: list(holders) for key, holders in client.who_has(placed.parts).items()}
+    assert held == {i: [workers[w]] for i, w in enumerate(pattern)}
+    assert same_bits(placed.compute(), a.compute(scheduler="threads"))
+
+
 @pytest.mark.slow
 def test_worker_killed_during_rgemm_retries_same_result(client):
     a = dd.random((1200, 1200), chunks=300, seed=41)
