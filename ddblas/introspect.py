@@ -80,8 +80,9 @@ def auto_algorithm(a, b, fma: bool | None = None, add: str | None = None,
     """The algorithm rgemm(a, b, algorithm="auto", accuracy=accuracy) would run for a, b (2-D
     DDArrays, or anything else rgemm takes) on their device with the given (else the active)
     options, from the same cost model and operand scan; no product is computed. The arguments
-    are checked by rgemm's own checks (errors name them)."""
-    call = _gemmcall.prepare("rgemm", a, b, fma=fma, add=add, accuracy=accuracy)
+    are checked by rgemm's own checks (errors name them). No output is allocated."""
+    call = _gemmcall.prepare("rgemm", a, b, fma=fma, add=add, accuracy=accuracy,
+                             new_output=False)
     return _auto.choose(call.device, call.m, call.n, call.k, call.opts.suffix,
                         lambda: _gemmcall.plans(call.op_a, call.op_b, call.opts, None,
                                                  _gemmcall.OZAKI_ENGINES, accuracy),

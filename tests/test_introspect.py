@@ -22,6 +22,15 @@ def test_auto_algorithm_is_what_rgemm_runs(device):
         assert (c.hi == same.hi).all() and (c.lo == same.lo).all()
 
 
+def test_auto_algorithm_allocates_no_output(device):
+    """A question about a product whose C fits nowhere (2^21 x 2^21: 64 TiB) is answered
+    without allocating C (it raised MemoryError)."""
+    a = ddblas.zeros((1 << 21, 1), device=device)
+    b = ddblas.zeros((1, 1 << 21), device=device)
+    assert introspect.auto_algorithm(a, b) in ("tsm", "blocked", "ozaki-fp64", "ozaki-int8",
+                                               "ozaki2-int8")
+
+
 def test_bad_arguments_are_errors_naming_them():
     a, b = ddblas.random((6, 5), seed=1), ddblas.random((5, 3), seed=2)
     for args, kwargs, message in [((a, a), {}, "op\\(A\\) is 6x5"),

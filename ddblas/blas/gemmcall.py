@@ -91,7 +91,7 @@ class GemmCall:
     routine: str
     op_a: DDArray          # op(A), m x k (or batch x m x k)
     op_b: DDArray          # op(B), k x n (or batch x k x n)
-    c: DDArray             # the output, overwritten
+    c: DDArray | None      # the output, overwritten (None: a call only asked about)
     alpha: DDArray         # 0-d, on the CPU
     beta: DDArray
     opts: Options
@@ -105,11 +105,11 @@ class GemmCall:
 
     @property
     def m(self) -> int:
-        return self.c.shape[-2]
+        return self.op_a.shape[-2]
 
     @property
     def n(self) -> int:
-        return self.c.shape[-1]
+        return self.op_b.shape[-1]
 
     @property
     def k(self) -> int:
@@ -188,11 +188,12 @@ def _check_output(c: DDArray, shape: tuple, routine: str) -> None:
 
 def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None,
             add=None, algorithm="auto", block=None, device=None, chunk=None,
-            info=None, accuracy="classic") -> GemmCall:
+            info=None, accuracy="classic", new_output=True) -> GemmCall:
     """Check every argument of rgemm or rgemm_batched (routine) and normalise it into a GemmCall:
     a, b, c as DDArrays on one device (a and b readable by kernels in place, else copied), op()
     applied, alpha and beta as 0-d DDArrays, the variant resolved; c None: a new output (then
-    beta must be 0). Errors name the argument."""
+    beta must be 0), or none with new_output=False (a call to ask about, never to execute).
+    Errors name the argument."""
     flip_a, flip_b = transposed(transa, "transa"), transposed(transb, "transb")
     _check_options(routine, algorithm, block, chunk, info, accuracy)
     opts = resolve(fma, add)
@@ -207,7 +208,7 @@ def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="
         if not _is(beta_dd, 0):
             raise ValueError(f"beta != 0 needs an input {'matrix' if batch is None else 'array'} "
                              f"c")
-        c = DDArray(a.xp.empty(shape), a.xp.empty(shape), normalize=False)
+        c = DDArray(a.xp.empty(shape), a.xp.empty(shape), normalize=False) if new_output else None
     else:
         c = given[2]
         _check_output(c, shape, routine)
