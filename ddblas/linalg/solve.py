@@ -96,12 +96,11 @@ def _two_norm(x: DDArray, axes: tuple) -> DDArray:
     neither overflow nor underflow (the scalings are exact)."""
     xp = x.xp
     largest = _extreme_abs(x, axes, True).hi
-    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0).astype(np.int32)
-    e_half, e_rest = e // 2, e - e // 2
-    down1, down2, up1, up2 = (xp.ldexp(1.0, k) for k in (-e_half, -e_rest, e_half, e_rest))
-    y = ops.multiply(ops.multiply(x, down1), down2)
+    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0)
+    e_half, e_rest = e // 2, e - e // 2        # |e| <= 1074 in two steps of at most 537
+    y = scale(scale(x, -e_half), -e_rest)
     s = ops.sqrt(ops.sum(ops.multiply(y, y), axis=axes, keepdims=True))
-    return ops.multiply(ops.multiply(s, up1), up2)
+    return scale(scale(s, e_half), e_rest)
 
 
 def _vector_norm(x: DDArray, ord, axes: tuple) -> DDArray:
