@@ -27,14 +27,17 @@ OZAKI2 = "ozaki2-int8"
 
 
 @contextlib.contextmanager
-def small_pieces(chunk_length=None, block_bytes=None):
-    """Force int8 GEMMs over at most chunk_length of K and row blocks of C of at most
-    block_bytes of products (exercises the chunk and block loops at small sizes)."""
+def small_pieces(chunk_length=None, block_bytes=None, residue_bytes=None):
+    """Force int8 GEMMs over at most chunk_length of K, row blocks of C of at most block_bytes
+    of products, and blocks of C whose residues take at most residue_bytes (1: one row and
+    INT8_ALIGN columns): exercises the chunk and block loops at small sizes."""
     with contextlib.ExitStack() as stack:
         if chunk_length is not None:
             stack.enter_context(mock.patch.object(_ozaki2, "chunk", lambda: chunk_length))
         if block_bytes is not None:
             stack.enter_context(mock.patch.object(_ozaki2, "PRODUCT_BYTES", block_bytes))
+        if residue_bytes is not None:
+            stack.enter_context(mock.patch.object(_ozaki2, "RESIDUE_BYTES", residue_bytes))
         yield
 
 
@@ -126,26 +129,34 @@ def _within(a, b, variant, transa="N", transb="N", alpha=1, beta=0, c0=None, **p
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 40), st.sampled_from(TRANS),
        st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5")]), st.integers(0, 10 ** 6),
        st.sampled_from([0, 5, 30]), st.sampled_from([0, 250]),
-       st.sampled_from([None, 16, 32]), st.sampled_from([None, 64]),
+       st.sampled_from([None, 16, 32]), st.sampled_from([None, 64]), st.sampled_from([None, 1]),
        st.sets(st.integers(0, 8), max_size=2))
 def test_within_the_bounds(variant, m, n, k, trans, scalars, seed, spread, outer, chunk_length,
-                           block_bytes, zeros):
+                           block_bytes, residue_bytes, zeros):
     """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
     columns of op(B) scaled by up to 2^+-250, some of them zero, K in int8 GEMMs of 16 and
-    more, C in blocks of one row: |C - exact| within both bounds wherever the scheme ran."""
-    scaled_within_bound(OZAKI2, small_pieces(chunk_length, block_bytes), variant, m, n, k,
-                        trans, scalars, seed, spread, outer, zeros)
+    more, C in blocks of one row (and of INT8_ALIGN columns): |C - exact| within both bounds
+    wherever the scheme ran."""
+    scaled_within_bound(OZAKI2, small_pieces(chunk_length, block_bytes, residue_bytes), variant,
+                        m, n, k, trans, scalars, seed, spread, outer, zeros)
 
 
 def test_chunks_and_blocks(device, variant):
-    """K = 37 in GEMMs of 16 (3 chunks) and C in blocks of one row give the bits of one piece."""
-    a, b = random_matrix(7, 37, 1, device, 10), random_matrix(37, 5, 2, device, 10)
+    """K = 37 in GEMMs of 16 (3 chunks), C in blocks of one row, and C in blocks of one row and
+    INT8_ALIGN columns (n = 37: three blocks of columns, the last one narrower) give the bits of
+    one piece, also into a strided C."""
+    a, b = random_matrix(7, 37, 1, device, 10), random_matrix(37, 37, 2, device, 10)
     whole, info = _within(a, b, variant)
     assert info["chunks"] == 1 and info["gemms"] == 1 + info["moduli"]
     assert set(info["seconds"]) == {"plan", "residues", "gemm", "reconstruct"}
     pieces, info = _within(a, b, variant, chunk_length=16, block_bytes=1)
     assert info["chunks"] == 3 and info["gemms"] == 1 + 3 * info["moduli"]
     assert same_bits(whole, pieces)
+    with small_pieces(residue_bytes=1):
+        blocks = ddblas.rgemm(a, b, algorithm=OZAKI2, **variant)
+        strided = ddblas.zeros((14, 74), device=device)[::2, ::-2]
+        ddblas.rgemm(a, b, strided, algorithm=OZAKI2, **variant)
+    assert same_bits(whole, blocks) and same_bits(whole, strided)
 
 
 def test_hilbert_and_cancellation(device, variant):
@@ -261,7 +272,8 @@ def test_too_few_bits_break_the_bound():
                          ids=lambda s: "x".join(map(str, s)))
 def test_gpu_equals_cpu_bitwise(shape):
     """Entries spread over 2^+-8 within rows of op(A) and columns of op(B), those scaled by up
-    to 2^+-30, a zero row and column, every variant, chunks of K and row blocks of C."""
+    to 2^+-30, a zero row and column, every variant, chunks of K, row blocks of C and blocks of
+    rows and columns."""
     m, n, k = shape
     for t, (transa, transb) in enumerate(TRANS):
         op_a = scaled_matrix(m, k, 40 + t, 8, 30, 0, (0,), ())
@@ -269,7 +281,8 @@ def test_gpu_equals_cpu_bitwise(shape):
         a = op_a.T.copy() if transa != "N" else op_a
         b = op_b.T.copy() if transb != "N" else op_b
         c0 = random_matrix(m, n, 60 + t, "cpu")
-        for pieces, (fma, add) in zip([{}, {"chunk_length": 64}, {"block_bytes": 1}, {}],
+        for pieces, (fma, add) in zip([{}, {"chunk_length": 64}, {"block_bytes": 1},
+                                       {"residue_bytes": 1}],
                                       [(True, "accurate"), (True, "sloppy"),
                                        (False, "accurate"), (False, "sloppy")]):
             kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,

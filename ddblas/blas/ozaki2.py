@@ -30,7 +30,8 @@ from ..engines import cpu as _cpu
 from . import ozaki as _ozaki
 
 ACCURACY = _ozaki.ACCURACY
-PRODUCT_BYTES = 1 << 33   # the int32 products of one block of rows of C (all moduli), at most
+PRODUCT_BYTES = 1 << 33   # the int32 products of one block of C (all moduli), at most
+RESIDUE_BYTES = 1 << 33   # the int8 residues of a block of op(A)'s rows or op(B)'s columns, at most
 _U2 = Fraction(1, 2 ** 106)
 _GROWTH = 1 + Fraction(1, 2 ** 40)
 
@@ -186,39 +187,54 @@ def residues(be, x, exps, p: Plan, rows: int):
     return out
 
 
+def _even_blocks(total: int, most: int, align: int = 1) -> int:
+    """The size of the blocks that cut `total` into as few as blocks of at most `most` allow,
+    as even as multiples of `align` make them (`most` a multiple of `align`)."""
+    size = -(-total // max(1, -(-total // most)))
+    return max(align, -(-size // align) * align)
+
+
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
     gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per
-    phase ("residues", "gemm", "reconstruct") are added to it (ozaki.phase_clock). C is
-    done in blocks of rows so that each block's products take at most PRODUCT_BYTES."""
+    phase ("residues", "gemm", "reconstruct") are added to it (ozaki.phase_clock). C is done in
+    blocks of columns whose residues of op(B) take at most RESIDUE_BYTES and, within them,
+    blocks of rows whose residues of op(A) take at most RESIDUE_BYTES and whose products take at
+    most PRODUCT_BYTES (op(A)'s residues are made once per block of columns)."""
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp
     m, n = op_a.shape[0], op_b.shape[1]
     lap = _ozaki.phase_clock(device, times)
 
-    ldp = _ozaki.int8_rows(n)
     q, frac, p_limb = (xp.asarray(t) for t in crt_tables(p.moduli))
-    width = 4 * constants()["limb_bits"]  # a quad of limbs
-    quads = -(-modulus_product(p.moduli).bit_length() // width)
-    rb = residues(be, op_b.T, p.col_exp, p, ldp)   # B's columns as rows, like op(A)'s
-    lap("residues")
+    quads = -(-modulus_product(p.moduli).bit_length() // (4 * constants()["limb_bits"]))
     gemm = _ozaki.int8_gemm(device)
-    kp = rb.shape[2]
-    block = max(1, PRODUCT_BYTES // (4 * p.moduli * p.chunks * ldp))
+    kp = _ozaki.int8_padded(op_a.shape[1])
+    residue_rows = max(1, RESIDUE_BYTES // (p.moduli * kp))   # rows of op(A) or op(B)^T
+    align = _ozaki.INT8_ALIGN
+    columns = _even_blocks(n, max(align, residue_rows // align * align), align)
     c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
     row_exp, col_exp = _backend.contiguous(p.row_exp), _backend.contiguous(p.col_exp)
-    for r0 in range(0, m, block):
-        r1 = min(m, r0 + block)
-        ra = residues(be, op_a[r0:r1], row_exp[r0:r1], p, r1 - r0)
+    for c0 in range(0, n, columns):
+        c1 = min(n, c0 + columns)
+        ldp = _ozaki.int8_rows(c1 - c0)
+        rb = residues(be, op_b.T[c0:c1], col_exp[c0:c1], p, ldp)  # B's columns as rows
         lap("residues")
-        products = xp.empty((p.moduli * p.chunks, r1 - r0, ldp), dtype=np.int32)
-        for mod in range(p.moduli):
-            for s, k0 in enumerate(range(0, kp, p.chunk)):
-                k1 = min(kp, k0 + p.chunk)
-                gemm(ra[mod, :, k0:k1], rb[mod, :, k0:k1], products[mod * p.chunks + s])
-        lap("gemm")
-        be.launch("ddblas_ozaki2_finish_" + suffix, (r1 - r0) * n, r1 - r0, n, p.moduli,
-                  quads, p.chunks, products, ldp, q, frac, p_limb, row_exp[r0:r1], col_exp,
-                  2 * p.bits, *alpha, *beta, c.hi[r0:r1], c.lo[r0:r1], c_rs, c_cs, flags)
-        lap("reconstruct")
+        rows = _even_blocks(m, max(1, min(PRODUCT_BYTES // (4 * p.moduli * p.chunks * ldp),
+                                          residue_rows)))
+        for r0 in range(0, m, rows):
+            r1 = min(m, r0 + rows)
+            ra = residues(be, op_a[r0:r1], row_exp[r0:r1], p, r1 - r0)
+            lap("residues")
+            products = xp.empty((p.moduli * p.chunks, r1 - r0, ldp), dtype=np.int32)
+            for mod in range(p.moduli):
+                for s, k0 in enumerate(range(0, kp, p.chunk)):
+                    k1 = min(kp, k0 + p.chunk)
+                    gemm(ra[mod, :, k0:k1], rb[mod, :, k0:k1], products[mod * p.chunks + s])
+            lap("gemm")
+            be.launch("ddblas_ozaki2_finish_" + suffix, (r1 - r0) * (c1 - c0), r1 - r0, c1 - c0,
+                      p.moduli, quads, p.chunks, products, ldp, q, frac, p_limb,
+                      row_exp[r0:r1], col_exp[c0:c1], 2 * p.bits, *alpha, *beta,
+                      c.hi[r0:r1, c0:c1], c.lo[r0:r1, c0:c1], c_rs, c_cs, flags)
+            lap("reconstruct")
