@@ -103,8 +103,8 @@ def generate(client, n, chunk, layout, device):
     """A and B generated on the workers, spread evenly: numbering A's blocks and then B's in
     row-major order, block number t goes to worker t mod g (with panels and as many panels as
     workers, A's block row i and B's block column i on worker i; with fewer, on different
-    workers, so that every worker holds an operand). Left to itself the scheduler put all of
-    them on one or two workers. The placement is a per-key `workers` annotation, which graph
+    workers, so that every worker holds an operand): the same layout in every run, whatever
+    the scheduler would choose. The placement is a per-key `workers` annotation, which graph
     optimisation would drop: persist(optimize_graph=False)."""
     import dask
     import distributed
