@@ -21,8 +21,9 @@ block columns (N x chunk), which no task needs to reassemble.
 Printed per case: the seconds of each phase (generate = A and B persisted, once per N and chunk;
 multiply = C persisted, the moves of operand blocks between workers included; check), GFLOP/s
 (2 N^3 / multiply), the bytes sent between workers during the multiply (the workers'
-transfer_outgoing_bytes_total), and the error of 4 x 4 sampled entries of C checked exactly
-against rgemm's bound (ddblas.accuracy).
+transfer_outgoing_bytes_total), each worker's seconds computing and receiving (the task
+stream), and the error of 4 x 4 sampled entries of C checked exactly against rgemm's bound
+(ddblas.accuracy). --bandwidth sets the scheduler's starting estimate of the links' rate.
 --single (one GPU): before the dask product, one ddblas.rgemm call on the whole A and B on the
 worker (assembled there from the chunks, timed after a warm-up, its C kept only in the sampled
 diagonal blocks, on the host); the row gives the dask product's share of that call's rate and
@@ -136,6 +137,18 @@ def placement(client, x) -> str:
     return "/".join(map(str, held))
 
 
+def busy_seconds(client, stream) -> str:
+    """From a task stream: each worker's seconds computing tasks and receiving their operands
+    ("compute" and "transfer" intervals, summed; transfers may overlap computing)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    seconds = {w: {"compute": 0.0, "transfer": 0.0} for w in workers}
+    for task in stream:
+        for interval in task.get("startstops", ()):
+            if interval["action"] in ("compute", "transfer") and task["worker"] in seconds:
+                seconds[task["worker"]][interval["action"]] += interval["stop"] - interval["start"]
+    return "/".join(f"{seconds[w]['compute']:.1f}:{seconds[w]['transfer']:.1f}" for w in workers)
+
+
 def drop_copies(client, *arrays) -> None:
     """Each block of the arrays on one worker again: a product leaves copies of the operand
     blocks it fetched, and the next case would not move them. The active memory manager's
@@ -170,13 +183,15 @@ def run_case(client, gpus, protocol, a, b, algorithm, single):
     drop_copies(client, a, b)
     before = _moved(client)
     start = time.perf_counter()
-    c = ddd.rgemm(a, b, algorithm=algorithm).persist()
-    distributed.progress(c.parts, notebook=False)
-    distributed.wait(c.parts)
-    client.run(_sync)
+    with distributed.get_task_stream(client) as stream:
+        c = ddd.rgemm(a, b, algorithm=algorithm).persist()
+        distributed.progress(c.parts, notebook=False)
+        distributed.wait(c.parts)
+        client.run(_sync)
     multiplied = time.perf_counter()
     moved = _moved(client) - before
     blocks = placement(client, c)
+    busy = busy_seconds(client, stream.data)
     picks = list(range(0, n, n // SAMPLES))[:SAMPLES]
     picks[-1] = n - 1
     c_s = ddblas.DDArray(*c.parts[:, picks][:, :, picks].compute(), normalize=False)
@@ -201,7 +216,7 @@ def run_case(client, gpus, protocol, a, b, algorithm, single):
     print(f"\n{gpus} GPU {protocol} N={n} chunk={row['chunk']} {algorithm}: multiply "
           f"{seconds:.2f} s = "
           f"{row['gflops']:.0f} GFLOP/s, moved {row['moved_gb']:.2f} GB, C's blocks per "
-          f"worker {blocks}, check "
+          f"worker {blocks}, seconds computing / receiving per worker {busy}, check "
           f"{row['check']:.1f} s, sampled error {err:.3g} u^2 (bound {bound:.4g}: "
           f"{'ok' if err <= bound else 'EXCEEDED'}){share}", flush=True)
     return row
@@ -281,10 +296,16 @@ def main() -> None:
     parser.add_argument("--single", action="store_true")
     parser.add_argument("--protocols", nargs="+", choices=("ucx", "tcp"), default=["tcp"])
     parser.add_argument("--big", nargs="*", default=[])
+    parser.add_argument("--bandwidth", type=float, default=None,
+                        help="bytes/s: the scheduler's starting estimate of the links' rate "
+                        "(distributed.scheduler.bandwidth; dask's default 1e8)")
     parser.add_argument("--budget", type=float, default=float("inf"))
     parser.add_argument("--device", default="gpu", help="cpu: a LocalCluster of processes "
                         "standing in for the GPUs (to try the script without one)")
     args = parser.parse_args()
+    if args.bandwidth is not None:   # read when a cluster's scheduler starts, in this process
+        import dask
+        dask.config.set({"distributed.scheduler.bandwidth": args.bandwidth})
     began, rows, skipped = time.perf_counter(), [], []
     runs = [(protocol, gpus) for protocol in args.protocols for gpus in args.gpus
             if gpus > 1 or protocol == args.protocols[0]]
