@@ -163,6 +163,39 @@ def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
     check_gemm_bound(c, a, b, 1, 0, None, "N", "N", **variant)
 
 
+@pytest.mark.parametrize("algorithm", ["ozaki-fp64", "ozaki-int8"])
+def test_blocks_of_c_give_the_bits_of_one_piece(device, variant, algorithm):
+    """C cut into blocks for the workspace bound (forced: sides of at most 5, uneven: 13 x 11 in
+    3 x 3 blocks) gives the bits of one piece, also into a strided C."""
+    a, b = random_matrix(13, 29, 1, device, 10), random_matrix(29, 11, 2, device, 10)
+    info = {}
+    whole = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
+    assert info["algorithm"] == algorithm
+    with mock.patch.object(_ozaki, "WORKSPACE_BYTES", 1), \
+            mock.patch.object(_ozaki, "MIN_BLOCK", 5):
+        blocks = ddblas.rgemm(a, b, algorithm=algorithm, **variant)
+        strided = ddblas.zeros((26, 22), device=device)[::2, ::-2]
+        ddblas.rgemm(a, b, strided, algorithm=algorithm, **variant)
+    assert same_bits(whole, blocks) and same_bits(whole, strided)
+
+
+def test_workspace_bound_picks_blocks():
+    """The blocks that run() picks keep workspace_bytes within WORKSPACE_BYTES (N = 32768, the
+    shape of a Dask task), none below MIN_BLOCK unless C is smaller; small C stays whole."""
+    for engine, slices, k, m, n in (("fp64", 9, 32768, 32768, 32768),
+                                    ("int8", 17, 65536, 8192, 8192)):
+        kp = _ozaki.int8_padded(k)
+        chunks = -(-k // _ozaki.CHUNK) if engine == "fp64" else -(-slices * kp //
+                                                                  _ozaki.INT8_CHUNK)
+        plan = _ozaki.Plan(slices=slices, chunks=chunks, engine=engine, k=k)
+        whole = _ozaki.workspace_bytes(plan, m, n)
+        rows, cols = _ozaki.block_shape(plan, m, n)
+        assert _ozaki.workspace_bytes(plan, rows, cols) <= _ozaki.WORKSPACE_BYTES < whole
+        assert min(rows, cols) >= _ozaki.MIN_BLOCK
+    plan = _ozaki.Plan(slices=8, chunks=1, engine="fp64", k=1000)
+    assert _ozaki.block_shape(plan, 300, 5000) == (300, 5000)
+
+
 def test_k_equals_one(device, variant):
     a, b = random_matrix(4, 1, 3, device, 30), random_matrix(1, 6, 4, device, 30)
     info = {}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -42,6 +42,8 @@ INT8_CHUNK = (2 ** 31 - 1) // 127 ** 2  # 133144: int8 products summed over this
 INT8_ALIGN = 16      # K padded, and int8 GEMMs cut, to multiples of 16 bytes (IMMA alignment)
 INT8_MAX_SLICES = 32  # beyond this the classic kernel is used (int8)
 ENGINES = ("fp64", "int8")
+WORKSPACE_BYTES = 1 << 33  # slices, products and accumulator of one block of C, at most
+MIN_BLOCK = 1024           # the shortest block side that run() cuts C into for WORKSPACE_BYTES
 ACCURACY = ("classic", "bound")  # rgemm's accuracy=: S for the classic kernel's level / the bound
 GAP_LIMIT = 450      # scaled |hi| >= 2^-450: the bound GEMM's products stay normal (>= 2^-900)
 _U = Fraction(1, 2 ** 53)
@@ -391,10 +393,54 @@ def phase_clock(device: str, times: dict | None) -> Callable[[str], None]:
     return lap
 
 
+def even_blocks(total: int, most: int, align: int = 1) -> int:
+    """The size of the blocks that cut `total` into as few as blocks of at most `most` allow,
+    as even as multiples of `align` make them (`most` a multiple of `align`)."""
+    size = -(-total // max(1, -(-total // most)))
+    return max(align, -(-size // align) * align)
+
+
+def workspace_bytes(p: Plan, rows: int, cols: int) -> int:
+    """The bytes that run() allocates for a rows x cols block of C: both operands' slices, the
+    slice products of one group (fp64: the stack of S * chunks planes) and the accumulator."""
+    if p.engine == "fp64":
+        return 8 * (p.slices * p.k * (rows + cols) + p.slices * p.chunks * rows * cols
+                    + 2 * rows * cols)
+    kp, ldp = int8_padded(p.k), int8_rows(cols)
+    return p.slices * kp * (rows + ldp) + 4 * p.chunks * rows * ldp + 16 * rows * cols
+
+
+def block_shape(p: Plan, m: int, n: int) -> tuple[int, int]:
+    """(rows, cols) of the blocks of an m x n C that run() computes one at a time: halving the
+    longer side (not below MIN_BLOCK) until workspace_bytes is at most WORKSPACE_BYTES, then
+    evening the blocks out."""
+    rows, cols = m, n
+    while workspace_bytes(p, rows, cols) > WORKSPACE_BYTES and max(rows, cols) > MIN_BLOCK:
+        if rows >= cols:
+            rows = max(MIN_BLOCK, -(-rows // 2))
+        else:
+            cols = max(MIN_BLOCK, -(-cols // 2))
+    return even_blocks(m, rows), even_blocks(n, cols)
+
+
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
     gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per
-    phase are added to it (phase_clock)."""
+    phase are added to it (phase_clock). C is done in blocks of block_shape(): each entry is
+    computed as in one piece (from its row of op(A), its column of op(B) and the plan), so the
+    bits do not depend on the blocks."""
+    m, n = op_a.shape[0], op_b.shape[1]
+    rows, cols = block_shape(p, m, n)
+    for r0 in range(0, m, rows):
+        for c0 in range(0, n, cols):
+            r1, c1 = min(m, r0 + rows), min(n, c0 + cols)
+            block = replace(p, row_exp=p.row_exp[r0:r1], col_exp=p.col_exp[c0:c1])
+            _run_block(block, op_a[r0:r1], op_b[:, c0:c1], alpha, beta,
+                       c[r0:r1, c0:c1], flags, suffix, times)
+
+
+def _run_block(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times):
+    """run() on one block of C (op_a its rows, op_b its columns, p's exponents theirs)."""
     device = op_a.device
     be = _backend.backend(device)
     xp = be.xp

@@ -187,13 +187,6 @@ def residues(be, x, exps, p: Plan, rows: int):
     return out
 
 
-def _even_blocks(total: int, most: int, align: int = 1) -> int:
-    """The size of the blocks that cut `total` into as few as blocks of at most `most` allow,
-    as even as multiples of `align` make them (`most` a multiple of `align`)."""
-    size = -(-total // max(1, -(-total // most)))
-    return max(align, -(-size // align) * align)
-
-
 def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dict | None):
     """C = alpha op(A) op(B) + beta C by the plan; alpha, beta: (hi, lo) floats; flags as in
     gemm.h; C addressable in place (_backend.output_strides). times: if a dict, seconds per
@@ -213,7 +206,7 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
     kp = _ozaki.int8_padded(op_a.shape[1])
     residue_rows = max(1, RESIDUE_BYTES // (p.moduli * kp))   # rows of op(A) or op(B)^T
     align = _ozaki.INT8_ALIGN
-    columns = _even_blocks(n, max(align, residue_rows // align * align), align)
+    columns = _ozaki.even_blocks(n, max(align, residue_rows // align * align), align)
     c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
     row_exp, col_exp = _backend.contiguous(p.row_exp), _backend.contiguous(p.col_exp)
     for c0 in range(0, n, columns):
@@ -221,7 +214,7 @@ def run(p: Plan, op_a, op_b, alpha, beta, c, flags: int, suffix: str, times: dic
         ldp = _ozaki.int8_rows(c1 - c0)
         rb = residues(be, op_b.T[c0:c1], col_exp[c0:c1], p, ldp)  # B's columns as rows
         lap("residues")
-        rows = _even_blocks(m, max(1, min(PRODUCT_BYTES // (4 * p.moduli * p.chunks * ldp),
+        rows = _ozaki.even_blocks(m, max(1, min(PRODUCT_BYTES // (4 * p.moduli * p.chunks * ldp),
                                           residue_rows)))
         for r0 in range(0, m, rows):
             r1 = min(m, r0 + rows)
