@@ -162,9 +162,10 @@ def drop_copies(client, *arrays) -> None:
 
 
 def _warm(algorithms, device, dask_worker=None):
-    """On each worker: build and load the kernels of each algorithm (2048^2: auto takes an Ozaki
-    scheme there as it does for the cases' blocks) before anything is timed."""
-    x = ddblas.random((2048, 2048), seed=0, device=device)
+    """On each worker: build and load the kernels of each algorithm before anything is timed (on
+    the GPU at 2048^2, where auto takes an Ozaki scheme as it does for the cases' blocks)."""
+    n = 2048 if device == "gpu" else 128
+    x = ddblas.random((n, n), seed=0, device=device)
     for algorithm in algorithms:
         ddblas.rgemm(x, x, algorithm=algorithm)
     _sync()

@@ -1,0 +1,35 @@
+"""The device-run scripts in bench/ that the GPU sessions depend on run end to end on the CPU
+(a failing script wastes a multi-GPU machine's time): bench/dask_multigpu.py with CPU workers
+standing in for the GPUs."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.slow
+def test_dask_multigpu_script_on_cpu_workers(tmp_path):
+    pytest.importorskip("distributed")
+    env = dict(os.environ, PYTHONPATH=REPO, OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, os.path.join(REPO, "bench", "dask_multigpu.py"), "--device", "cpu",
+         "--gpus", "2", "1", "--protocols", "tcp", "--bandwidth", "1e9",
+         "--cases", "256:128:blocked", "256:128:auto", "--big", "384:128:blocked"],
+        capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    # operands spread one panel a worker, every sampled error within the bound
+    assert "2 GPU tcp N=256 chunk=128 panels: A and B in" in out
+    assert "blocks per worker 1/1 and 1/1" in out
+    assert out.count("(bound") == 5 and "EXCEEDED" not in out
+    rows = re.findall(r"^\| (\d) \| (\S+) \| (\d+) \| 128 \| (\w+) \|", out, re.MULTILINE)
+    assert sorted(rows) == sorted([("2", "tcp", "256", "blocked"), ("2", "tcp", "256", "auto"),
+                                   ("2", "tcp", "384", "blocked"), ("1", "-", "256", "blocked"),
+                                   ("1", "-", "256", "auto")])
+    assert "not measured" not in out
