@@ -43,8 +43,8 @@
 #                                    classic kernel and the three Ozaki algorithms, N = 2048..16384)
 #   bash bench/device_run.sh accuracy  python -m ddblas accuracy on the GPU (its "against N"
 #                                    section up to 16384) into $OUT/accuracy
-#   bash bench/device_run.sh dask    bench/dask_multigpu.py $DASK_ARGS (default: 1 and 2 GPUs, UCX
-#                                    then TCP) on a multi-GPU kind, with the GPUs' links (nvidia-smi
+#   bash bench/device_run.sh dask    bench/dask_multigpu.py $DASK_ARGS (default: all the GPUs, 2, 1;
+#                                    UCX; issue 20's cases) on a multi-GPU kind, the links (nvidia-smi
 #                                    topo); dask, distributed, dask-cuda and distributed-ucxx come
 #                                    from .whl/ (carry it; docs/distributed.md lists the wheels)
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
@@ -192,7 +192,10 @@ fi
 if has dask; then
 echo "== dask on several GPUs"
 nvidia-smi topo -m | tee "$OUT/topo.txt"
-timeout "${DASK_TIMEOUT:-540}" python3 bench/dask_multigpu.py ${DASK_ARGS:---gpus 1 2 --protocols ucx tcp} \
+gpus=$(nvidia-smi -L | wc -l); counts="$gpus"   # all the GPUs first, then 2 and 1
+[ "$gpus" -gt 2 ] && counts="$counts 2"; [ "$gpus" -gt 1 ] && counts="$counts 1"
+timeout "${DASK_TIMEOUT:-540}" python3 bench/dask_multigpu.py ${DASK_ARGS:---gpus $counts --protocols ucx \
+    --cases 32768:8192:blocked 32768:8192:auto 32768:16384:auto --big 65536:8192:auto --budget 420} \
     2>&1 | grep -v "Completed" | tee "$OUT/dask_multigpu.txt"
 fi
 if has sanitize; then
