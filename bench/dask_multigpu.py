@@ -24,6 +24,9 @@ multiply = C persisted, the moves of operand blocks between workers included; ch
 transfer_outgoing_bytes_total), each worker's seconds computing and receiving (the task
 stream), and the error of 4 x 4 sampled entries of C checked exactly against rgemm's bound
 (ddblas.accuracy). --bandwidth sets the scheduler's starting estimate of the links' rate.
+--modes (several GPUs): "fetch", each task fetches the blocks its worker lacks while others
+compute; "copy", B's blocks are copied to every worker first, inside the timed product
+(run_case says why).
 --single (one GPU): before the dask product, one ddblas.rgemm call on the whole A and B on the
 worker (assembled there from the chunks, timed after a warm-up, its C kept only in the sampled
 diagonal blocks, on the host); the row gives the dask product's share of that call's rate and
@@ -171,8 +174,12 @@ def _warm(algorithms, device, dask_worker=None):
     _sync()
 
 
-def run_case(client, gpus, protocol, a, b, algorithm, single):
-    """One product C = A B on the cluster; single: run the single-call baseline first."""
+def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
+    """One product C = A B on the cluster; single: run the single-call baseline first. mode
+    "fetch": each task fetches the operand blocks its worker lacks; "copy": B's blocks are first
+    copied to every worker (client.replicate, inside the timed product), so that no transfer
+    runs beside the products: UCX synchronizes the whole GPU (cuda.core Device.sync) before
+    each send and receive, so a transfer waits for the kernels running on either end."""
     import distributed
     n = a.shape[0]
     single_seconds = single_blocks = None
@@ -184,7 +191,11 @@ def run_case(client, gpus, protocol, a, b, algorithm, single):
     drop_copies(client, a, b)
     before = _moved(client)
     start = time.perf_counter()
+    copied = 0.0
     with distributed.get_task_stream(client) as stream:
+        if mode == "copy":
+            client.replicate(distributed.futures_of(b.parts))
+            copied = time.perf_counter() - start
         c = ddd.rgemm(a, b, algorithm=algorithm).persist()
         distributed.progress(c.parts, notebook=False)
         distributed.wait(c.parts)
@@ -208,14 +219,15 @@ def run_case(client, gpus, protocol, a, b, algorithm, single):
     checked = time.perf_counter()
     del c
     seconds = multiplied - start
-    row = dict(gpus=gpus, protocol=protocol, n=n, chunk=a.chunks[0][0], algorithm=algorithm,
+    row = dict(gpus=gpus, protocol=protocol, mode=mode, copied=copied, n=n,
+               chunk=a.chunks[0][0], algorithm=algorithm,
                multiply=seconds, blocks=blocks,
                check=checked - multiplied, gflops=2 * n ** 3 / seconds / 1e9,
                moved_gb=moved / 1e9, err=err, bound=bound, single=single_seconds, same=same)
     share = f", {single_seconds / seconds:.1%} of one rgemm call ({single_seconds:.2f} s), " \
             f"sampled diagonal blocks equal to it bit for bit: {same}" if single else ""
-    print(f"\n{gpus} GPU {protocol} N={n} chunk={row['chunk']} {algorithm}: multiply "
-          f"{seconds:.2f} s = "
+    print(f"\n{gpus} GPU {protocol} N={n} chunk={row['chunk']} {algorithm} {mode}: multiply "
+          f"{seconds:.2f} s (B copied in {copied:.2f} s) = "
           f"{row['gflops']:.0f} GFLOP/s, moved {row['moved_gb']:.2f} GB, C's blocks per "
           f"worker {blocks}, seconds computing / receiving per worker {busy}, check "
           f"{row['check']:.1f} s, sampled error {err:.3g} u^2 (bound {bound:.4g}: "
@@ -297,6 +309,9 @@ def main() -> None:
     parser.add_argument("--single", action="store_true")
     parser.add_argument("--protocols", nargs="+", choices=("ucx", "tcp"), default=["tcp"])
     parser.add_argument("--big", nargs="*", default=[])
+    parser.add_argument("--modes", nargs="+", choices=("fetch", "copy"), default=["fetch", "copy"],
+                        help="on several GPUs: tasks fetch the blocks they lack, or B is first "
+                        "copied to every worker (run_case)")
     parser.add_argument("--bandwidth", type=float, default=None,
                         help="bytes/s: the scheduler's starting estimate of the links' rate "
                         "(distributed.scheduler.bandwidth; dask's default 1e8)")
@@ -346,31 +361,32 @@ def main() -> None:
                 print(f"\n{gpus} GPU {protocol} N={n} chunk={chunk} {layout}: A and B in "
                       f"{seconds:.1f} s, blocks per worker {placement(client, a)} and "
                       f"{placement(client, b)}", flush=True)
-                for _, _, alg, _ in group:
+                for (_, _, alg, _), mode in itertools.product(
+                        group, args.modes if gpus > 1 else ["fetch"]):
                     if time.perf_counter() - began > args.budget:
                         skipped.append(f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} "
-                                       "(budget)")
+                                       f"{mode} (budget)")
                         continue
                     try:
                         rows.append(run_case(client, gpus, protocol, a, b, alg,
-                                            args.single and gpus == 1))
+                                            args.single and gpus == 1, mode))
                     except Exception as exc:  # e.g. out of GPU memory: the next cases still run
-                        label = f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg}"
+                        label = f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} {mode}"
                         print(f"\n{label}: FAILED {exc!r}"[:600], flush=True)
                         skipped.append(f"{label} (failed)")
                 del a, b
     one = {(r["n"], r["chunk"], r["algorithm"]): r["gflops"] for r in rows if r["gpus"] == 1}
-    print(f"\nlayout {args.layout}\n| GPUs | transport | N | chunk | algorithm | multiply s | "
-          "GFLOP/s | per GPU | speedup vs 1 GPU | moved GB | sampled error u^2 | bound u^2 | "
-          "share of one call |")
-    print("|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"\nlayout {args.layout}\n| GPUs | transport | B | N | chunk | algorithm | multiply s "
+          "(copy of B) | GFLOP/s | per GPU | speedup vs 1 GPU | moved GB | sampled error u^2 | "
+          "bound u^2 | share of one call |")
+    print("|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         base = one.get((r["n"], r["chunk"], r["algorithm"]))
         speedup = f"{r['gflops'] / base:.2f}x" if base else "-"
         share = f"{r['single'] / r['multiply']:.1%}" if r["single"] else "-"
-        transport = r["protocol"] if r["gpus"] > 1 else "-"
-        print(f"| {r['gpus']} | {transport} | {r['n']} | {r['chunk']} | {r['algorithm']} | "
-              f"{r['multiply']:.2f} | "
+        transport, mode = (r["protocol"], r["mode"]) if r["gpus"] > 1 else ("-", "-")
+        print(f"| {r['gpus']} | {transport} | {mode} | {r['n']} | {r['chunk']} | "
+              f"{r['algorithm']} | {r['multiply']:.2f} ({r['copied']:.2f}) | "
               f"{r['gflops']:.0f} | {r['gflops'] / r['gpus']:.0f} | {speedup} | "
               f"{r['moved_gb']:.2f} | {r['err']:.3g} | {r['bound']:.4g} | {share} |")
     for s in skipped:

@@ -24,12 +24,16 @@ def test_dask_multigpu_script_on_cpu_workers(tmp_path):
         capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
-    # operands spread one panel a worker, every sampled error within the bound
+    # operands spread one panel a worker; on two workers each case with B fetched by the tasks
+    # and copied first; every sampled error within the bound
     assert "2 GPU tcp N=256 chunk=128 panels: A and B in" in out
     assert "blocks per worker 1/1 and 1/1" in out
-    assert out.count("(bound") == 5 and "EXCEEDED" not in out
-    rows = re.findall(r"^\| (\d) \| (\S+) \| (\d+) \| 128 \| (\w+) \|", out, re.MULTILINE)
-    assert sorted(rows) == sorted([("2", "tcp", "256", "blocked"), ("2", "tcp", "256", "auto"),
-                                   ("2", "tcp", "384", "blocked"), ("1", "-", "256", "blocked"),
-                                   ("1", "-", "256", "auto")])
+    assert out.count("(bound") == 8 and "EXCEEDED" not in out
+    rows = re.findall(r"^\| (\d) \| (\S+) \| (\S+) \| (\d+) \| 128 \| (\w+) \|", out,
+                      re.MULTILINE)
+    several = [("2", "tcp", mode, n, alg) for n, alg in (("256", "blocked"), ("256", "auto"),
+                                                        ("384", "blocked"))
+               for mode in ("fetch", "copy")]
+    assert sorted(rows) == sorted(several + [("1", "-", "-", "256", "blocked"),
+                                             ("1", "-", "-", "256", "auto")])
     assert "not measured" not in out
