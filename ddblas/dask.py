@@ -46,7 +46,14 @@ def _as_dd(block) -> DDArray:
 
 
 def _as_block(x: DDArray):
-    return x.xp.stack((x.hi, x.lo))
+    """x as a (2, ...) block, computed: on the GPU the task waits for its kernels, so that it
+    ends when its block is ready (dask then times the GPU's work, and a worker's GPU holds one
+    task's kernels at a time: UCX synchronizes the whole GPU before each transfer, which would
+    otherwise wait for every task queued behind it)."""
+    block = x.xp.stack((x.hi, x.lo))
+    if x.device == "gpu":
+        x.xp.cuda.get_current_stream().synchronize()
+    return block
 
 
 class _Scalar:
