@@ -12,6 +12,7 @@ from ddblas.accuracy, which documents them for users). u = 2^-53. The bounds (do
 """
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
 from unittest import mock
 
@@ -171,6 +172,20 @@ def ozaki_constant(info: dict, opts: Options) -> Fraction:
     I's with its S ("slices"), else scheme II's."""
     return bound_constant("ozaki", opts, info["slices"]) if "slices" in info else \
         bound_constant("ozaki2", opts)
+
+
+@contextlib.contextmanager
+def ozaki_pieces(limit: str, length: int | None = None, side: int | None = None):
+    """Cut Ozaki scheme I's work small: the module constant `limit` ("CHUNK" or "INT8_CHUNK")
+    set to `length`, and C in blocks of at most `side` rows and columns (WORKSPACE_BYTES 1,
+    MIN_BLOCK side); None leaves each as it is."""
+    with contextlib.ExitStack() as stack:
+        if length is not None:
+            stack.enter_context(mock.patch.object(_ozaki, limit, length))
+        if side is not None:
+            stack.enter_context(mock.patch.object(_ozaki, "WORKSPACE_BYTES", 1))
+            stack.enter_context(mock.patch.object(_ozaki, "MIN_BLOCK", side))
+        yield
 
 
 def scaled_within_bound(algorithm, pieces, variant, m, n, k, trans, scalars, seed, spread,

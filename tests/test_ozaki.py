@@ -3,7 +3,6 @@ rationals on ill-scaled, zero, chunked and cancelling inputs, the fallbacks, and
 bitwise equality with the CPU."""
 from __future__ import annotations
 
-import contextlib
 from fractions import Fraction
 from unittest import mock
 
@@ -17,19 +16,11 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.engines import backend as _backend
 from ddblas.blas import ozaki as _ozaki
-from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu,
-                      dd_value, exact_values,
-                      ozaki_within_bound, random_matrix, same_bits, scaled_matrix,
-                      scaled_within_bound, to_ddarray)
+from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu, dd_value,
+                      exact_values, ozaki_pieces, ozaki_within_bound, random_matrix, same_bits,
+                      scaled_matrix, scaled_within_bound, to_ddarray)
 
 OZAKI = "ozaki-fp64"
-
-
-@contextlib.contextmanager
-def chunk(length):
-    """Force slice products over `length` columns of K at most (exercises chunking at small K)."""
-    with mock.patch.object(_ozaki, "CHUNK", length):
-        yield
 
 
 def _digits(x: ddblas.DDArray, per_row: bool, slices: int, beta: int):
@@ -140,20 +131,22 @@ def test_scan_falls_back_to_the_float64_bound(device):
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 9), st.sampled_from(TRANS),
        st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5"), (1, 1)]), st.integers(0, 10 ** 6),
        st.sampled_from([0, 5, 40, 200]), st.sampled_from([0, 250]),
-       st.sampled_from([None, 1, 2, 4]), st.sets(st.integers(0, 8), max_size=2))
+       st.sampled_from([None, 1, 2, 4]), st.sampled_from([None, 1, 2]),
+       st.sets(st.integers(0, 8), max_size=2))
 def test_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread, outer,
-                                  chunk_length, zeros):
+                                  chunk_length, side, zeros):
     """Random DD matrices, entries spread over 2^+-spread within rows/columns, rows of op(A) and
-    columns of op(B) scaled by up to 2^+-250, some of them zero, chunks of K down to 1:
-    |C - exact| <= the classic bound, whether ozaki-fp64 ran or fell back."""
-    info = scaled_within_bound(OZAKI, chunk(chunk_length or _ozaki.CHUNK), variant, m, n, k,
-                               trans, scalars, seed, spread, outer, zeros)
+    columns of op(B) scaled by up to 2^+-250, some of them zero, chunks of K down to 1, C in
+    blocks down to 1 x 1: |C - exact| <= the classic bound, whether ozaki-fp64 ran or fell
+    back."""
+    info = scaled_within_bound(OZAKI, ozaki_pieces("CHUNK", chunk_length, side), variant, m, n,
+                               k, trans, scalars, seed, spread, outer, zeros)
     assert info["fallback"] is not None or 2 <= info["slices"] <= _ozaki.MAX_SLICES
 
 
 def test_ozaki_runs_and_chunks_on_plain_inputs(device, variant):
     a, b = random_matrix(7, 37, 1, device, 10), random_matrix(37, 5, 2, device, 10)
-    with chunk(8):
+    with ozaki_pieces("CHUNK", 8):
         info = {}
         c = ddblas.rgemm(a, b, algorithm=OZAKI, info=info, **variant)
     assert info["algorithm"] == OZAKI and info["fallback"] is None
@@ -171,8 +164,7 @@ def test_blocks_of_c_give_the_bits_of_one_piece(device, variant, algorithm):
     info = {}
     whole = ddblas.rgemm(a, b, algorithm=algorithm, info=info, **variant)
     assert info["algorithm"] == algorithm
-    with mock.patch.object(_ozaki, "WORKSPACE_BYTES", 1), \
-            mock.patch.object(_ozaki, "MIN_BLOCK", 5):
+    with ozaki_pieces("CHUNK", side=5):
         blocks = ddblas.rgemm(a, b, algorithm=algorithm, **variant)
         strided = ddblas.zeros((26, 22), device=device)[::2, ::-2]
         ddblas.rgemm(a, b, strided, algorithm=algorithm, **variant)

@@ -3,7 +3,6 @@ bound against exact rationals on ill-scaled, zero, chunked and cancelling inputs
 chunk limit, the fallbacks, and on the GPU bitwise equality with the CPU."""
 from __future__ import annotations
 
-import contextlib
 from fractions import Fraction
 from unittest import mock
 
@@ -17,19 +16,11 @@ from conftest import requires_gpu
 from ddblas import accuracy
 from ddblas.engines import backend as _backend
 from ddblas.blas import ozaki as _ozaki
-from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu,
-                      dd_value, exact_values,
-                      ozaki_within_bound, random_matrix, same_bits, scaled_within_bound,
-                      to_ddarray)
+from ddvalues import (TRANS, check_blas_semantics, check_gemm_bound, check_gpu_equals_cpu, dd_value,
+                      exact_values, ozaki_pieces, ozaki_within_bound, random_matrix, same_bits,
+                      scaled_within_bound, to_ddarray)
 
 INT8 = "ozaki-int8"
-
-
-@contextlib.contextmanager
-def chunk(length):
-    """Int8 GEMMs over at most `length` (rounded down to 16) of the concatenated K."""
-    with mock.patch.object(_ozaki, "INT8_CHUNK", length):
-        yield
 
 
 def _int8_digits(x: ddblas.DDArray, slices: int, reverse: bool):
@@ -98,23 +89,23 @@ def test_int8_chunk_limit_arithmetic():
     assert limit * 127 ** 2 <= 2 ** 31 - 1 < (limit + 1) * 127 ** 2
     assert _ozaki.int8_chunk() == 133136 and _ozaki.int8_chunk() % _ozaki.INT8_ALIGN == 0
     assert [_ozaki.int8_padded(k) for k in (1, 16, 17, 100)] == [16, 16, 32, 112]
-    with chunk(15), pytest.raises(ValueError, match="INT8_CHUNK"):
+    with ozaki_pieces("INT8_CHUNK", 15), pytest.raises(ValueError, match="INT8_CHUNK"):
         _ozaki.int8_chunk()
 
 
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 40), st.sampled_from(TRANS),
        st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5")]), st.integers(0, 10 ** 6),
        st.sampled_from([0, 3, 10, 200]), st.sampled_from([0, 250]),
-       st.sampled_from([None, 16, 37, 64]), st.sets(st.integers(0, 8), max_size=2))
+       st.sampled_from([None, 16, 37, 64]), st.sampled_from([None, 1, 2]),
+       st.sets(st.integers(0, 8), max_size=2))
 def test_int8_within_the_classic_bound(variant, m, n, k, trans, scalars, seed, spread, outer,
-                                       chunk_length, zeros):
+                                       chunk_length, side, zeros):
     """Random DD matrices, entries spread over 2^+-spread within rows/columns (2^+-200: a
     fallback), rows of op(A) and columns of op(B) scaled by up to 2^+-250, some of them zero,
-    int8 GEMMs cut into stretches of 16..64 of the concatenated K: |C - exact| <= the classic
-    bound, whether ozaki-int8 ran or fell back."""
-    info = scaled_within_bound(INT8, mock.patch.object(_ozaki, "INT8_CHUNK",
-                                                       chunk_length or _ozaki.INT8_CHUNK),
-                               variant, m, n, k, trans, scalars, seed, spread, outer, zeros)
+    int8 GEMMs cut into stretches of 16..64 of the concatenated K, C in blocks down to 1 x 1:
+    |C - exact| <= the classic bound, whether ozaki-int8 ran or fell back."""
+    info = scaled_within_bound(INT8, ozaki_pieces("INT8_CHUNK", chunk_length, side), variant,
+                               m, n, k, trans, scalars, seed, spread, outer, zeros)
     if info["fallback"] is None:
         assert info["beta"] == 7 and 2 <= info["slices"] <= _ozaki.INT8_MAX_SLICES
         assert info["gemms"] >= 1 + info["slices"]
@@ -127,7 +118,7 @@ def test_int8_runs_and_chunks(device, variant):
     ceil(48 (s - 1) / 32) GEMMs."""
     a, b = random_matrix(7, 37, 1, device, 3), random_matrix(37, 5, 2, device, 3)
     info = {}
-    with chunk(40):
+    with ozaki_pieces("INT8_CHUNK", 40):
         c = ddblas.rgemm(a, b, algorithm=INT8, info=info, **variant)
     s = info["slices"]
     assert info["algorithm"] == INT8 and info["fallback"] is None and info["beta"] == 7
