@@ -256,23 +256,25 @@ def check_blas_semantics(algorithm, device, spread=None):
 
 def check_gpu_equals_cpu(shape, algorithm, spread, limit, lengths, transposes=TRANS):
     """For each transpose pair, and each variant with a chunk length (`lengths[v]` set as the
-    module constant `limit` of _ozaki, e.g. "CHUNK"): rgemm on the GPU gives the CPU's bits,
-    with the same S, on scaled data (within-row spread 2^+-spread, a zero row and column)."""
+    module constant `limit` of _ozaki, e.g. "CHUNK"; the last variant also with C in blocks of
+    at most 3 x 3): rgemm on the GPU gives the CPU's bits, with the same S, on scaled data
+    (within-row spread 2^+-spread, a zero row and column)."""
     m, n, k = shape
     for t, (transa, transb) in enumerate(transposes):
         a = scaled_matrix(*((m, k) if transa == "N" else (k, m)), 40 + t, spread, 30, 30, (0,), ())
         b = scaled_matrix(*((k, n) if transb == "N" else (n, k)), 50 + t, spread, 30, 30, (), (1,))
         c0 = random_matrix(m, n, 60 + t, "cpu")
-        for length, (fma, add) in zip(lengths, [(True, "accurate"), (True, "sloppy"),
-                                                (False, "accurate"), (False, "sloppy")]):
+        for length, side, (fma, add) in zip(lengths, (None, None, None, 3),
+                                            [(True, "accurate"), (True, "sloppy"),
+                                             (False, "accurate"), (False, "sloppy")]):
             kw = dict(transa=transa, transb=transb, fma=fma, add=add, alpha="0.7", beta=-2,
                       algorithm=algorithm)
             cpu_info, gpu_info = {}, {}
-            with mock.patch.object(_ozaki, limit, length):
+            with ozaki_pieces(limit, length, side):
                 ref = ddblas.rgemm(a, b, c0.copy(), info=cpu_info, **kw)
                 got = ddblas.rgemm(a.to_device("gpu"), b.to_device("gpu"), c0.to_device("gpu"),
                                    info=gpu_info, **kw)
             assert cpu_info["algorithm"] == gpu_info["algorithm"] == algorithm
             assert cpu_info["slices"] == gpu_info["slices"]
             assert cpu_info["bound"] == gpu_info["bound"]
-            assert same_bits(ref, got), (shape, transa, transb, fma, add, length)
+            assert same_bits(ref, got), (shape, transa, transb, fma, add, length, side)
