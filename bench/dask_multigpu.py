@@ -103,20 +103,20 @@ def _moved(client) -> int:
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
 
-def generate(client, n, chunk, layout, device):
+def generate(client, n, chunk, layout, device, seed=1):
     """A and B generated on the workers, spread evenly: numbering A's blocks and then B's in
     row-major order, block number t goes to worker t mod g (with panels and as many panels as
     workers, A's block row i and B's block column i on worker i; with fewer, on different
     workers, so that every worker holds an operand): the same layout in every run, whatever
     the scheduler would choose. The placement is a per-key `workers` annotation, which graph
-    optimisation would drop: persist(optimize_graph=False)."""
+    optimisation would drop: persist(optimize_graph=False). A from `seed`, B from seed + 1."""
     import dask
     import distributed
     start = time.perf_counter()
     workers = sorted(client.scheduler_info()["workers"])
     a_chunks, b_chunks = ((chunk, n), (n, chunk)) if layout == "panels" else (chunk, chunk)
     operands, offset = [], 0
-    for seed, chunks in ((1, a_chunks), (2, b_chunks)):
+    for seed, chunks in ((seed, a_chunks), (seed + 1, b_chunks)):
         columns = -(-n // (chunks if isinstance(chunks, int) else chunks[1]))
 
         def worker(key, offset=offset, columns=columns):
@@ -128,6 +128,12 @@ def generate(client, n, chunk, layout, device):
     a, b = operands
     distributed.wait([a.parts, b.parts])
     return a, b, time.perf_counter() - start
+
+
+def holders(client, *arrays) -> dict:
+    """Each block's key: the workers that hold it."""
+    return {key: tuple(sorted(held)) for x in arrays
+            for key, held in client.who_has(x.parts).items()}
 
 
 def placement(client, x) -> str:
@@ -152,16 +158,33 @@ def busy_seconds(client, stream) -> str:
     return "/".join(f"{seconds[w]['compute']:.1f}:{seconds[w]['transfer']:.1f}" for w in workers)
 
 
-def drop_copies(client, *arrays) -> None:
-    """Each block of the arrays on one worker again: a product leaves copies of the operand
-    blocks it fetched, and the next case would not move them. The active memory manager's
-    ReduceReplicas policy drops them (from the workers that hold the most)."""
+def _keep_first_copies(origin: dict, dask_scheduler=None) -> None:
+    """On the scheduler: drop every copy of origin's keys but the one on the worker that held
+    it first (origin: key -> (worker,)), by a one-off active memory manager with that policy
+    (the default ReduceReplicas drops from the fullest workers, often the first copy)."""
+    from distributed.active_memory_manager import (ActiveMemoryManagerExtension,
+                                                   ActiveMemoryManagerPolicy, Suggestion)
+
+    class KeepFirst(ActiveMemoryManagerPolicy):
+        def run(self):
+            for key, (first,) in origin.items():
+                ts = self.manager.scheduler.tasks.get(key)
+                for ws in () if ts is None else list(ts.who_has):
+                    if ws.address != first:
+                        yield Suggestion("drop", ts, {ws})
+    ActiveMemoryManagerExtension(dask_scheduler, policies={KeepFirst()}, register=False,
+                                 start=False).run_once()
+
+
+def restore(client, origin: dict, *arrays) -> bool:
+    """Each block of the arrays on the worker that held it first again (a product leaves copies
+    of the blocks it fetched, and the next case would not move them): whether it worked."""
     for _ in range(100):
-        if all(len(holders) == 1 for x in arrays
-               for holders in client.who_has(x.parts).values()):
-            return
-        client.amm.run_once()
+        if holders(client, *arrays) == origin:
+            return True
+        client.run_on_scheduler(_keep_first_copies, origin)
         time.sleep(0.1)
+    return False
 
 
 def _warm(algorithms, device, dask_worker=None):
@@ -188,7 +211,6 @@ def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
                                algorithm, n)
         single_seconds, single_blocks = future.result()
         del future
-    drop_copies(client, a, b)
     before = _moved(client)
     start = time.perf_counter()
     copied = 0.0
@@ -357,16 +379,25 @@ def main() -> None:
                     skipped += [f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} (budget)"
                                 for _, _, alg, _ in group]
                     continue
-                a, b, seconds = generate(client, n, chunk, layout, args.device)
+                seed = 1
+                a, b, seconds = generate(client, n, chunk, layout, args.device, seed)
+                origin = holders(client, a, b)
                 print(f"\n{gpus} GPU {protocol} N={n} chunk={chunk} {layout}: A and B in "
                       f"{seconds:.1f} s, blocks per worker {placement(client, a)} and "
                       f"{placement(client, b)}", flush=True)
-                for (_, _, alg, _), mode in itertools.product(
-                        group, args.modes if gpus > 1 else ["fetch"]):
+                for mode, (_, _, alg, _) in itertools.product(
+                        args.modes if gpus > 1 else ["fetch"], group):
                     if time.perf_counter() - began > args.budget:
                         skipped.append(f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} "
                                        f"{mode} (budget)")
                         continue
+                    if not restore(client, origin, a, b):
+                        del a, b
+                        seed += 2
+                        a, b, seconds = generate(client, n, chunk, layout, args.device, seed)
+                        origin = holders(client, a, b)
+                        print(f"(the previous case's copies could not be dropped: new operands, "
+                              f"seed {seed}, in {seconds:.1f} s)", flush=True)
                     try:
                         rows.append(run_case(client, gpus, protocol, a, b, alg,
                                             args.single and gpus == 1, mode))
