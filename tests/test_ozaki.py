@@ -110,6 +110,21 @@ def test_scan_bound_from_first_digits_is_exact(device, zero_rows):
     assert all(0 < sc.low <= m[i, j] for i, j in live)
 
 
+def test_line_stats_in_blocks_equal_one_piece(device):
+    """The scan's per-line statistics over blocks of one line (LINE_BYTES forced small) equal
+    those in one piece, with zero, subnormal, inf and nan lines, along both axes."""
+    x = random_matrix(9, 7, 3, device, 40)
+    x[2] = 0
+    x[4, 3], x[5, 1], x[6, 6] = float("inf"), float("nan"), 5e-324
+    for axis in (0, 1):
+        whole = _ozaki._line_stats(x.xp, x.hi, axis)
+        with mock.patch.object(_ozaki, "LINE_BYTES", 1):
+            lines = _ozaki._line_stats(x.xp, x.hi, axis)
+        for w, l in zip(whole, lines):
+            assert np.array_equal(x.xp.asnumpy(w) if device == "gpu" else w,
+                                  x.xp.asnumpy(l) if device == "gpu" else l, equal_nan=True)
+
+
 def test_scan_falls_back_to_the_float64_bound(device):
     """Where a first-digit product is 0 but (|A||B|)_ij is not, or K exceeds one int8 GEMM, the
     bound comes from the float64 GEMM, M >= fl(M)(1 - (K+2) u)."""

@@ -44,6 +44,7 @@ INT8_MAX_SLICES = 32  # beyond this the classic kernel is used (int8)
 ENGINES = ("fp64", "int8")
 WORKSPACE_BYTES = 1 << 33  # slices, products and accumulator of one block of C, at most
 MIN_BLOCK = 1024           # the shortest block side that run() cuts C into for WORKSPACE_BYTES
+LINE_BYTES = 1 << 30       # |hi| of one block of rows (columns) in scan()'s statistics, at most
 ACCURACY = ("classic", "bound")  # rgemm's accuracy=: S for the classic kernel's level / the bound
 GAP_LIMIT = 450      # scaled |hi| >= 2^-450: the bound GEMM's products stay normal (>= 2^-900)
 _U = Fraction(1, 2 ** 53)
@@ -111,10 +112,16 @@ def _line_stats(xp, hi, axis: int):
     """(e, largest, smallest) for each row (axis=1) or column (axis=0) of hi: the largest |hi|
     (inf or nan where the line holds one: max propagates nan), the smallest nonzero |hi| (inf
     for a zero line) and e, the frexp exponent of the largest, so |x| < 2^e for every entry
-    (int64; 0 for a zero line, whose slices are zero whatever e is)."""
-    mag = xp.abs(hi)
-    largest = mag.max(axis=axis)
-    smallest = xp.where(mag != 0, mag, np.inf).min(axis=axis)
+    (int64; 0 for a zero line, whose slices are zero whatever e is). Done in blocks of lines
+    whose |hi| takes at most LINE_BYTES (max and min are exact: the blocks change nothing)."""
+    lines, length = hi.shape[1 - axis], hi.shape[axis]
+    step = max(1, LINE_BYTES // (8 * max(1, length)))
+    largest, smallest = [], []
+    for i in range(0, max(lines, 1), step):
+        mag = xp.abs(hi[i:i + step] if axis == 1 else hi[:, i:i + step])
+        largest.append(mag.max(axis=axis))
+        smallest.append(xp.where(mag != 0, mag, np.inf).min(axis=axis))
+    largest, smallest = xp.concatenate(largest), xp.concatenate(smallest)
     e = xp.frexp(largest)[1].astype(np.int64)
     return xp.where(largest > 0, e, np.int64(0)), largest, smallest
 
