@@ -94,13 +94,16 @@ def _exact_scaled_products(a: ddblas.DDArray, b: ddblas.DDArray, row_exp, col_ex
     return sa.dot(sb), digit(sa).dot(digit(sb))
 
 
-@pytest.mark.parametrize("zero_rows", [(), (1,)])
-def test_scan_bound_from_first_digits_is_exact(device, zero_rows):
+@pytest.mark.parametrize("line_bytes", [None, 1])
+@pytest.mark.parametrize("zero_rows", [(), (1,), (4,)])
+def test_scan_bound_from_first_digits_is_exact(device, zero_rows, line_bytes):
     """On dense data the lower bound is 2^-14 min P of the first int8 digits, exactly, and below
-    every nonzero scaled (|A||B|)_ij; a zero row of A changes nothing (its entries are 0)."""
+    every nonzero scaled (|A||B|)_ij; a zero row of A changes nothing (its entries are 0). The
+    same with P formed a row at a time (LINE_BYTES forced small)."""
     a = scaled_matrix(5, 9, 71, 3, 30, 0, zero_rows, ()).to_device(device)
     b = scaled_matrix(9, 6, 72, 3, 0, 30, (), ()).to_device(device)
-    sc = _ozaki.scan(a, b)
+    with mock.patch.object(_ozaki, "LINE_BYTES", line_bytes or _ozaki.LINE_BYTES):
+        sc = _ozaki.scan(a, b)
     assert sc.bound == "int8 first digits" and sc.fallback is None
     row_exp, col_exp = (np.asarray(x.get() if device == "gpu" else x)
                         for x in (sc.row_exp, sc.col_exp))
@@ -125,14 +128,18 @@ def test_line_stats_in_blocks_equal_one_piece(device):
                                   x.xp.asnumpy(l) if device == "gpu" else l, equal_nan=True)
 
 
-def test_scan_falls_back_to_the_float64_bound(device):
+@pytest.mark.parametrize("line_bytes", [None, 1])
+def test_scan_falls_back_to_the_float64_bound(device, line_bytes):
     """Where a first-digit product is 0 but (|A||B|)_ij is not, or K exceeds one int8 GEMM, the
-    bound comes from the float64 GEMM, M >= fl(M)(1 - (K+2) u)."""
-    a = ddblas.array([[1.0, 2.0 ** -10], [1.0, 0.5]], device=device)
-    b = ddblas.array([[0.0, 1.0], [1.0, 1.0]], device=device)  # a[0] . b[:, 0]: digits 0
-    sc = _ozaki.scan(a, b)
-    assert sc.bound == "float64"
-    assert sc.low == Fraction(2.0 ** -12) * (1 - 4 * _ozaki._U)  # 2^-11 * 2^-1 scaled
+    bound comes from the float64 GEMM, M >= fl(M)(1 - (K+2) u); the same with both GEMMs
+    formed a row at a time (LINE_BYTES forced small), the zero digit product in either row."""
+    for rows in ([[1.0, 2.0 ** -10], [1.0, 0.5]], [[1.0, 0.5], [1.0, 2.0 ** -10]]):
+        a = ddblas.array(rows, device=device)
+        b = ddblas.array([[0.0, 1.0], [1.0, 1.0]], device=device)  # a[i] . b[:, 0]: digits 0
+        with mock.patch.object(_ozaki, "LINE_BYTES", line_bytes or _ozaki.LINE_BYTES):
+            sc = _ozaki.scan(a, b)
+        assert sc.bound == "float64"
+        assert sc.low == Fraction(2.0 ** -12) * (1 - 4 * _ozaki._U)  # 2^-11 * 2^-1 scaled
     a, b = random_matrix(3, 40, 73, device), random_matrix(40, 2, 74, device)
     assert _ozaki.scan(a, b).bound == "int8 first digits"
     with mock.patch.object(_ozaki, "INT8_CHUNK", 32):
@@ -141,6 +148,22 @@ def test_scan_falls_back_to_the_float64_bound(device):
         info = {}
         ddblas.rgemm(a, b, algorithm=algorithm, info=info)
         assert info["bound"] == "int8 first digits" and info["algorithm"] == algorithm
+
+
+def test_scan_of_a_zero_operand_forms_no_product(device):
+    """A zero op(A) or op(B): every (|A||B|)_ij is 0, no GEMM is formed (a 2^21 x 2^21 product
+    of K = 1 needed 16 TiB for the first digits' product), and the Ozaki schemes give beta C."""
+    big = ddblas.zeros((1 << 21, 1), device=device)
+    sc = _ozaki.scan(big, ddblas.ones((1, 1 << 21), device=device))
+    assert (sc.bound, sc.low, sc.fallback) == ("a zero operand", None, None)
+    a, b = random_matrix(4, 3, 75, device), ddblas.zeros((3, 5), device=device)
+    c0 = random_matrix(4, 5, 76, device)
+    for algorithm in (OZAKI, "ozaki-int8"):
+        info = {}
+        c = ddblas.rgemm(a, b, c=c0.copy(), alpha=1.0, beta=0.5, algorithm=algorithm, info=info)
+        assert info["bound"] == "a zero operand" and info["algorithm"] == algorithm
+        expected = c0 * 0.5
+        assert (c.hi == expected.hi).all() and (c.lo == expected.lo).all()
 
 
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 9), st.sampled_from(TRANS),

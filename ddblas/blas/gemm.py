@@ -127,7 +127,7 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     large K; docs/ozaki.md, "The accuracy-faithful rule"). info: a dict to fill with what was done ("algorithm"; for "auto" its
     reason, "auto"; when an Ozaki algorithm ran or fell back
     "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "bound" (the GEMM that gave
-    S's lower bound: "int8 first digits" or "float64"), "fallback", "seconds" per
+    S's lower bound: "int8 first digits", "float64" or "a zero operand"), "fallback", "seconds" per
     phase (plan, slice, gemm, accumulate; scheme II: "moduli" and "bits" instead of "slices" and
     "beta", phases plan, residues, gemm, reconstruct); asking for it synchronizes the GPU
     between phases);

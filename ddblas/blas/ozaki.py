@@ -44,7 +44,7 @@ INT8_MAX_SLICES = 32  # beyond this the classic kernel is used (int8)
 ENGINES = ("fp64", "int8")
 WORKSPACE_BYTES = 1 << 33  # slices, products and accumulator of one block of C, at most
 MIN_BLOCK = 1024           # the shortest block side that run() cuts C into for WORKSPACE_BYTES
-LINE_BYTES = 1 << 30       # |hi| of one block of rows (columns) in scan()'s statistics, at most
+LINE_BYTES = 1 << 30  # scan(): a block of lines' |hi|, of the bound GEMM's product rows, at most
 ACCURACY = ("classic", "bound")  # rgemm's accuracy=: S for the classic kernel's level / the bound
 GAP_LIMIT = 450      # scaled |hi| >= 2^-450: the bound GEMM's products stay normal (>= 2^-900)
 _U = Fraction(1, 2 ** 53)
@@ -91,7 +91,7 @@ class Plan:
     fallback: str | None = None
     engine: str = "fp64"
     k: int = 0
-    bound: str = ""          # the GEMM that gave S's lower bound: "int8 first digits" / "float64"
+    bound: str = ""   # what gave S's lower bound: "int8 first digits", "float64", "a zero operand"
 
     @property
     def gemms(self) -> int:
@@ -179,11 +179,18 @@ class Scan:
     fallback: str | None = None
 
 
+def _row_blocks(rows: int, row_bytes: int):
+    """Slices of at most LINE_BYTES // row_bytes rows (at least one) that cover range(rows)."""
+    step = max(1, LINE_BYTES // max(1, row_bytes))
+    return [slice(i, i + step) for i in range(0, rows, step)]
+
+
 def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     """2^-14 min P_ij over the entries with P_ij > 0, P = |A_1| |B_1| the exact product of the
     absolute first int8 digits (docs/ozaki.md, "The lower bound"), or None when some P_ij = 0
     although row i of op(A) and column j of op(B) are both nonzero (live_rows, live_cols: then
-    it proves nothing there), or when K exceeds one int8 GEMM."""
+    it proves nothing there), or when K exceeds one int8 GEMM. P is formed in blocks of rows of
+    at most LINE_BYTES (min and the zero test are exact: the blocks change nothing)."""
     xp = be.xp
     (m, k), n = op_a.shape, op_b.shape[1]
     if int8_padded(k) > int8_chunk():
@@ -194,28 +201,48 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     db = int8_slices(be, op_b.T, col_exp, first, ldp, reverse=False)
     xp.abs(da, out=da)
     xp.abs(db, out=db)
-    p = xp.empty((m, ldp), dtype=np.int32)
-    int8_gemm(op_a.device)(da, db, p)
+    live_rows, live_cols = _backend.contiguous(live_rows), _backend.contiguous(live_cols)
     none = np.iinfo(np.int32).max     # above every product (each is below 2^31)
-    found = xp.array([none, 0], dtype=np.int32)
-    be.launch("ddblas_ozaki_first_digit_check", m * n, m, n, p, ldp,
-              _backend.contiguous(live_rows), _backend.contiguous(live_cols), found)
-    smallest, dead = (int(v) for v in (found.get() if op_a.device == "gpu" else found))
-    if dead or smallest == none:
+    smallest = none
+    for rows in _row_blocks(m, 4 * ldp):
+        p = xp.empty((len(range(m)[rows]), ldp), dtype=np.int32)
+        int8_gemm(op_a.device)(da[rows], db, p)
+        found = xp.array([none, 0], dtype=np.int32)
+        be.launch("ddblas_ozaki_first_digit_check", p.shape[0] * n, p.shape[0], n, p, ldp,
+                  live_rows[rows], live_cols, found)
+        least, dead = (int(v) for v in (found.get() if op_a.device == "gpu" else found))
+        if dead:
+            return None
+        smallest = min(smallest, least)
+    if smallest == none:
         return None
     return Fraction(smallest, 2 ** (2 * INT8_BITS))
+
+
+def _float64_low(xp, op_a, op_b, row_exp, col_exp):
+    """The smallest positive fl(M_ij) of the float64 GEMM M of the scaled |hi| parts, times
+    1 - (K+2) u (a lower bound of every nonzero exact one), or None if none is positive; M in
+    blocks of rows of at most LINE_BYTES."""
+    (m, k), n = op_a.shape, op_b.shape[1]
+    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
+    m_min = math.inf
+    for rows in _row_blocks(m, 8 * n):
+        mag_a = xp.ldexp(xp.abs(op_a.hi[rows]), (-row_exp[rows, None]).astype(np.int32))
+        bound = xp.matmul(mag_a, mag_b)
+        m_min = min(m_min, float(xp.where(bound > 0, bound, np.inf).min()))
+    return Fraction(m_min) * (1 - (k + 2) * _U) if math.isfinite(m_min) else None
 
 
 def scan(op_a, op_b) -> Scan:
     """The exponents and the lower bound of (|op(A)||op(B)|)_ij 2^-(e_i + f_j) for op(A)
     (m x K) and op(B) (K x n), DDArrays on one device. The bound comes from the first int8
     digits (exact, one int8 GEMM), or where that proves nothing from a float64 GEMM of the
-    scaled |hi| parts: M >= fl(M) (1 - (K+2) u). Falls back for inf or nan among the hi parts
+    scaled |hi| parts: M >= fl(M) (1 - (K+2) u); None without a GEMM when every row of op(A)
+    or every column of op(B) is zero. Falls back for inf or nan among the hi parts
     (a normalized DD with a finite hi has a finite lo) and for entries too far below their
     row's or column's largest."""
     be = _backend.backend(op_a.device)
     xp = be.xp
-    k = op_a.shape[1]
     (row_exp, row_max, row_min), (col_exp, col_max, col_min) = \
         _line_stats(xp, op_a.hi, 1), _line_stats(xp, op_b.hi, 0)
     if not (bool(xp.isfinite(row_max).all()) and bool(xp.isfinite(col_max).all())):
@@ -224,14 +251,13 @@ def scan(op_a, op_b) -> Scan:
         if float(xp.ldexp(smallest, (-exps).astype(np.int32)).min()) < 2.0 ** -GAP_LIMIT:
             return Scan(fallback=f"entries more than 2^{GAP_LIMIT} below their row's (A) or "
                                  f"column's (B) largest")
-    low = _first_digit_low(be, op_a, op_b, row_exp, col_exp, row_max > 0, col_max > 0)
+    live_rows, live_cols = row_max > 0, col_max > 0
+    if not (bool(live_rows.any()) and bool(live_cols.any())):
+        return Scan(row_exp, col_exp, None, "a zero operand")
+    low = _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols)
     if low is not None:
         return Scan(row_exp, col_exp, low, "int8 first digits")
-    mag_a = xp.ldexp(xp.abs(op_a.hi), (-row_exp[:, None]).astype(np.int32))
-    mag_b = xp.ldexp(xp.abs(op_b.hi), (-col_exp[None, :]).astype(np.int32))
-    m_min = float(xp.where((bound := xp.matmul(mag_a, mag_b)) > 0, bound, np.inf).min())
-    low = Fraction(m_min) * (1 - (k + 2) * _U) if math.isfinite(m_min) else None
-    return Scan(row_exp, col_exp, low, "float64")
+    return Scan(row_exp, col_exp, _float64_low(xp, op_a, op_b, row_exp, col_exp), "float64")
 
 
 def plan(op_a, op_b, variant, engine: str = "fp64", scanned: Scan | None = None,
