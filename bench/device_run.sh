@@ -38,7 +38,8 @@
 #   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
 #                                    elementwise function) into $OUT/fma
 #   bash bench/device_run.sh ozaki2  compute-sanitizer memcheck of ozaki2-int8 (odd shapes, chunks
-#                                    of K, row blocks, transposes, alpha/beta) and racecheck of the
+#                                    of K, row blocks, transposes, alpha/beta, the scan's bound
+#                                    products in blocks of rows) and racecheck of the
 #                                    scan's first-digit reduction, then bench/ozaki_phases.py (the
 #                                    classic kernel and the three Ozaki algorithms, N = 2048..16384)
 #   bash bench/device_run.sh accuracy  python -m ddblas accuracy on the GPU (its "against N"
@@ -256,12 +257,13 @@ fi
 if has ozaki2; then
 echo "== ozaki2-int8: sanitizers and phases"
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
-import ddblas; from ddblas import accuracy; from ddblas.blas import ozaki2; from unittest import mock
+import ddblas; from ddblas import accuracy; from ddblas.blas import ozaki, ozaki2; from unittest import mock
 for m, k, n in ((1, 1, 1), (67, 301, 45), (130, 17, 3), (5, 1000, 70)):
     a = accuracy.random_dd((m, k), seed=1, device='gpu'); b = accuracy.random_dd((k, n), seed=2, device='gpu')
     c = ddblas.rgemm(a, b, algorithm='ozaki2-int8')
     ddblas.rgemm(a.T.copy(), b.T.copy(), c, alpha='0.5', beta=-1, transa='T', transb='T', algorithm='ozaki2-int8')
-    with mock.patch.object(ozaki2, 'chunk', lambda: 64), mock.patch.object(ozaki2, 'PRODUCT_BYTES', 4096):
+    with mock.patch.object(ozaki2, 'chunk', lambda: 64), mock.patch.object(ozaki2, 'PRODUCT_BYTES', 4096), \
+            mock.patch.object(ozaki, 'LINE_BYTES', 4096):   # the scan's bound product in blocks of rows too
         ddblas.rgemm(a, b, algorithm='ozaki2-int8', accuracy='bound')
 " > "$OUT/memcheck_ozaki2.log" 2>&1
 echo "memcheck ozaki2 exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_ozaki2.log" | tail -1
