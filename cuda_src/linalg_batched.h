@@ -223,6 +223,57 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
     return c;
 }
 
+// trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for i, j > k (l_i =
+// a_ik, u_j = a_kj), by groups of Q x Q entries going round the TEAM threads `t`: rows
+// k + 1 + r + q h and columns k + 1 + j + q h (q < Q, h = ceil(rest / Q), rest = order - k - 1;
+// group r h + j), so that a thread loads Q multipliers, Q entries of u and Q^2 entries for Q^2
+// independent madds, consecutive threads on consecutive columns (no bank conflicts). Where a
+// group's row or column is past the block, its madds run on the first one's entries and are
+// not stored. Each entry still gets one madd a step: the bits of lu_factor_in_place. A thread's
+// groups: (r, j) stepped by TEAM with a wrap for single entries, e / h and e % h for 2 x 2
+// groups (each measured the faster on the H200: 10 % at order 19, 4 % at 64).
+template <class V, int TEAM, int Q>
+__device__ void trailing_update(dd *m, int ld, int k, int order, int t) {
+    const int rest = order - k - 1, side = (rest + Q - 1) / Q;
+    const auto group = [&](int r, int j) {
+        int is[Q], js[Q];
+        bool row_in[Q], col_in[Q];
+        dd l[Q], u[Q], a[Q][Q];
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+            row_in[q] = q == 0 || r + q * side < rest;   // r, j < side <= rest
+            col_in[q] = q == 0 || j + q * side < rest;
+            is[q] = k + 1 + (row_in[q] ? r + q * side : r);
+            js[q] = k + 1 + (col_in[q] ? j + q * side : j);
+            l[q] = neg(m[is[q] * ld + k]);
+            u[q] = m[k * ld + js[q]];
+        }
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+#pragma unroll
+            for (int w = 0; w < Q; ++w) a[q][w] = madd<V>(m[is[q] * ld + js[w]], l[q], u[w]);
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+#pragma unroll
+            for (int w = 0; w < Q; ++w)
+                if (row_in[q] && col_in[w]) m[is[q] * ld + js[w]] = a[q][w];
+    };
+    if constexpr (Q == 1) {
+        if (side == 0) return;
+        const int rows = TEAM / side, cols = TEAM % side;   // e = r side + j advancing by TEAM
+        for (int r = t / side, j = t % side; r < side; r += rows, j += cols) {
+            if (j >= side) {
+                j -= side;
+                ++r;
+                if (r >= side) break;
+            }
+            group(r, j);
+        }
+    } else {
+        for (int e = t; e < side * side; e += TEAM) group(e / side, e % side);
+    }
+}
+
 // SharedRhs: what lu_shared's fused solve adds: the right-hand sides b (order x nrhs), x
 // (contiguous, order x nrhs a system), the report, and the team's shared x_j (order entries) and
 // row order after the interchanges (perm, order entries).
@@ -241,15 +292,15 @@ struct SharedRhs {
 // row k + t as pivot candidate (segment_best under pivot_beats within each warp, then across the
 // warps that hold rows), rows k and p swap (thread j moves column j), thread t divides row
 // k + 1 + t's a_ik by the pivot, and the (n - k - 1)^2 updates of the trailing block go round
-// the threads (entry e = t, t + TEAM, ...), so that a step costs the threads what it has to do
-// rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot, -1:
-// none).
+// the threads in groups of Q x Q (trailing_update), so that a step costs the threads what it
+// has to do rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero
+// pivot, -1: none).
 //
 // SOLVE: then lu_solve_in_place with the factors where they are, rhs.b's nrhs columns, the
 // same terms in the same order as lu_solve_team (thread i a row: b's row perm[i], the rows'
 // order after the interchanges, then a forward and a backward column sweep, x_j through rhs.xs),
 // writing x and info[p], X_NOT_FINITE OR-ed into rhs.report[p]; neither lu nor piv.
-template <class V, int TEAM, bool SOLVE>
+template <class V, int TEAM, int Q, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
                           const BatchMatrix &lu, index_t *piv, index_t *info,
                           const SharedRhs &rhs) {
@@ -304,22 +355,9 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
             if (zero_pivot < 0) zero_pivot = k;
             continue;
         }
-        const int rest = order - k - 1;
         for (int r = k + 1 + t; r < order; r += TEAM) m[r * ld + k] = div<V>(m[r * ld + k], pivot);
         barrier();
-        if (rest > 0) {   // entry (r, j) of the trailing block, e = r rest + j advancing by TEAM
-            const int rows = TEAM / rest, cols = TEAM % rest;
-            for (int r = t / rest, j = t % rest; r < rest; r += rows, j += cols) {
-                if (j >= rest) {
-                    j -= rest;
-                    ++r;
-                    if (r >= rest) break;
-                }
-                const int row = k + 1 + r, col = k + 1 + j;
-                m[row * ld + col] =
-                    madd<V>(m[row * ld + col], neg(m[row * ld + k]), m[k * ld + col]);
-            }
-        }
+        trailing_update<V, TEAM, Q>(m, ld, k, order, t);
         barrier();
     }
     if constexpr (SOLVE) {
@@ -517,13 +555,15 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 }
 
 #if defined(__CUDACC__)
-// lu_shared_<warp|small_block|block> (GPU, order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER |
-// BATCHED_TEAM_MAX_ORDER): lu_factor's arguments and results by lu_shared, a warp a system
-// (BATCHED_WARP_THREADS / 32 systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or
-// BATCHED_BLOCK_TEAM threads a system, each system with
+// lu_shared_<warp|small_block|block>[_quads] (GPU, order <= WARP_SIZE |
+// BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads: trailing_update's groups of
+// 2 x 2, else of one entry; Python picks by geometry.h BATCHED_QUADS_MIN_AREA):
+// lu_factor's arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32
+// systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or BATCHED_BLOCK_TEAM threads a
+// system, each system with
 // batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order
 // rounded up to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
-// column-major per system. solve_shared_warp: the warp teams factor and solve (SOLVE): x[p] =
+// column-major per system. solve_shared_warp[_quads]: the warp teams factor and solve: x[p] =
 // A[p]^-1 b[p] (b + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info, report. (A
 // block team solving in place held its shared memory (66 KB at order 64) through 2n barriers
 // that a row a thread leaves mostly idle: slower than lu_solve_team after lu_shared_block.)
@@ -535,17 +575,17 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
     ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order);             \
     const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                            \
                                      a_lo + (valid ? p * a_bs : 0), a_rs, a_cs}
-#define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS)                                \
+#define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS, Q)                             \
     DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
         DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS);                                           \
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
                                         lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
                                         col_step};                                             \
-        ddblas::lu_shared<ddblas::variants::V, TEAM, false>(order, p, valid, a, m, ld, lu, piv, \
-                                                            info, {});                         \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, false>(order, p, valid, a, m, ld, lu,  \
+                                                               piv, info, {});                 \
     }
-#define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS)                             \
+#define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS, Q)                          \
     DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
         ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,    \
         const double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,  \
@@ -558,17 +598,25 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
             {b_hi + (valid ? p * b_bs : 0), b_lo + (valid ? p * b_bs : 0), b_rs, b_cs},        \
             nrhs, x_hi, x_lo, report, xs, reinterpret_cast<int *>(xs + order)};                \
         const ddblas::BatchMatrix none = {nullptr, nullptr, order, 0, 0};                      \
-        ddblas::lu_shared<ddblas::variants::V, TEAM, true>(order, p, valid, a, m, ld, none,    \
-                                                           nullptr, info, rhs);                \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, true>(order, p, valid, a, m, ld, none, \
+                                                              nullptr, info, rhs);             \
     }
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp, ddblas::WARP_SIZE,
-                    ddblas::BATCHED_WARP_THREADS)
+                    ddblas::BATCHED_WARP_THREADS, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp_quads, ddblas::WARP_SIZE,
+                    ddblas::BATCHED_WARP_THREADS, 2)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_small_block,
-                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM)
+                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_small_block_quads,
+                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM, 2)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
-                    ddblas::BATCHED_BLOCK_TEAM)
+                    ddblas::BATCHED_BLOCK_TEAM, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block_quads,
+                    ddblas::BATCHED_BLOCK_TEAM, ddblas::BATCHED_BLOCK_TEAM, 2)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp, ddblas::WARP_SIZE,
-                    ddblas::BATCHED_WARP_THREADS)
+                    ddblas::BATCHED_WARP_THREADS, 1)
+DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp_quads,
+                    ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS, 2)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).

@@ -56,6 +56,7 @@ static std::string geometry_text() {
     put("batched_block_team", ddblas::BATCHED_BLOCK_TEAM);
     put("batched_small_block_team", ddblas::BATCHED_SMALL_BLOCK_TEAM);
     put("batched_small_block_max_order", ddblas::BATCHED_SMALL_BLOCK_MAX_ORDER);
+    put("batched_quads_min_area", ddblas::BATCHED_QUADS_MIN_AREA);
     put("linalg_scale_exponent", ddblas::LINALG_SCALE_EXPONENT);
     put("batched_report.a_not_finite", ddblas::BATCHED_REPORT_A_NOT_FINITE);
     put("batched_report.a_large", ddblas::BATCHED_REPORT_A_LARGE);

@@ -60,15 +60,20 @@ def _shared_launch(stem: str, n: int, batch: int, opts: Options, *args) -> None:
     """Launch <stem>_warp (n <= 32: a warp a system, several a block), <stem>_small_block or
     <stem>_block (a block a system: geometry's batched_small_block_team threads up to
     batched_small_block_max_order, else batched_block_team), the GPU's team kernels with each
-    system in dynamic shared memory."""
+    system in dynamic shared memory; with "_quads" (updates in groups of 2 x 2) from
+    n^2 >= batched_quads_min_area x the team's threads."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
-        team, threads = "warp", g["batched_warp_threads"]
-        systems = threads // g["warp_size"]
+        team, threads, team_threads = "warp", g["batched_warp_threads"], g["warp_size"]
     elif n <= g["batched_small_block_max_order"]:
-        team, threads, systems = "small_block", g["batched_small_block_team"], 1
+        team, threads = "small_block", g["batched_small_block_team"]
+        team_threads = threads
     else:
-        team, threads, systems = "block", g["batched_block_team"], 1
+        team, threads = "block", g["batched_block_team"]
+        team_threads = threads
+    if n * n >= g["batched_quads_min_area"] * team_threads:
+        team += "_quads"
+    systems = threads // team_threads
     _backend.backend("gpu").launch_grid(
         f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", (-(-batch // systems),),
         (threads,), *args, shared_mem=systems * _cpu.batched_shared_bytes(n))
