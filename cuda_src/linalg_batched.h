@@ -399,7 +399,8 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
 // lu_solve_team: lu_solve_in_place for system blockIdx.x by a block of >= n threads, thread i
 // holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
 // (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
-// then the rows above), so each sum gets lu_solve_in_place's terms in its order. ORs
+// then the rows above), so each sum gets lu_solve_in_place's terms in its order; a thread reads
+// its row's next factor before each barrier, so the load's latency overlaps the wait. ORs
 // X_NOT_FINITE into *report if an entry of x is not finite.
 template <class V>
 __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
@@ -417,24 +418,32 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
         if (q == k) q = pk;
         else if (q == pk) q = k;
     }
+    const dd zero = {0.0, 0.0};
+    const index_t row = has_row ? i : 0;   // the row whose factors a thread reads
     for (index_t r = 0; r < nrhs; ++r) {
-        dd acc = {0.0, 0.0};
+        dd acc = zero;
         if (has_row) acc = b.load(q, r);
+        dd next = lu.load(row, 0);   // each step's factor read a step ahead, over the barrier
         for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower
+            const dd lij = next;
+            if (j + 1 < n) next = lu.load(row, j + 1);
             if (i == j) shared_x[j] = acc;
             __syncthreads();
-            if (has_row && i > j) acc = madd<V>(acc, neg(lu.load(i, j)), shared_x[j]);
+            if (has_row && i > j) acc = madd<V>(acc, neg(lij), shared_x[j]);
         }
         __syncthreads();   // the forward sweep's last reads before the back sweep writes
+        next = lu.load(row, n - 1);
         for (index_t j = n - 1; j >= 0; --j) {   // U x = y
+            const dd uij = next;
+            if (j > 0) next = lu.load(row, j - 1);
             if (i == j) {
-                acc = div<V>(acc, lu.load(j, j));
+                acc = div<V>(acc, uij);
                 shared_x[j] = acc;
                 DDBLAS_DD_STORE(x, j * nrhs + r, acc);
                 flags |= report_flags(acc.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
             }
             __syncthreads();
-            if (has_row && i < j) acc = madd<V>(acc, neg(lu.load(i, j)), shared_x[j]);
+            if (has_row && i < j) acc = madd<V>(acc, neg(uij), shared_x[j]);
         }
         __syncthreads();   // the next right-hand side rewrites shared_x
     }
@@ -529,29 +538,55 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 
-// report: for `systems` systems of `order` (a + p a_bs, strides a_rs, a_cs; b + p b_bs, strides
-// b_rs, b_cs, order x nrhs), report[p] |= the A_* flags of a[p]'s entries and the B_* flags of
-// b[p]'s (report_flags; hi parts only). One item an entry of a, then of b (n of them: systems x
-// (order^2 + order nrhs)); report zeroed by the caller.
-DDBLAS_KERNEL ddblas_linalg_batched_report(
-    ddblas::index_t n, ddblas::index_t systems, ddblas::index_t order, ddblas::index_t nrhs,
-    const double *a_hi, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,
-    const double *b_hi, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,
-    ddblas::index_t *report) {
-    const ddblas::index_t a_items = systems * order * order;
-    DDBLAS_FOR_EACH(e, n) {
+// report: report[p] := the A_* flags of the entries of system p of a (a + p a_bs, strides a_rs,
+// a_cs, order x order) and the B_* flags of b's (b + p b_bs, strides b_rs, b_cs, order x nrhs)
+// for p < `systems` (report_flags; hi parts only). GPU: a block a system (a grid-stride loop over
+// the systems), its threads over the entries, their flags OR-ed in shared memory; CPU: OpenMP
+// over the systems. (One item an entry with three 64-bit divisions each took about three
+// times the memory's time.)
+DD_HD unsigned system_report_flags(ddblas::index_t p, ddblas::index_t order, ddblas::index_t nrhs,
+                                   const double *a_hi, ddblas::index_t a_bs,
+                                   ddblas::index_t a_rs, ddblas::index_t a_cs,
+                                   const double *b_hi, ddblas::index_t b_bs,
+                                   ddblas::index_t b_rs, ddblas::index_t b_cs,
+                                   ddblas::index_t first, ddblas::index_t step) {
+    const ddblas::index_t a_items = order * order, items = a_items + order * nrhs;
+    unsigned flags = 0;
+    for (ddblas::index_t e = first; e < items; e += step) {
         const bool in_a = e < a_items;
         const ddblas::index_t item = in_a ? e : e - a_items, cols = in_a ? order : nrhs;
-        const ddblas::index_t p = item / (order * cols), i = item / cols % order, j = item % cols;
-        const unsigned flags =
-            in_a ? ddblas::report_flags(a_hi[p * a_bs + i * a_rs + j * a_cs],
-                                        ddblas::BATCHED_REPORT_A_NOT_FINITE,
-                                        ddblas::BATCHED_REPORT_A_LARGE)
-                 : ddblas::report_flags(b_hi[p * b_bs + i * b_rs + j * b_cs],
-                                        ddblas::BATCHED_REPORT_B_NOT_FINITE,
-                                        ddblas::BATCHED_REPORT_B_LARGE);
-        if (flags) ddblas::atomic_or(report + p, flags);
+        const ddblas::index_t i = item / cols, j = item - i * cols;
+        flags |= in_a ? ddblas::report_flags(a_hi[p * a_bs + i * a_rs + j * a_cs],
+                                             ddblas::BATCHED_REPORT_A_NOT_FINITE,
+                                             ddblas::BATCHED_REPORT_A_LARGE)
+                      : ddblas::report_flags(b_hi[p * b_bs + i * b_rs + j * b_cs],
+                                             ddblas::BATCHED_REPORT_B_NOT_FINITE,
+                                             ddblas::BATCHED_REPORT_B_LARGE);
     }
+    return flags;
+}
+DDBLAS_KERNEL ddblas_linalg_batched_report(
+    ddblas::index_t systems, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,
+    ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, const double *b_hi,
+    ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs, ddblas::index_t *report) {
+#if defined(__CUDACC__)
+    __shared__ unsigned block_flags;
+    for (ddblas::index_t p = blockIdx.x; p < systems; p += gridDim.x) {
+        if (threadIdx.x == 0) block_flags = 0;
+        __syncthreads();
+        const unsigned flags = system_report_flags(p, order, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi,
+                                                   b_bs, b_rs, b_cs, threadIdx.x, blockDim.x);
+        if (flags) atomicOr(&block_flags, flags);
+        __syncthreads();
+        if (threadIdx.x == 0) report[p] = block_flags;
+    }
+#else
+    const ddblas::index_t items = systems * order * (order + nrhs);
+#pragma omp parallel for schedule(static) if (items >= ddblas::PARALLEL_MIN_ITEMS)
+    for (ddblas::index_t p = 0; p < systems; ++p)
+        report[p] = system_report_flags(p, order, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs,
+                                        b_cs, 0, 1);
+#endif
 }
 
 #if defined(__CUDACC__)

@@ -23,6 +23,7 @@ from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 
 GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs than 256 would
+REPORT_THREADS = 128   # the report's block a system: a thread an entry of a 9 x 9 system and b
 
 
 @dataclass(frozen=True)
@@ -159,14 +160,17 @@ def report(a: DDArray, b: DDArray, flags) -> None:
     """flags (a (batch,) int64 device array) := each system's report_bits() flags of the entries
     of the (batch, n, n) stack a and the (batch, n, nrhs) stack b (any strides)."""
     batch, n, nrhs = b.shape
-    flags[...] = 0
-    items = batch * n * (n + nrhs)
-    if items:
-        a_hi, _, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
-        b_hi, _, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
-        _backend.backend(a.device).launch("ddblas_linalg_batched_report", items, items, batch,
-                                          n, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs,
-                                          b_cs, flags)
+    if not (batch and n):
+        flags[...] = 0
+        return
+    a_hi, _, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
+    b_hi, _, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
+    args = (batch, n, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs, b_cs, flags)
+    if a.device == "gpu":   # a block a system
+        _backend.backend("gpu").launch_grid("ddblas_linalg_batched_report", (batch,),
+                                            (REPORT_THREADS,), *args)
+    else:
+        _backend.backend("cpu").launch("ddblas_linalg_batched_report", batch, *args)
 
 
 def diagonal_product(d_hi, d_lo, piv, shift, opts: Options, device: str):
