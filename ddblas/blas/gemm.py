@@ -85,11 +85,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
     kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64,
     ozaki-int8 and ozaki2-int8 has the lowest estimated time (from the slices or moduli one
-    scan of the data gives each). All meet the bound below, and with accuracy="classic" (the default) the Ozaki
-    schemes are at least as accurate as the classic kernel, so "auto" is too; its choice and
-    the reason are in info["algorithm"] and info["auto"] and in a debug message of the logger
-    "ddblas". Results equal the CPU's bit for bit when both devices pick the same algorithm;
-    where the GPU picks an Ozaki scheme they differ from the CPU's (both within the bound).
+    scan of the data gives each). All meet the bound below, and with accuracy="classic" (the
+    default) the Ozaki schemes are at least as accurate as the classic kernel, so "auto" is too;
+    its choice and the reason are in info["algorithm"] and info["auto"] and in a debug message
+    of the logger "ddblas". Results equal the CPU's bit for bit when both devices pick the same
+    algorithm; where the GPU picks an Ozaki scheme they differ from the CPU's (both within the
+    bound).
     Or explicitly: "naive" (one element per thread, on either device: the reference), or on the
     GPU "tiled" (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2
     or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised
@@ -124,12 +125,12 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     accuracy.bound("ozaki2", variant), 10 u^2 for fma/accurate); "bound" the fewest that meet
     the bound below (faster: S = 5 instead of 6 for ozaki-fp64 and 15 instead of 17
     for ozaki-int8 on full DD data, but up to about 100 times the classic kernel's error at
-    large K; docs/ozaki.md, "The accuracy-faithful rule"). info: a dict to fill with what was done ("algorithm"; for "auto" its
-    reason, "auto"; when an Ozaki algorithm ran or fell back
+    large K; docs/ozaki.md, "The accuracy-faithful rule"). info: a dict to fill with what was
+    done ("algorithm"; for "auto" its reason, "auto"; when an Ozaki algorithm ran or fell back
     "slices", "beta", "chunk", "chunks", "gemms" (0 unless it ran), "bound" (the GEMM that gave
-    S's lower bound: "int8 first digits", "float64" or "a zero operand"), "fallback", "seconds" per
-    phase (plan, slice, gemm, accumulate; scheme II: "moduli" and "bits" instead of "slices" and
-    "beta", phases plan, residues, gemm, reconstruct); asking for it synchronizes the GPU
+    S's lower bound: "int8 first digits", "float64" or "a zero operand"), "fallback", "seconds"
+    per phase (plan, slice, gemm, accumulate; scheme II: "moduli" and "bits" instead of "slices"
+    and "beta", phases plan, residues, gemm, reconstruct); asking for it synchronizes the GPU
     between phases);
     left empty when no product is formed (an empty C, K = 0 or alpha = 0).
 
@@ -140,9 +141,9 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     a new one. The classic kernels give the same bits as on GPU copies of the operands; for
     "auto" the algorithm is chosen once for the whole product (ozaki-fp64's S from the first
     chunk's plan); ozaki-fp64 and tsm plan every chunk, so their results are within the same
-    bound but may differ in the last bits from the unchunked call. chunk: rows of op(A) a chunk (default:
-    chosen by the pipeline's model of the measured bandwidths and the kernel rates); used only
-    by that pipeline. info then also gets "transfer": chunk, chunks, streams, the model's
+    bound but may differ in the last bits from the unchunked call. chunk: rows of op(A) a chunk
+    (default: chosen by the pipeline's model of the measured bandwidths and the kernel rates);
+    used only by that pipeline. info then also gets "transfer": chunk, chunks, streams, the model's
     seconds and the bandwidths (GB/s). device="cpu" with GPU operands is a ValueError,
     device="gpu" without a GPU a RuntimeError.
 
@@ -151,8 +152,8 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     for the accurate variants (2 c_mul + K c_add) and, for the sloppy ones (the fused
     multiply-add), c_first = c_prod and c_acc = c_add (docs/algorithms.md, "Matrix products";
     accuracy.bound("gemm", variant, K)); tsm's pieces meet it too; ozaki-fp64, ozaki-int8 and
-    ozaki2-int8 meet the same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996 in magnitude and
-    products up to 2^1000 (beyond: inf or nan in C).
+    ozaki2-int8 meet the same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996
+    in magnitude and products up to 2^1000 (beyond: inf or nan in C).
     """
     return _gemmcall.execute(_gemmcall.prepare(
         "rgemm", a, b, c, alpha=alpha, beta=beta, transa=transa, transb=transb, fma=fma, add=add,
