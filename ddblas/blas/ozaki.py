@@ -108,6 +108,12 @@ class Plan:
                     gemms=0, bound=self.bound, fallback=self.fallback)
 
 
+def _row_blocks(rows: int, row_bytes: int):
+    """Slices of at most LINE_BYTES // row_bytes rows (at least one) that cover range(rows)."""
+    step = max(1, LINE_BYTES // max(1, row_bytes))
+    return [slice(i, i + step) for i in range(0, rows, step)]
+
+
 def _line_stats(xp, hi, axis: int):
     """(e, largest, smallest) for each row (axis=1) or column (axis=0) of hi: the largest |hi|
     (inf or nan where the line holds one: max propagates nan), the smallest nonzero |hi| (inf
@@ -115,10 +121,9 @@ def _line_stats(xp, hi, axis: int):
     (int64; 0 for a zero line, whose slices are zero whatever e is). Done in blocks of lines
     whose |hi| takes at most LINE_BYTES (max and min are exact: the blocks change nothing)."""
     lines, length = hi.shape[1 - axis], hi.shape[axis]
-    step = max(1, LINE_BYTES // (8 * max(1, length)))
     largest, smallest = [], []
-    for i in range(0, max(lines, 1), step):
-        mag = xp.abs(hi[i:i + step] if axis == 1 else hi[:, i:i + step])
+    for block in _row_blocks(max(lines, 1), 8 * length):   # one empty block for no lines
+        mag = xp.abs(hi[block] if axis == 1 else hi[:, block])
         largest.append(mag.max(axis=axis))
         smallest.append(xp.where(mag != 0, mag, np.inf).min(axis=axis))
     largest, smallest = xp.concatenate(largest), xp.concatenate(smallest)
@@ -179,12 +184,6 @@ class Scan:
     fallback: str | None = None
 
 
-def _row_blocks(rows: int, row_bytes: int):
-    """Slices of at most LINE_BYTES // row_bytes rows (at least one) that cover range(rows)."""
-    step = max(1, LINE_BYTES // max(1, row_bytes))
-    return [slice(i, i + step) for i in range(0, rows, step)]
-
-
 def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     """2^-14 min P_ij over the entries with P_ij > 0, P = |A_1| |B_1| the exact product of the
     absolute first int8 digits (docs/ozaki.md, "The lower bound"), or None when some P_ij = 0
@@ -205,7 +204,7 @@ def _first_digit_low(be, op_a, op_b, row_exp, col_exp, live_rows, live_cols):
     none = np.iinfo(np.int32).max     # above every product (each is below 2^31)
     smallest = none
     for rows in _row_blocks(m, 4 * ldp):
-        p = xp.empty((len(range(m)[rows]), ldp), dtype=np.int32)
+        p = xp.empty((da[rows].shape[0], ldp), dtype=np.int32)
         int8_gemm(op_a.device)(da[rows], db, p)
         found = xp.array([none, 0], dtype=np.int32)
         be.launch("ddblas_ozaki_first_digit_check", p.shape[0] * n, p.shape[0], n, p, ldp,
