@@ -65,13 +65,12 @@ def _shared_launch(stem: str, n: int, batch: int, opts: Options, *args) -> None:
     n^2 >= batched_quads_min_area x the team's threads."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
-        team, threads, team_threads = "warp", g["batched_warp_threads"], g["warp_size"]
+        team, threads = "warp", g["batched_warp_threads"]
     elif n <= g["batched_small_block_max_order"]:
         team, threads = "small_block", g["batched_small_block_team"]
-        team_threads = threads
     else:
         team, threads = "block", g["batched_block_team"]
-        team_threads = threads
+    team_threads = g["warp_size"] if team == "warp" else threads
     if n * n >= g["batched_quads_min_area"] * team_threads:
         team += "_quads"
     systems = threads // team_threads
