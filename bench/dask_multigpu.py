@@ -248,13 +248,18 @@ def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
                moved_gb=moved / 1e9, err=err, bound=bound, single=single_seconds, same=same)
     share = f", {single_seconds / seconds:.1%} of one rgemm call ({single_seconds:.2f} s), " \
             f"sampled diagonal blocks equal to it bit for bit: {same}" if single else ""
-    print(f"\n{gpus} GPU {protocol} N={n} chunk={row['chunk']} {algorithm} {mode}: multiply "
+    print(f"\n{case_label(gpus, protocol, n, row['chunk'], algorithm, mode)}: multiply "
           f"{seconds:.2f} s (B copied in {copied:.2f} s) = "
           f"{row['gflops']:.0f} GFLOP/s, moved {row['moved_gb']:.2f} GB, C's blocks per "
           f"worker {blocks}, seconds computing / receiving per worker {busy}, check "
           f"{row['check']:.1f} s, sampled error {err:.3g} u^2 (bound {bound:.4g}: "
           f"{'ok' if err <= bound else 'EXCEEDED'}){share}", flush=True)
     return row
+
+
+def case_label(gpus, protocol, n, chunk, algorithm, mode=None) -> str:
+    """How the printed rows and the skipped list name a case."""
+    return f"{gpus} GPU {protocol} N={n} chunk={chunk} {algorithm}" + (f" {mode}" if mode else "")
 
 
 def parse_case(case: str) -> tuple:
@@ -352,7 +357,7 @@ def main() -> None:
         if (protocol, gpus) == (args.protocols[0], max(args.gpus)):
             cases += [(*parse_case(case), "panels") for case in args.big]
         if time.perf_counter() - began > args.budget:
-            skipped += [f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} (budget)"
+            skipped += [f"{case_label(gpus, protocol, n, chunk, alg)} (budget)"
                         for n, chunk, alg, _ in cases]
             continue
         try:
@@ -376,7 +381,7 @@ def main() -> None:
                     cases, key=lambda case: (case[0], case[1], case[3])):
                 group = list(group)
                 if time.perf_counter() - began > args.budget:
-                    skipped += [f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} (budget)"
+                    skipped += [f"{case_label(gpus, protocol, n, chunk, alg)} (budget)"
                                 for _, _, alg, _ in group]
                     continue
                 seed = 1
@@ -388,8 +393,8 @@ def main() -> None:
                 for mode, (_, _, alg, _) in itertools.product(
                         args.modes if gpus > 1 else ["fetch"], group):
                     if time.perf_counter() - began > args.budget:
-                        skipped.append(f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} "
-                                       f"{mode} (budget)")
+                        skipped.append(f"{case_label(gpus, protocol, n, chunk, alg, mode)} "
+                                       f"(budget)")
                         continue
                     if not restore(client, origin, a, b):
                         del a, b
@@ -402,7 +407,7 @@ def main() -> None:
                         rows.append(run_case(client, gpus, protocol, a, b, alg,
                                             args.single and gpus == 1, mode))
                     except Exception as exc:  # e.g. out of GPU memory: the next cases still run
-                        label = f"{gpus} GPU {protocol} N={n} chunk={chunk} {alg} {mode}"
+                        label = case_label(gpus, protocol, n, chunk, alg, mode)
                         print(f"\n{label}: FAILED {exc!r}"[:600], flush=True)
                         skipped.append(f"{label} (failed)")
                 del a, b
