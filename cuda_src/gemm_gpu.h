@@ -55,13 +55,15 @@ __device__ __forceinline__ void wait_copies() {
 
 
 // GemmTiles: the shared-memory tiles of a configuration, STAGES deep: hi and lo parts apart
-// (64-bit accesses: 128-bit DD accesses measured 6% slower on the H100 at N = 4096,
-// docs/performance.md), k-major so the inner loop reads rows of them, one padding double a row
-// against bank conflicts. sizeof(GemmTiles) = gemm_tiles_bytes(BM, BN, BK, STAGES) (geometry.h,
-// exported to Python).
+// (hi and lo of one value side by side, 128-bit DD accesses, measured 6% slower on the H100 at
+// N = 4096, docs/performance.md), k-major so the inner loop reads rows of them. Rows are padded
+// by GEMM_TILE_PAD doubles (geometry.h): against bank conflicts of the copies that walk k, and
+// an even row length keeps every row 16-byte aligned for the 128-bit reads of two adjacent
+// values (gemm_shared's thread tiles in pairs). sizeof(GemmTiles) = gemm_tiles_bytes(BM, BN, BK,
+// STAGES) (geometry.h, exported to Python).
 template <int BM, int BN, int BK, int STAGES>
 struct GemmTiles {
-    static constexpr int PAD = 1;
+    static constexpr int PAD = GEMM_TILE_PAD;
     double a_hi[STAGES][BK][BM + PAD], a_lo[STAGES][BK][BM + PAD];
     double b_hi[STAGES][BK][BN + PAD], b_lo[STAGES][BK][BN + PAD];
 };
@@ -83,6 +85,27 @@ __device__ __forceinline__ Tiles &gemm_tiles() {
     } else {
         extern __shared__ double gemm_dynamic_tiles[];
         return *reinterpret_cast<Tiles *>(gemm_dynamic_tiles);
+    }
+}
+
+// read_tile_row: a thread's COUNT values of one k row of a tile (hi and lo apart), value p at
+// first + p * SPREAD, or, with PAIRS, values 2q and 2q + 1 side by side at first + q * SPREAD
+// (one 128-bit load a part for both; first even and rows 16-byte aligned).
+template <int COUNT, int SPREAD, bool PAIRS>
+__device__ __forceinline__ void read_tile_row(dd (&out)[COUNT], const double *hi, const double *lo,
+                                              int first) {
+    if constexpr (PAIRS) {
+        static_assert(COUNT % 2 == 0, "values in pairs need an even count");
+#pragma unroll
+        for (int q = 0; q < COUNT / 2; ++q) {
+            const double2 h = *reinterpret_cast<const double2 *>(hi + first + q * SPREAD);
+            const double2 l = *reinterpret_cast<const double2 *>(lo + first + q * SPREAD);
+            out[2 * q] = dd{h.x, l.x};
+            out[2 * q + 1] = dd{h.y, l.y};
+        }
+    } else {
+#pragma unroll
+        for (int p = 0; p < COUNT; ++p) out[p] = dd{hi[first + p * SPREAD], lo[first + p * SPREAD]};
     }
 }
 
@@ -115,6 +138,16 @@ __device__ __forceinline__ void gemm_shared(
     auto &as_hi = tiles.a_hi, &as_lo = tiles.a_lo;
     auto &bs_hi = tiles.b_hi, &bs_lo = tiles.b_lo;
 
+    // A thread's C elements: rows ty + i * THREADS_M and columns tx + j * THREADS_N, strided so
+    // that a warp's reads of B are consecutive doubles and its stores to C coalesce. A thread
+    // with four or more columns (b4, tsm4 and wider) has them in pairs of adjacent ones, columns
+    // 2 tx + {0, 1} + 2 q THREADS_N, each pair read by one 128-bit load a part (b4: 1-2% faster
+    // on the H200). Rows stay single: pairs of rows as well cost b4's kk non-FMA kernel spills at
+    // its 168 registers, and b2's 2 x 2 tiles spilled with pairs (docs/performance.md).
+    constexpr bool PAIRS_N = TN % 2 == 0 && TN >= 4;
+    constexpr int VEC_N = PAIRS_N ? 2 : 1;
+    static_assert(!PAIRS_N || (BN + Tiles::PAD) % 2 == 0,
+                  "pairs are read from tile rows of an even number of doubles (16-byte aligned)");
     const int tid = threadIdx.x;
     const int tx = tid % THREADS_N, ty = tid / THREADS_N;
     const index_t row0 = (index_t)blockIdx.y * BM, col0 = (index_t)blockIdx.x * BN;
@@ -181,16 +214,9 @@ __device__ __forceinline__ void gemm_shared(
         for (int kk = 0; kk < BK; ++kk) {
             if (kk < kmax) {  // the last tile is summed only over its valid k: same order as gemm_dot
                 dd a[TM], b[TN];
-#pragma unroll
-                for (int i = 0; i < TM; ++i) {
-                    const int m = ty + i * THREADS_M;
-                    a[i] = dd{as_hi[stage][kk][m], as_lo[stage][kk][m]};
-                }
-#pragma unroll
-                for (int j = 0; j < TN; ++j) {
-                    const int n = tx + j * THREADS_N;
-                    b[j] = dd{bs_hi[stage][kk][n], bs_lo[stage][kk][n]};
-                }
+                read_tile_row<TM, THREADS_M, false>(a, as_hi[stage][kk], as_lo[stage][kk], ty);
+                read_tile_row<TN, THREADS_N * VEC_N, PAIRS_N>(b, bs_hi[stage][kk],
+                                                              bs_lo[stage][kk], tx * VEC_N);
 #pragma unroll
                 for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -207,7 +233,8 @@ __device__ __forceinline__ void gemm_shared(
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const index_t gi = row0 + ty + i * THREADS_M, gj = col0 + tx + j * THREADS_N;
+            const index_t gi = row0 + ty + i * THREADS_M;
+            const index_t gj = col0 + (j / VEC_N) * (THREADS_N * VEC_N) + tx * VEC_N + j % VEC_N;
             if (gi < M && gj < N) {
                 const index_t off = gi * c_rs + gj * c_cs;
                 dd r = gemm_epilogue<V>(acc[i][j], alpha, beta, c_hi, c_lo, off, flags);
@@ -249,8 +276,9 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // geometry.h's DDBLAS_GEMM_CLASSIC_SHAPES and DDBLAS_GEMM_TSM_SHAPES (the block has
 // gemm_threads(BM, BN, TM, TN) threads; ddblas/_gemm.py and _tsm.py read the same rows through
 // ddblas/_cpu.geometry()); the units gemm.cu and tsm.cu instantiate them.
-// b4 is 64 x 32 x 8 with 128 threads, 3 blocks (12 warps) per SM: chosen on the H100 over the
-// 64 x 64 x 16 256-thread block (1 block per SM) and others (bench/tile_sweep.py).
+// b4 is 64 x 32 x 16 with 128 threads, 3 blocks (12 warps) per SM: 64 x 32 chosen on the H100
+// over the 64 x 64 256-thread block (1 block per SM) and others (bench/tile_sweep.py); 16 deep
+// (51 KB of dynamic shared memory a block, half the barriers of 8 deep) 1% faster on the H200.
 // Every kernel takes piece_len and piece_stride; those with PIECES (tsm) sum, in block z of the
 // grid, the piece k in [z piece_len, min(K, (z + 1) piece_len)) and write C + z piece_stride:
 // one piece (piece_len >= K, grid z = 1) is the whole product; several write their partial sums
@@ -258,7 +286,7 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // of K (the pieces' index arithmetic cost b2 registers: spills on sm_90).
 // tsm with A "k" (row-major op(A)) uses BK = 16, so that a warp's copies are whole 128-byte lines
 // of two rows (at BK = 8: 64-byte segments, 58-62% of the H100's HBM bandwidth at t2 <= 2); its
-// 65-73 KB of tiles are dynamic (ddblas/_tsm.py) and fit 3 blocks an SM, the minimum promised.
+// 66-74 KB of tiles are dynamic (ddblas/_tsm.py) and fit 3 blocks an SM, the minimum promised.
 // With A "m" a warp copies 256 contiguous bytes at any BK: BK = 8 keeps 33-37 KB, 6 blocks.
 #define DDBLAS_A_K_CONTIG_k true
 #define DDBLAS_A_K_CONTIG_m false

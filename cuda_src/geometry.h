@@ -128,10 +128,12 @@ static_assert(QR_LANES >= 32 && (QR_LANES & (QR_LANES - 1)) == 0,
 // gemm_threads: the block size of a shared-memory GEMM configuration (a thread per TM x TN tile).
 DD_HD constexpr int gemm_threads(int BM, int BN, int TM, int TN) { return (BM / TM) * (BN / TN); }
 
+// GEMM_TILE_PAD: the doubles that pad each k row of gemm_gpu.h's shared-memory tiles.
+constexpr int GEMM_TILE_PAD = 2;
 // gemm_tiles_bytes: the size of gemm_gpu.h's GemmTiles<BM, BN, BK, STAGES> (STAGES copies of a
-// BK x (BM + 1) tile of op(A) and a BK x (BN + 1) tile of op(B), hi and lo, 8 bytes a value).
+// BK x (BM + PAD) tile of op(A) and a BK x (BN + PAD) tile of op(B), hi and lo, 8 bytes a value).
 DD_HD constexpr unsigned gemm_tiles_bytes(int BM, int BN, int BK, int STAGES) {
-    return unsigned(STAGES) * BK * (BM + 1 + BN + 1) * 2 * 8;
+    return unsigned(STAGES) * BK * (BM + GEMM_TILE_PAD + BN + GEMM_TILE_PAD) * 2 * 8;
 }
 
 }  // namespace ddblas
@@ -149,8 +151,8 @@ DD_HD constexpr unsigned gemm_tiles_bytes(int BM, int BN, int BK, int STAGES) {
     X(tiled, m, 16, 16, 16, 1, 1, 16, 0, false, false)        \
     X(b2, k, 32, 32, 16, 2, 2, 4, 0, true, false)             \
     X(b2, m, 32, 32, 16, 2, 2, 4, 0, true, false)             \
-    X(b4, k, 64, 32, 8, 4, 4, 2, 3, true, false)              \
-    X(b4, m, 64, 32, 8, 4, 4, 2, 3, true, false)
+    X(b4, k, 64, 32, 16, 4, 4, 2, 3, true, false)             \
+    X(b4, m, 64, 32, 16, 4, 4, 2, 3, true, false)
 // TSM2 (tall and skinny): tsm<t2>, t1 = BM threads a block, t2 = TN = BN columns, t3 = BK.
 #define DDBLAS_GEMM_TSM_SHAPES(X)                             \
     X(tsm1, k, 128, 1, 16, 1, 1, 8, 3, true, true)            \

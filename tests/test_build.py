@@ -97,11 +97,15 @@ def test_geometry_is_read_from_the_compiled_tables():
         for s in layouts.values():
             assert s["threads"] == (s["BM"] // s["TM"]) * (s["BN"] // s["TN"])
             stages = 2 if s["prefetch"] else 1
-            assert s["tile_bytes"] == stages * s["BK"] * (s["BM"] + s["BN"] + 2) * 16
+            # each k row of a tile padded by two doubles (16-byte aligned for pairs)
+            assert s["tile_bytes"] == stages * s["BK"] * (s["BM"] + s["BN"] + 4) * 16
             assert s["pieces"] == name.startswith("tsm")
-    assert dict(g["gemm"]["b4"]["k"]) == dict(BM=64, BN=32, BK=8, TM=4, TN=4, k_unroll=2,
+    assert dict(g["gemm"]["b4"]["k"]) == dict(BM=64, BN=32, BK=16, TM=4, TN=4, k_unroll=2,
                                               min_blocks=3, prefetch=1, pieces=0, threads=128,
-                                              tile_bytes=25088)
+                                              tile_bytes=51200)
+    # b4's tiles exceed static shared memory: launched with them as dynamic; b2's are static
+    assert _cpu.dynamic_tile_bytes(g["gemm"]["b4"]["k"]) == 51200
+    assert _cpu.dynamic_tile_bytes(g["gemm"]["b2"]["m"]) == 0
     with pytest.raises(TypeError):
         g["flags"]["alpha_one"] = 3  # read-only
 

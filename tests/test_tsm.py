@@ -200,7 +200,7 @@ def test_gpu_pieces_and_auto(many_pieces):
 @requires_gpu
 @pytest.mark.gpu
 def test_gpu_without_room_for_deep_tiles(monkeypatch):
-    """A device whose blocks cannot have the row-major layout's 65-73 KB of tiles (sm_75: 64 KB)
+    """A device whose blocks cannot have the row-major layout's 66-74 KB of tiles (sm_75: 64 KB)
     gets op(A) copied column-major: the same sums, bit for bit."""
     from ddblas.engines import gpu as _gpu
     monkeypatch.setattr(_gpu, "max_shared_bytes", lambda: _cpu.geometry()["static_shared_bytes"])

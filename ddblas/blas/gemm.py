@@ -61,7 +61,8 @@ def _classic(call: GemmCall, plan=None) -> None:
         shape = _cpu.geometry()["gemm"][kind][layout[0]]
         bm, bn, threads = shape["BM"], shape["BN"], shape["threads"]
         be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{suffix}",
-                       (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0)  # one piece of K
+                       (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0,  # one piece of K
+                       shared_mem=_cpu.dynamic_tile_bytes(shape))
 
 
 # rgemm's dispatch table: algorithm -> runner(call, Ozaki plan or None)

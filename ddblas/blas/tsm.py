@@ -103,9 +103,8 @@ def plan(m: int, n: int, k: int, suffix: str) -> Plan:
 def dynamic_shared_bytes(width: int, a_layout: str) -> int:
     """The dynamic shared memory a tsm<width> block needs for op(A)'s layout ("k": a_cs == 1 or a
     general stride, "m": a_rs == 1): the size of its shared-memory tiles (geometry.h's
-    gemm_tiles_bytes) where it exceeds static shared memory ("k": 65-73 KB), else 0 (static)."""
-    tiles = shape(width, a_layout)["tile_bytes"]
-    return tiles if tiles > _cpu.geometry()["static_shared_bytes"] else 0
+    gemm_tiles_bytes) where it exceeds static shared memory ("k": 66-74 KB), else 0 (static)."""
+    return _cpu.dynamic_tile_bytes(shape(width, a_layout))
 
 
 def run(p: Plan, op_a: DDArray, op_b: DDArray, alpha, beta, c: DDArray, flags: int,

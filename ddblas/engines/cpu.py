@@ -213,6 +213,14 @@ def geometry() -> types.MappingProxyType:
     return freeze(tree)
 
 
+def dynamic_tile_bytes(row) -> int:
+    """The dynamic shared memory a launch of the GEMM kernel of one geometry row
+    (geometry()["gemm"][name][a_layout]) needs: its tiles' bytes where they exceed static shared
+    memory (gemm_gpu.h's gemm_tiles then keeps them in dynamic shared memory), else 0."""
+    tiles = row["tile_bytes"]
+    return tiles if tiles > geometry()["static_shared_bytes"] else 0
+
+
 @functools.cache
 def batched_shared_bytes(order: int) -> int:
     """Dynamic shared memory bytes a system of `order` takes in the GPU's batched LU kernels
