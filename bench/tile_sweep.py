@@ -3,9 +3,9 @@
     python bench/tile_sweep.py [--sizes 4096 8192] [--variants fma/sloppy ...] [--out FILE]
 
 Instantiates gemm_shared<BM, BN, BK, TM, TN, K_UNROLL> for each configuration below (NN layout,
-prefetch into a second shared-memory stage), compiled by NVRTC with the package's options; checks each one bitwise
-against the shipped rgemm on a ragged shape; then times them (CUDA events, one warm-up, median
-of 3) and prints DD GFLOP/s. Used to choose the b=4 configuration (docs/performance.md)."""
+prefetch into a second shared-memory stage, tiles over 48 KB in dynamic shared memory), compiled
+by NVRTC with the package's options; checks each one bitwise against the shipped rgemm on a
+ragged shape; then times them (CUDA events, one warm-up, median of 3) and prints DD GFLOP/s. Used to choose the b=4 configuration (docs/performance.md)."""
 import argparse
 import json
 import os
@@ -23,6 +23,8 @@ from ddblas.tools.timing import time_gpu
 CONFIGS = [
     (64, 32, 8, 4, 4, 2, 3),    # the shipped b=4
     (64, 32, 8, 4, 4, 1, 3),
+    (64, 32, 16, 4, 4, 2, 3),   # 16-deep tiles: half the barriers, 51 KB of dynamic shared memory
+    (64, 32, 16, 4, 4, 4, 3),
     (32, 64, 8, 4, 4, 2, 3),
     (64, 64, 8, 4, 4, 2, 1),
     (64, 32, 8, 4, 2, 2, 4),
@@ -50,16 +52,27 @@ def source(variants):
                 f'extern "C" __global__ void __launch_bounds__({threads(cfg)}, {cfg[6]}) '
                 f'{kernel_name(i, v)}(DDBLAS_GEMM_PARAMS) {{ ddblas::gemm_shared<{tile}, true, '
                 f'true, true, ddblas::Variant<{VARIANTS[v]}>>(DDBLAS_GEMM_ARGS, 0, K); }}')
+    sizes = "; ".join(f"out[{i}] = ddblas::gemm_tiles_bytes({cfg[0]}, {cfg[1]}, {cfg[2]}, 2)"
+                      for i, cfg in enumerate(CONFIGS))
+    lines.append(f'extern "C" __global__ void sweep_tile_bytes(unsigned *out) {{ {sizes}; }}')
     return "\n".join(lines) + "\n"
 
 
-def launch(fn, cfg, a, b, c):
+def dynamic_bytes(module) -> list:
+    """Each configuration's dynamic shared memory: its tiles' bytes (geometry.h's
+    gemm_tiles_bytes) where they exceed static shared memory's 48 KB, else 0."""
+    out = cupy.zeros(len(CONFIGS), dtype=cupy.uint32)
+    module.get_function("sweep_tile_bytes")((1,), (1,), (out,))
+    return [int(b) if b > 48 * 1024 else 0 for b in out.get()]
+
+
+def launch(fn, cfg, a, b, c, dynamic=0):
     m, k = a.shape
     n = b.shape[1]
     args = (np.int64(m), np.int64(n), np.int64(k), a.hi, a.lo, np.int64(k), np.int64(1), b.hi,
             b.lo, np.int64(n), np.int64(1), np.float64(1), np.float64(0), np.float64(0),
             np.float64(0), c.hi, c.lo, np.int64(n), np.int64(1), np.int64(3))
-    fn((-(-n // cfg[1]), -(-m // cfg[0])), (threads(cfg),), args)
+    fn((-(-n // cfg[1]), -(-m // cfg[0])), (threads(cfg),), args, shared_mem=dynamic)
 
 
 def main():
@@ -74,13 +87,18 @@ def main():
         f.write(_gpu.compile_cubin(arch, source(args.variants), "tile_sweep.cu"))
     module = cupy.RawModule(path=path)
     rows = []
+    dynamic = dynamic_bytes(module)
+    for v in args.variants:  # opt in to the dynamic shared memory where a configuration needs it
+        for i, nbytes in enumerate(dynamic):
+            if nbytes:
+                module.get_function(kernel_name(i, v)).max_dynamic_shared_size_bytes = nbytes
     a, b = (ddblas.random(s, seed=i, device="gpu") for i, s in enumerate([(200, 131), (131, 77)]))
     for v in args.variants:
         fma, add = v.split("/")
         ref = ddblas.rgemm(a, b, fma=fma == "fma", add=add)
         for i, cfg in enumerate(CONFIGS):
             c = ddblas.zeros((200, 77), device="gpu")
-            launch(module.get_function(kernel_name(i, v)), cfg, a, b, c)
+            launch(module.get_function(kernel_name(i, v)), cfg, a, b, c, dynamic[i])
             assert bool((c.hi == ref.hi).all() and (c.lo == ref.lo).all()), (cfg, v)
     print("all configurations equal rgemm bit for bit")
     for n in args.sizes:
@@ -89,7 +107,7 @@ def main():
         for v in args.variants:
             for i, cfg in enumerate(CONFIGS):
                 fn = module.get_function(kernel_name(i, v))
-                t = time_gpu(lambda: launch(fn, cfg, a, b, c), 3)
+                t = time_gpu(lambda: launch(fn, cfg, a, b, c, dynamic[i]), 3)
                 rows.append(dict(n=n, variant=v, config=cfg, threads=threads(cfg),
                                  registers=fn.num_regs, gflops=2 * n ** 3 / t / 1e9))
                 r = rows[-1]
