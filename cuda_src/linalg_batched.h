@@ -76,15 +76,6 @@ DD_HD unsigned report_flags(double x, unsigned not_finite, unsigned large) {
     return !isfinite(x) ? not_finite : fabs(x) >= threshold ? large : 0u;
 }
 
-// atomic_or: *word |= flags, atomically among the kernel's threads (either backend).
-DD_HD void atomic_or(index_t *word, unsigned flags) {
-#if defined(__CUDACC__)
-    atomicOr(reinterpret_cast<unsigned long long *>(word), (unsigned long long)flags);
-#else
-    __atomic_fetch_or(word, index_t(flags), __ATOMIC_RELAXED);
-#endif
-}
-
 // lu_factor_in_place: P A = L U in place (L unit lower below the diagonal, U on and above),
 // piv[k] = the row swapped with row k at step k (LAPACK's ipiv, 0-based). Returns -1, or the
 // first k whose pivot is zero (the whole column k from row k down is zero); like LAPACK's getrf
@@ -387,7 +378,9 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
             }
             barrier();   // the next right-hand side rewrites xs
         }
-        if (valid && flags) atomic_or(rhs.report + p, flags);
+        if (valid && flags)   // the team's threads OR into one word
+            atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
+                     (unsigned long long)flags);
         if (valid && t == 0) info[p] = zero_pivot;
     } else if (valid) {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
