@@ -48,6 +48,10 @@
 #                                    UCX; issue 20's cases) on a multi-GPU kind, the links (nvidia-smi
 #                                    topo); dask, distributed, dask-cuda and distributed-ucxx come
 #                                    from .whl/ (carry it; docs/distributed.md lists the wheels)
+#   bash bench/device_run.sh mplapack  bench/mplapack_rgemm.py: the classic rgemm against MPLAPACK's
+#                                    CUDA Rgemm (dd) on the same data, N = 2048, 4096, 8192; MPLAPACK's
+#                                    mpblas/optimized/dd/cuda sources come from .peers/mplapack
+#                                    (carry it; not part of ddblas)
 #   bash bench/device_run.sh profile Nsight Compute sections of the b=4 kernels and their SASS
 #                                    instruction census (fma/sloppy, fma/accurate at N = 4096)
 # Logs go to $OUT (or ./device-out); compiled kernels are cached in .devcache between calls.
@@ -216,7 +220,7 @@ echo "memcheck simple functions exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 python3 bench/sanitize_gemm.py \
     > "$OUT/memcheck_gemm.log" 2>&1
 echo "memcheck rgemm exit $?"; grep -E "ERROR SUMMARY|sanitize_gemm" "$OUT/memcheck_gemm.log" | tail -2
-timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 bench/sanitize_gemm.py --quick \
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 python3 bench/sanitize_gemm.py --quick \
     > "$OUT/racecheck_gemm.log" 2>&1
 echo "racecheck rgemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|sanitize_gemm" "$OUT/racecheck_gemm.log" | tail -2
 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -c "
@@ -284,6 +288,10 @@ if has fma; then
 echo "== fma suite (instruction census, throughput, a row per elementwise function)"
 timeout 300 python3 -m ddblas bench fma --out-dir "$OUT/fma" 2>&1 | tail -4
 grep -A60 "Elementwise functions" "$OUT/fma/bench.md" | grep "| gpu |" | head -45
+fi
+if has mplapack; then
+echo "== classic rgemm against MPLAPACK's CUDA Rgemm"
+timeout 300 python3 bench/mplapack_rgemm.py 2>&1 | tee "$OUT/mplapack_rgemm.txt"
 fi
 if has profile; then
 echo "== sass census of the b4 NN kernels (inner loop and epilogue together)"
