@@ -15,6 +15,7 @@ import cupy
 import numpy as np
 
 import ddblas
+from ddblas.engines import cpu as _cpu
 from ddblas.engines import gpu as _gpu
 from ddblas.tools.timing import time_gpu
 
@@ -59,11 +60,11 @@ def source(variants):
 
 
 def dynamic_bytes(module) -> list:
-    """Each configuration's dynamic shared memory: its tiles' bytes (geometry.h's
-    gemm_tiles_bytes) where they exceed static shared memory's 48 KB, else 0."""
+    """Each configuration's dynamic shared memory, by the shipped kernels' rule
+    (engines.cpu.dynamic_tile_bytes) on its tiles' bytes (geometry.h's gemm_tiles_bytes)."""
     out = cupy.zeros(len(CONFIGS), dtype=cupy.uint32)
     module.get_function("sweep_tile_bytes")((1,), (1,), (out,))
-    return [int(b) if b > 48 * 1024 else 0 for b in out.get()]
+    return [_cpu.dynamic_tile_bytes({"tile_bytes": int(b)}) for b in out.get()]
 
 
 def launch(fn, cfg, a, b, c, dynamic=0):
