@@ -35,8 +35,8 @@ whether C's sampled diagonal blocks equal it bit for bit (issue 19).
 GPU), panels.
 The last table gives the speedup of g GPUs over one for each case, and the per-GPU rate.
 Cases that would start after --budget seconds are skipped (and named). Workers spill stored
-blocks to host memory above SPILL_AT of their GPU's memory. NVLink multicast stays off
-(NCCL_NVLS_ENABLE=0, the device notes; UCX's CUDA IPC does not use multicast).
+blocks to host memory above SPILL_AT (--spill-at) of their GPU's memory. NVLink multicast stays
+off (NCCL_NVLS_ENABLE=0, the device notes; UCX's CUDA IPC does not use multicast).
 """
 from __future__ import annotations
 
@@ -69,10 +69,19 @@ def _sync(dask_worker=None):
         cupy.cuda.Device().synchronize()
 
 
+def _numpy_block(block):
+    return block.get() if hasattr(block, "get") else np.asarray(block)
+
+
 def _host(x):
-    """x (a NumPy, CuPy or dask array) as a NumPy array."""
-    x = x.compute() if hasattr(x, "dask") else x
-    return x.get() if hasattr(x, "get") else np.asarray(x)
+    """x (a NumPy, CuPy or dask array) as a NumPy array. A dask array's blocks are copied to the
+    host on their workers, so this process never receives GPU memory: over UCX a CuPy block
+    arrives by CUDA IPC, and the receiver's cached mapping keeps the sender's whole RMM pool
+    allocated after the sender has exited (four H200s, 2026-11-26: this process held 127 GiB of
+    each GPU after the 4-GPU cluster had closed, and no smaller cluster could start)."""
+    if hasattr(x, "dask"):
+        return x.map_blocks(_numpy_block, meta=np.empty((0,) * x.ndim)).compute()
+    return _numpy_block(x)
 
 
 def _diagonal_blocks(parts, n):
@@ -179,7 +188,7 @@ def _keep_first_copies(origin: dict, dask_scheduler=None) -> None:
 def restore(client, origin: dict, *arrays) -> bool:
     """Each block of the arrays on the worker that held it first again (a product leaves copies
     of the blocks it fetched, and the next case would not move them): whether it worked."""
-    for _ in range(100):
+    for _ in range(20):  # on four H100s it never succeeded (2026-11-26): give up after ~2 s
         if holders(client, *arrays) == origin:
             return True
         client.run_on_scheduler(_keep_first_copies, origin)
@@ -228,9 +237,9 @@ def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
     busy = busy_seconds(client, stream.data)
     picks = list(range(0, n, n // SAMPLES))[:SAMPLES]
     picks[-1] = n - 1
-    c_s = ddblas.DDArray(*c.parts[:, picks][:, :, picks].compute(), normalize=False)
-    a_s = ddblas.DDArray(*a.parts[:, picks].compute(), normalize=False)
-    b_s = ddblas.DDArray(*b.parts[:, :, picks].compute(), normalize=False)
+    c_s = ddblas.DDArray(*_host(c.parts[:, picks][:, :, picks]), normalize=False)
+    a_s = ddblas.DDArray(*_host(a.parts[:, picks]), normalize=False)
+    b_s = ddblas.DDArray(*_host(b.parts[:, :, picks]), normalize=False)
     err = accuracy.gemm_error(c_s, a_s, b_s).max
     bound = accuracy.bound("gemm", None, n)
     same = None
@@ -271,18 +280,36 @@ def parse_case(case: str) -> tuple:
 def wait_for_memory(gpus: int, seconds: float = 120) -> None:
     """Until the first `gpus` GPUs have RMM_POOL of their memory free: a closed cluster's worker
     processes give theirs back only when they have exited, and a worker that cannot make its
-    pool fails to start (the cluster then waits for it forever)."""
+    pool fails to start (the cluster then waits for it forever). After `seconds`, the processes
+    that NVML says hold memory there (other than this one) are named and ended, once: on four
+    H100s (2026-11-26) the 4-GPU cluster's workers still held their pools 150 s after the
+    cluster was closed and its child processes killed, and the 2- and 1-GPU clusters never
+    started."""
+    import psutil
     import pynvml
     pynvml.nvmlInit()
     handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(gpus)]
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        infos = [pynvml.nvmlDeviceGetMemoryInfo(h) for h in handles]
-        if all(i.free >= (RMM_POOL + 0.02) * i.total for i in infos):
-            return
-        time.sleep(0.5)
-    raise RuntimeError(f"GPU memory still in use after {seconds} s: "
-                       f"{[i.used / 2 ** 30 for i in infos]} GiB")
+    for attempt in range(2):
+        deadline = time.perf_counter() + (seconds if attempt == 0 else 60)
+        while time.perf_counter() < deadline:
+            infos = [pynvml.nvmlDeviceGetMemoryInfo(h) for h in handles]
+            if all(i.free >= (RMM_POOL + 0.02) * i.total for i in infos):
+                return
+            time.sleep(0.5)
+        if attempt == 0:
+            held = [(p.pid, p.usedGpuMemory) for h in handles
+                    for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h)]
+            for pid, used in held:
+                with contextlib.suppress(psutil.Error):
+                    proc = psutil.Process(pid)
+                    print(f"{(used or 0) / 2 ** 30:.1f} GiB held by pid {pid} (parent "
+                          f"{proc.ppid()}, {proc.status()}"
+                          f"{', this process' if pid == os.getpid() else ''}): "
+                          f"{' '.join(proc.cmdline())[:120]}", flush=True)
+                    if pid != os.getpid():
+                        proc.kill()
+    raise RuntimeError(f"GPU memory still in use after {seconds} + 60 s: "
+                       f"{[round(i.used / 2 ** 30, 1) for i in infos]} GiB")
 
 
 @contextlib.contextmanager
@@ -302,7 +329,7 @@ def running(cluster):
         psutil.wait_procs(children, timeout=30)
 
 
-def make_cluster(gpus: int, protocol: str, device: str):
+def make_cluster(gpus: int, protocol: str, device: str, spill_at: float = SPILL_AT):
     """One worker per GPU (the first `gpus`), or `gpus` CPU processes for device="cpu"."""
     import distributed
     if device != "gpu":
@@ -311,7 +338,7 @@ def make_cluster(gpus: int, protocol: str, device: str):
     from dask_cuda import LocalCUDACluster
     wait_for_memory(gpus)
     options = dict(CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(gpus)),
-                   dashboard_address=None, device_memory_limit=SPILL_AT, protocol=protocol)
+                   dashboard_address=None, device_memory_limit=spill_at, protocol=protocol)
     if importlib.util.find_spec("rmm") is not None:
         options.update(rmm_pool_size=RMM_POOL, rmm_allocator_external_lib_list="cupy")
     if protocol == "ucx":
@@ -342,6 +369,9 @@ def main() -> None:
     parser.add_argument("--bandwidth", type=float, default=None,
                         help="bytes/s: the scheduler's starting estimate of the links' rate "
                         "(distributed.scheduler.bandwidth; dask's default 1e8)")
+    parser.add_argument("--spill-at", type=float, default=SPILL_AT,
+                        help="share of a GPU's memory above which its worker spills stored "
+                        "blocks to host memory")
     parser.add_argument("--budget", type=float, default=float("inf"))
     parser.add_argument("--device", default="gpu", help="cpu: a LocalCluster of processes "
                         "standing in for the GPUs (to try the script without one)")
@@ -361,7 +391,7 @@ def main() -> None:
                         for n, chunk, alg, _ in cases]
             continue
         try:
-            cluster = make_cluster(gpus, protocol, args.device)
+            cluster = make_cluster(gpus, protocol, args.device, args.spill_at)
         except Exception as exc:  # e.g. UCX missing: the other protocols still run
             print(f"\n{gpus} GPU {protocol}: no cluster: {exc!r}"[:600], flush=True)
             skipped.append(f"{gpus} GPU {protocol} (no cluster)")
