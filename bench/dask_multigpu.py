@@ -4,7 +4,7 @@ ddblas.rgemm call.
 
     python bench/dask_multigpu.py --gpus 1 2 4 --protocols ucx tcp \
         --cases 32768:8192:auto 32768:16384:blocked [--layout tiles|panels] [--single] \
-        [--big 65536:8192:auto] [--budget 500]
+        [--big 65536:8192:auto] [--column-groups 2] [--spill-at 0.75] [--budget 500]
 
 For each protocol, each GPU count g (CUDA_VISIBLE_DEVICES = the first g GPUs, one worker each;
 one GPU only with the first protocol: it moves nothing) and case N:chunk:algorithm, A and B are
@@ -32,7 +32,7 @@ worker (assembled there from the chunks, timed after a warm-up, its C kept only 
 diagonal blocks, on the host); the row gives the dask product's share of that call's rate and
 whether C's sampled diagonal blocks equal it bit for bit (issue 19).
 --big N:chunk:algorithm: cases on all GPUs with the first protocol only (they need not fit one
-GPU), panels.
+GPU), panels, with B's block columns in --column-groups groups (one product each, run_case).
 The last table gives the speedup of g GPUs over one for each case, and the per-GPU rate.
 Cases that would start after --budget seconds are skipped (and named). Workers spill stored
 blocks to host memory above SPILL_AT (--spill-at) of their GPU's memory. NVLink multicast stays
@@ -145,13 +145,14 @@ def holders(client, *arrays) -> dict:
             for key, held in client.who_has(x.parts).items()}
 
 
-def placement(client, x) -> str:
-    """How many of x's blocks each worker holds, in the workers' order."""
+def placement(client, *arrays) -> str:
+    """How many of the arrays' blocks each worker holds, in the workers' order."""
     workers = sorted(client.scheduler_info()["workers"])
     held = [0] * len(workers)
-    for holders in client.who_has(x.parts).values():
-        for w in holders:
-            held[workers.index(w)] += 1
+    for x in arrays:
+        for holders in client.who_has(x.parts).values():
+            for w in holders:
+                held[workers.index(w)] += 1
     return "/".join(map(str, held))
 
 
@@ -206,12 +207,18 @@ def _warm(algorithms, device, dask_worker=None):
     _sync()
 
 
-def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
+def run_case(client, gpus, protocol, a, b, algorithm, single, mode, groups=1):
     """One product C = A B on the cluster; single: run the single-call baseline first. mode
     "fetch": each task fetches the operand blocks its worker lacks; "copy": B's blocks are first
     copied to every worker (client.replicate, inside the timed product), so that no transfer
     runs beside the products: UCX synchronizes the whole GPU (cuda.core Device.sync) before
-    each send and receive, so a transfer waits for the kernels running on either end."""
+    each send and receive, so a transfer waits for the kernels running on either end.
+    groups > 1: B's block columns in that many groups, C's block columns one group at a time
+    (one ddblas.dask.rgemm each, B's group copied first in mode "copy"), the copies a group
+    fetched dropped before the next: a worker holds at most one group's columns of B besides
+    its own (N = 65536 on four H200s: with all of B's columns at once the workers ran out of
+    memory, or, spilling, ran at 14 % of their rate at N = 32768)."""
+    import dask.array as da
     import distributed
     n = a.shape[0]
     single_seconds = single_blocks = None
@@ -220,20 +227,33 @@ def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
                                algorithm, n)
         single_seconds, single_blocks = future.result()
         del future
+    b_blocks = distributed.futures_of(b.parts)
+    first_holders = holders(client, b)
+    ends = np.linspace(0, b.parts.numblocks[2], groups + 1).round().astype(int)
+    column_starts = np.cumsum((0,) + b.chunks[1])
     before = _moved(client)
     start = time.perf_counter()
-    copied = 0.0
+    copied, pieces = 0.0, []
     with distributed.get_task_stream(client) as stream:
-        if mode == "copy":
-            client.replicate(distributed.futures_of(b.parts))
-            copied = time.perf_counter() - start
-        c = ddd.rgemm(a, b, algorithm=algorithm).persist()
-        distributed.progress(c.parts, notebook=False)
-        distributed.wait(c.parts)
+        for first, last in zip(ends[:-1], ends[1:]):
+            if mode == "copy":
+                began = time.perf_counter()
+                client.replicate([f for f in b_blocks if first <= f.key[-1] < last])
+                copied += time.perf_counter() - began
+            columns = slice(column_starts[first], column_starts[last])
+            piece = ddd.rgemm(a, b[:, columns] if groups > 1 else b, algorithm=algorithm)
+            pieces.append(piece.persist())
+            distributed.progress(pieces[-1].parts, notebook=False)
+            distributed.wait(pieces[-1].parts)
+            if groups > 1:
+                client.run_on_scheduler(_keep_first_copies, {
+                    key: held for key, held in first_holders.items() if len(held) == 1})
         client.run(_sync)
     multiplied = time.perf_counter()
     moved = _moved(client) - before
-    blocks = placement(client, c)
+    blocks = placement(client, *pieces)
+    c = ddd.DDDaskArray(da.concatenate([piece.parts for piece in pieces], axis=2))
+    del pieces
     busy = busy_seconds(client, stream.data)
     picks = list(range(0, n, n // SAMPLES))[:SAMPLES]
     picks[-1] = n - 1
@@ -250,6 +270,7 @@ def run_case(client, gpus, protocol, a, b, algorithm, single, mode):
     checked = time.perf_counter()
     del c
     seconds = multiplied - start
+    mode = mode if groups == 1 else f"{mode} in {groups} groups"
     row = dict(gpus=gpus, protocol=protocol, mode=mode, copied=copied, n=n,
                chunk=a.chunks[0][0], algorithm=algorithm,
                multiply=seconds, blocks=blocks,
@@ -369,6 +390,9 @@ def main() -> None:
     parser.add_argument("--bandwidth", type=float, default=None,
                         help="bytes/s: the scheduler's starting estimate of the links' rate "
                         "(distributed.scheduler.bandwidth; dask's default 1e8)")
+    parser.add_argument("--column-groups", type=int, default=1,
+                        help="the --big cases multiply B's block columns in this many groups, "
+                        "one after the other (run_case)")
     parser.add_argument("--spill-at", type=float, default=SPILL_AT,
                         help="share of a GPU's memory above which its worker spills stored "
                         "blocks to host memory")
@@ -383,12 +407,12 @@ def main() -> None:
     runs = [(protocol, gpus) for protocol in args.protocols for gpus in args.gpus
             if gpus > 1 or protocol == args.protocols[0]]
     for protocol, gpus in runs:
-        cases = [(*parse_case(case), args.layout) for case in args.cases]
+        cases = [(*parse_case(case), args.layout, 1) for case in args.cases]
         if (protocol, gpus) == (args.protocols[0], max(args.gpus)):
-            cases += [(*parse_case(case), "panels") for case in args.big]
+            cases += [(*parse_case(case), "panels", args.column_groups) for case in args.big]
         if time.perf_counter() - began > args.budget:
             skipped += [f"{case_label(gpus, protocol, n, chunk, alg)} (budget)"
-                        for n, chunk, alg, _ in cases]
+                        for n, chunk, alg, *_ in cases]
             continue
         try:
             cluster = make_cluster(gpus, protocol, args.device, args.spill_at)
@@ -407,12 +431,12 @@ def main() -> None:
                 print(f"\n{gpus} GPU {protocol}: {client.scheduler.address}, "
                       f"{sorted(client.run(_gpu_facts).values())}", flush=True)
             client.run(_warm, sorted({case[2] for case in cases}), args.device)
-            for (n, chunk, layout), group in itertools.groupby(
-                    cases, key=lambda case: (case[0], case[1], case[3])):
+            for (n, chunk, layout, groups), group in itertools.groupby(
+                    cases, key=lambda case: (case[0], case[1], case[3], case[4])):
                 group = list(group)
                 if time.perf_counter() - began > args.budget:
                     skipped += [f"{case_label(gpus, protocol, n, chunk, alg)} (budget)"
-                                for _, _, alg, _ in group]
+                                for _, _, alg, *_ in group]
                     continue
                 seed = 1
                 a, b, seconds = generate(client, n, chunk, layout, args.device, seed)
@@ -420,7 +444,7 @@ def main() -> None:
                 print(f"\n{gpus} GPU {protocol} N={n} chunk={chunk} {layout}: A and B in "
                       f"{seconds:.1f} s, blocks per worker {placement(client, a)} and "
                       f"{placement(client, b)}", flush=True)
-                for mode, (_, _, alg, _) in itertools.product(
+                for mode, (_, _, alg, *_) in itertools.product(
                         args.modes if gpus > 1 else ["fetch"], group):
                     if time.perf_counter() - began > args.budget:
                         skipped.append(f"{case_label(gpus, protocol, n, chunk, alg, mode)} "
@@ -435,7 +459,7 @@ def main() -> None:
                               f"seed {seed}, in {seconds:.1f} s)", flush=True)
                     try:
                         rows.append(run_case(client, gpus, protocol, a, b, alg,
-                                            args.single and gpus == 1, mode))
+                                            args.single and gpus == 1, mode, groups))
                     except Exception as exc:  # e.g. out of GPU memory: the next cases still run
                         label = case_label(gpus, protocol, n, chunk, alg, mode)
                         print(f"\n{label}: FAILED {exc!r}"[:600], flush=True)

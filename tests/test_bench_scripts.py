@@ -20,19 +20,22 @@ def test_dask_multigpu_script_on_cpu_workers(tmp_path):
     result = subprocess.run(
         [sys.executable, os.path.join(REPO, "bench", "dask_multigpu.py"), "--device", "cpu",
          "--gpus", "2", "1", "--protocols", "tcp", "--bandwidth", "1e9",
-         "--cases", "256:128:blocked", "256:128:auto", "--big", "384:128:blocked"],
+         "--cases", "256:128:blocked", "256:128:auto", "--big", "384:128:blocked",
+         "--column-groups", "2"],
         capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     # operands spread one panel a worker; on two workers each case with B fetched by the tasks
-    # and copied first; every sampled error within the bound
+    # and copied first (the big case's B in two groups of block columns); every sampled error
+    # within the bound
     assert "2 GPU tcp N=256 chunk=128 panels: A and B in" in out
     assert "blocks per worker 1/1 and 1/1" in out
     assert out.count("(bound") == 8 and "EXCEEDED" not in out
-    rows = re.findall(r"^\| (\d) \| (\S+) \| (\S+) \| (\d+) \| 128 \| (\w+) \|", out,
+    rows = re.findall(r"^\| (\d) \| (\S+) \| ([\w -]+) \| (\d+) \| 128 \| (\w+) \|", out,
                       re.MULTILINE)
-    several = [("2", "tcp", mode, n, alg) for n, alg in (("256", "blocked"), ("256", "auto"),
-                                                        ("384", "blocked"))
+    several = [("2", "tcp", mode + groups, n, alg)
+               for n, alg, groups in (("256", "blocked", ""), ("256", "auto", ""),
+                                      ("384", "blocked", " in 2 groups"))
                for mode in ("fetch", "copy")]
     assert sorted(rows) == sorted(several + [("1", "-", "-", "256", "blocked"),
                                              ("1", "-", "-", "256", "auto")])
