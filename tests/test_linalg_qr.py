@@ -168,6 +168,9 @@ def test_errors():
         linalg.qr(np.ones(3))
     with pytest.raises(ValueError, match="pivoting"):
         linalg.qr(np.eye(2), pivoting=True)
+    with pytest.raises(ValueError, match="lwork"):
+        linalg.qr(np.eye(2), lwork=True)
+    assert linalg.qr(np.eye(2), lwork=np.int64(10))[1].shape == (2, 2)   # as SciPy
 
 
 @settings(max_examples=10, deadline=None)
@@ -192,6 +195,18 @@ def exact_solve(rows: list, rhs: list) -> list:
     return [aug[i][n] / aug[i][i] for i in range(n)]
 
 
+def exact_lstsq(A: list, B: list) -> list:
+    """The least-squares (m >= n: normal equations) or minimum-norm (m < n: x = A^T (A A^T)^-1
+    b) solution of the rational system A x = B, exactly."""
+    m, n = len(A), len(A[0])
+    if m >= n:
+        normal = [[sum(A[k][i] * A[k][j] for k in range(m)) for j in range(n)] for i in range(n)]
+        return exact_solve(normal, [sum(A[k][i] * B[k] for k in range(m)) for i in range(n)])
+    gram = [[sum(A[i][k] * A[j][k] for k in range(n)) for j in range(m)] for i in range(m)]
+    y = exact_solve(gram, B)
+    return [sum(A[k][i] * y[k] for k in range(m)) for i in range(n)]
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (5, 3), (6, 6), (3, 5)])
 def test_lstsq_exact(shape, device, variant):
     """x against the exact least-squares (m >= n: normal equations) or minimum-norm
@@ -206,13 +221,7 @@ def test_lstsq_exact(shape, device, variant):
     assert (b.hi == b_copy).all()
     A, B = exact(a), exact(b.reshape(m, 1))
     B = [row[0] for row in B]
-    if m >= n:
-        normal = [[sum(A[k][i] * A[k][j] for k in range(m)) for j in range(n)] for i in range(n)]
-        xe = exact_solve(normal, [sum(A[k][i] * B[k] for k in range(m)) for i in range(n)])
-    else:
-        gram = [[sum(A[i][k] * A[j][k] for k in range(n)) for j in range(m)] for i in range(m)]
-        y = exact_solve(gram, B)
-        xe = [sum(A[k][i] * y[k] for k in range(m)) for i in range(n)]
+    xe = exact_lstsq(A, B)
     X = [row[0] for row in exact(x.reshape(n, 1))]
     scale = max(abs(v) for v in xe)
     assert max(abs(u - v) for u, v in zip(X, xe)) <= Fraction(1, 2 ** 90) * scale
@@ -224,6 +233,35 @@ def test_lstsq_exact(shape, device, variant):
         assert residues.shape == (0,)
 
 
+@pytest.mark.parametrize("a, b", [
+    ([[1.0, 1.0], [1.0, -1.0]], [1.7e308, 1.7e308]),                # Q^T b overflowed: NaN
+    ([[1.5e308, 1e308], [1e308, -1.5e308], [1e308, 1e308]], [1.7e308, -1e308, 3e307]),
+    ([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], [1e308, 1.5e308, 1.7e308]),
+    ([[1.5e308, 1.5e308, 0.0], [0.0, 1e308, 1e308]], [1.7e308, 1.0]),  # m < n, rows scaled
+    ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [1.7e308, 1e308]),
+])
+def test_lstsq_near_dbl_max(a, b, device):
+    """Entries near DBL_MAX in A or b: the powers of two that lstsq applies keep R and Q^T b
+    finite, so x is within 2^-90 of the exact solution (it came out NaN or wrong before);
+    residues exact to 2^-90 or inf where the exact one passes DBL_MAX, as NumPy's."""
+    a_dd = ddblas.asarray(np.array(a)).to_device(device)
+    x, residues, _, _ = linalg.lstsq(a_dd, np.array(b))
+    A = [[Fraction(v) for v in row] for row in a]
+    B = [Fraction(v) for v in b]
+    xe = exact_lstsq(A, B)
+    X = [row[0] for row in exact(x.reshape(len(xe), 1))]
+    assert max(abs(u - v) for u, v in zip(X, xe)) <= Fraction(1, 2 ** 90) * max(map(abs, xe))
+    if len(a) > len(a[0]):
+        res = sum((B[i] - sum(A[i][j] * xe[j] for j in range(len(xe)))) ** 2
+                  for i in range(len(a)))
+        got = float(residues.to_device("cpu").hi)
+        if res > Fraction(np.finfo(np.float64).max):
+            assert got == np.inf
+        else:
+            assert abs(exact_values(residues.reshape(1).to_device("cpu"))[0] - res) <= \
+                Fraction(1, 2 ** 90) * max(res, sum(v * v for v in B))
+
+
 def test_lstsq_rank_deficient_and_errors(device):
     a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
     with pytest.raises(linalg.LinAlgError, match=r"R\[1, 1\]") as info:
@@ -233,6 +271,13 @@ def test_lstsq_rank_deficient_and_errors(device):
         linalg.lstsq(np.eye(3), np.ones(2))
     with pytest.raises(ValueError, match="b must not contain"):
         linalg.lstsq(np.eye(2), np.array([1.0, np.inf]))
+    for rcond in (np.nan, "x", True):
+        with pytest.raises(ValueError, match="rcond must be None or a real number"):
+            linalg.lstsq(np.eye(2), np.ones(2), rcond=rcond)
+    # a zero diagonal of R is rank deficiency whatever rcond (it named a[0, 0] of "a" before)
+    with pytest.raises(linalg.LinAlgError, match=r"\|R\[0, 0\]\| = 0") as info:
+        linalg.lstsq(np.array([[0.0, 1.0], [0.0, 1.0], [0.0, 0.0]]), np.ones(3), rcond=-1)
+    assert info.value.index == 0
 
 
 def test_special_values_without_check(device):

@@ -11,6 +11,9 @@ solution through the QR of A^T (x = Q R^-T b). Bounds: docs/linalg.md ("QR").
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 from ..blas.gemm import rgemm
 from ..blas.level3 import view_args
 from ..core import ops
@@ -118,7 +121,7 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
     if pivoting:
         raise ValueError("pivoting=True (column-pivoted QR) is not implemented in ddblas")
-    if lwork is not None and not isinstance(lwork, int):
+    if lwork is not None and (isinstance(lwork, bool) or not isinstance(lwork, numbers.Integral)):
         raise ValueError(f"lwork must be None or an int, got {lwork!r}")
     del overwrite_a
     mode = _MODES[mode]
@@ -159,19 +162,26 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return q, r
 
 
+def _require_rcond(rcond) -> None:
+    if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, numbers.Real)
+                              or math.isnan(rcond)):
+        raise ValueError(f"rcond must be None or a real number, got {rcond!r}")
+
+
 def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
-    """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]|
+    """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]| or is zero
     (default rcond: size * 2^-104, NumPy's max(M, N) eps with DD's 4 u_DD)."""
     diagonal = abs(r.to_device("cpu").hi.diagonal())
     if diagonal.size == 0:
         return
     limit = (size * 2.0 ** -104 if rcond is None else rcond) * diagonal.max()
-    small = (diagonal <= limit).nonzero()[0]
+    small = ((diagonal <= limit) | (diagonal == 0)).nonzero()[0]
     if small.size:
         j = int(small[0])
-        raise LinAlgError(f"{name} is rank deficient: |R[{j}, {j}]| = {diagonal[j]:.3g} <= "
-                          f"rcond * max|R[i, i]| = {limit:.3g} (QR without pivoting cannot "
-                          f"solve rank-deficient least squares)", j)
+        test = "= 0" if diagonal[j] == 0 else \
+            f"= {diagonal[j]:.3g} <= rcond * max|R[i, i]| = {limit:.3g}"
+        raise LinAlgError(f"{name} is rank deficient: |R[{j}, {j}]| {test} (QR without pivoting "
+                          f"cannot solve rank-deficient least squares)", j)
 
 
 def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm="auto"):
@@ -198,6 +208,12 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
     s : None
         SciPy returns A's singular values from its SVD; QR does not give them.
 
+    Notes
+    -----
+    Entries >= 2^512 are first scaled by powers of two (exact) that keep the solution set: A's
+    columns for M >= N, A's rows with b's for M < N, then b's columns; so R and Q^T b stay
+    finite wherever x is representable (residues may still overflow to inf, as NumPy's).
+
     Raises
     ------
     LinAlgError
@@ -214,25 +230,45 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         raise ValueError(f"b is on the {b.device} and a on the {a.device}")
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
+    _require_rcond(rcond)
     if check_finite:
         require_finite((a, "a"), (b, "b"))
     m, n = a.shape
     kw = dict(fma=fma, add=add, algorithm=algorithm)
     b2 = b.reshape(m, 1) if b.ndim == 1 else b
+    # Entries near DBL_MAX: powers of two (exact) that leave the solution's set as it is, so
+    # that R and Q^T b stay finite wherever x is: for m >= n A's columns (x_j scaled
+    # inversely), for m < n A's rows with b's (the minimum-norm x is unchanged), then b's
+    # columns (x's columns scaled alike).
+    if m >= n:
+        shift_a = downscale_exponents(a, (0,))
+        a = scale(a, -shift_a) if bool((shift_a > 0).any()) else a
+    else:
+        shift_rows = downscale_exponents(a, (1,))
+        if bool((shift_rows > 0).any()):
+            a, b2 = scale(a, -shift_rows), scale(b2, -shift_rows)
+    shift_b = downscale_exponents(b2, (0,))
+    b_scaled = bool((shift_b > 0).any())
+    b2 = scale(b2, -shift_b) if b_scaled else b2
     if m >= n:
         q, r = qr(a, mode="economic", check_finite=False, **kw)
         _rank_check(r, rcond, max(m, n), "a")
-        x = solve_triangular(r, rgemm(q, b2, transa="T", **kw), check_finite=False, **kw)
+        y = solve_triangular(r, rgemm(q, b2, transa="T", **kw), check_finite=False, **kw)
     else:
         q, r = qr(a.T, mode="economic", check_finite=False, **kw)
         _rank_check(r, rcond, max(m, n), "a")
-        y = solve_triangular(r, b2, trans="T", check_finite=False, **kw)
-        x = rgemm(q, y, **kw)
+        y = rgemm(q, solve_triangular(r, b2, trans="T", check_finite=False, **kw), **kw)
     if m > n:
-        residual = rgemm(a, x, b2.copy(), alpha=-1, beta=1, **kw)
+        residual = rgemm(a, y, b2.copy(), alpha=-1, beta=1, **kw)
         residues = ops.sum(ops.multiply(residual, residual, fma=fma, add=add), axis=0,
                            fma=fma, add=add)
+        if b_scaled:  # |residual|^2 4^shift_b in two steps (2 shift_b may pass 1022)
+            residues = scale(scale(residues, shift_b[0]), shift_b[0])
         residues = residues.reshape(()) if b.ndim == 1 else residues
     else:
         residues = _zeros(a.xp, (0,))
-    return (x.reshape(n) if b.ndim == 1 else x), residues, min(m, n), None
+    if m >= n and bool((shift_a > 0).any()):
+        y = scale(y, shift_b - shift_a.T)
+    elif b_scaled:
+        y = scale(y, shift_b)
+    return (y.reshape(n) if b.ndim == 1 else y), residues, min(m, n), None
