@@ -569,6 +569,14 @@ def test_argument_errors(device):
         ddblas.rsyrk("L", "N", 1, ddblas.ones((3, 2), device), 0, ddblas.zeros((2, 2), device))
     with pytest.raises(ValueError, match="rgemv: x has length 2"):
         ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((2,), device))
+    with pytest.raises(ValueError, match="rgemv: beta != 0 needs an input vector y"):
+        ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), beta=1)
+    # an array for trans names trans (it was NumPy's "truth value of an array is ambiguous")
+    with pytest.raises(ValueError, match="trans must be"):
+        linalg.lu_solve(lu_piv, ddblas.ones((3,), device), trans=np.array([0, 1]))
+    with pytest.raises(ValueError, match="trans must be"):
+        linalg.solve_triangular(ddblas.eye(3, device=device), ddblas.ones((3,), device),
+                                trans=np.array([0, 1]))
 
 
 @pytest.mark.parametrize("n", [4, 40])

@@ -795,10 +795,17 @@ def test_norms_of_empty_arrays(device, shape, kw, ord_):
 @pytest.mark.parametrize("shape, kw, ord_", [((0,), {}, -np.inf), ((0, 3), {}, -np.inf),
                                              ((3, 0), {}, -1), ((2, 0), {"axis": 1}, -np.inf)])
 def test_norms_of_empty_arrays_minimum(device, shape, kw, ord_):
-    with pytest.raises(ValueError, match="^x has no entries"):
+    with pytest.raises(ValueError, match="^x has no entries for the minimum") as info:
         linalg.norm(ddblas.zeros(shape, device=device), ord_, **kw)
+    assert "shape" not in str(info.value)   # it named an intermediate's shape, not x's
     with pytest.raises(ValueError):
         np.linalg.norm(np.zeros(shape), ord_, **kw)
+
+
+@pytest.mark.parametrize("axis", [1.0, "x", np.array([0])])
+def test_norm_axis_of_another_type(axis):
+    with pytest.raises(ValueError, match="axis must be None, an int or a tuple of ints"):
+        linalg.norm(np.ones((2, 2)), axis=axis)
 
 
 @pytest.mark.parametrize("p", [None, 1, -1, np.inf, "fro"])

@@ -21,6 +21,7 @@ from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
 from .gemm import rgemm, subtract_product
+from .gemmcall import dd_scalar
 
 SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
 
@@ -212,9 +213,12 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
         raise ValueError(f"rgemv: a must be 2-D, got shape {a.shape}")
     if x.ndim != 1:
         raise ValueError(f"rgemv: x must be 1-D, got shape {x.shape}")
+    beta_dd = dd_scalar(beta, "beta")
     rows, cols = a.shape[::-1] if transposed else a.shape
     if x.shape[0] != cols:
         raise ValueError(f"rgemv: x has length {x.shape[0]}, op(a) has {cols} columns")
+    if y is None and (float(beta_dd.hi), float(beta_dd.lo)) != (0.0, 0.0):
+        raise ValueError("rgemv: beta != 0 needs an input vector y")
     if y is not None:
         if not isinstance(y, DDArray) or y.shape != (rows,):
             raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got "

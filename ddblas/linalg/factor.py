@@ -289,7 +289,7 @@ def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, fm
     del overwrite_b
     lu, piv = lu_and_piv
     lu = _matrix(lu, "lu", check_finite)
-    if trans not in (0, 1, 2):
+    if np.ndim(trans) != 0 or trans not in (0, 1, 2):
         raise ValueError(f"trans must be 0, 1 or 2, got {trans!r}")
     n = lu.shape[0]
     piv = _pivots(piv, "piv", n, lu.device)
@@ -525,7 +525,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, *, overwri
     require_algorithm(algorithm)
     del overwrite_b
     a = _matrix(a, "a", check_finite)
-    if trans not in (0, 1, 2, "N", "T", "C"):
+    if np.ndim(trans) != 0 or trans not in (0, 1, 2, "N", "T", "C"):
         raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     x, shape = _rhs(b, a, "b", check_finite)
     if not unit_diagonal and a.shape[0]:

@@ -78,8 +78,8 @@ def _extreme_abs(x: DDArray, axes: tuple, largest: bool) -> DDArray:
     xp = x.xp
     if any(x.shape[i] == 0 for i in axes):
         if not largest:
-            raise ValueError(f"x has no entries along axis {axes[0]} for the minimum that ord "
-                             f"-1 or -inf takes (NumPy raises too), got shape {x.shape}")
+            raise ValueError("x has no entries for the minimum that ord -1 or -inf takes "
+                             "(NumPy raises too)")
         shape = tuple(1 if i in axes else size for i, size in enumerate(x.shape))
         return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
     ax = ops.absolute(x)
@@ -174,7 +174,12 @@ def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
 
 
 def _axes(axis, ndim: int) -> tuple:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise ValueError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
     out = []
     for ax in axes:
         if not isinstance(ax, (int, np.integer)) or not -ndim <= ax < ndim:
