@@ -29,7 +29,7 @@ except ImportError as exc:  # the optional extra
 
 from .blas.gemm import rgemm as _rgemm
 from .core import ops
-from .core.array import DDArray, asarray, shape_argument
+from .core.array import DDArray, asarray, is_array, shape_argument
 from .core.array import random as _random_dd
 from .core.options import resolve
 from .blas.gemmcall import ALGORITHMS
@@ -163,6 +163,14 @@ class DDDaskArray:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d DDDaskArray")
         return self.shape[0]
+
+    def __bool__(self) -> bool:
+        """The truth of a one-element array (computed, as dask's); ambiguous otherwise (without
+        this, Python took len() > 0 as the truth value)."""
+        if self.size != 1:
+            raise ValueError(f"the truth value of a DDDaskArray of shape {self.shape} is "
+                             f"ambiguous")
+        return bool(self.compute())
 
     def __repr__(self) -> str:
         """Shape, largest chunk, device and number of blocks: a few words, as dask's repr (the
@@ -391,21 +399,41 @@ def absolute(a) -> DDDaskArray:
     return _elementwise(ops.absolute, a)
 
 
-def _comparison(func):
+def _full_block(block, value: bool):
+    """A bool block of `value` shaped like a (2, ...) block's values."""
+    return array_module(block).full(block.shape[1:], value)
+
+
+def _comparison(func, symbol):
+    """The comparison `func` (operator `symbol`) blockwise, with ddblas.equal's answers against
+    an object that is not a number: all False (==), all True (!=), a TypeError (orderings)."""
     def compare(a, b):
-        return _elementwise(func, a, b, comparison=True)
+        try:
+            return _elementwise(func, a, b, comparison=True)
+        except TypeError as exc:
+            array, other = (a, b) if isinstance(a, DDDaskArray) else (b, a)
+            if (not isinstance(array, DDDaskArray) or is_array(other)
+                    or isinstance(other, (DDDaskArray, DDArray, da.Array, numbers.Number, str,
+                                          list, tuple))):
+                raise
+            if symbol not in ("==", "!="):
+                raise TypeError(f"'{symbol}' is not supported between a DDDaskArray and "
+                                f"{type(other).__name__} (not a number)") from exc
+            return array.parts.map_blocks(_full_block, symbol == "!=", drop_axis=0, dtype=bool,
+                                          meta=_meta(array.parts, array.ndim).astype(bool))
     compare.__name__ = func.__name__
+    against = {"==": "all False", "!=": "all True"}.get(symbol, "a TypeError")
     compare.__doc__ = (f"Elementwise {func.__name__}(a, b) of the exact DD values, as a bool dask "
-                       f"array.")
+                       f"array; against an object that is not a number {against}, as NumPy.")
     return compare
 
 
-equal = _comparison(ops.equal)
-not_equal = _comparison(ops.not_equal)
-less = _comparison(ops.less)
-less_equal = _comparison(ops.less_equal)
-greater = _comparison(ops.greater)
-greater_equal = _comparison(ops.greater_equal)
+equal = _comparison(ops.equal, "==")
+not_equal = _comparison(ops.not_equal, "!=")
+less = _comparison(ops.less, "<")
+less_equal = _comparison(ops.less_equal, "<=")
+greater = _comparison(ops.greater, ">")
+greater_equal = _comparison(ops.greater_equal, ">=")
 
 
 # ---- reductions: dask tree reductions whose steps are ddblas.sum (DD additions) ----

@@ -220,6 +220,13 @@ def test_load_reports_every_damage_as_a_value_error_naming_the_path(tmp_path):
         with pytest.raises(ValueError, match=re.escape(message)) as info:
             ddblas.load(tmp_path / name)
         assert f"load: '{tmp_path / name}' is a damaged ddblas DD file: found" in str(info.value)
+    # the central directory's offset (end record) damaged: zipfile seeks before the file's start
+    # when a member is read, an OSError that load let through without naming the path
+    raw = bytearray(good.read_bytes())
+    raw[-3] ^= 0x40
+    (tmp_path / "offset.npz").write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match=r"offset.npz' .*unreadable member 'format' \(OSError"):
+        ddblas.load(tmp_path / "offset.npz")
 
 
 def test_xprec_round_trip(device):

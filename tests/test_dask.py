@@ -141,6 +141,26 @@ def test_ddarray_and_numpy_operands_on_the_left(device):
         assert same_bits((np.ones((5, 4)) + a).compute(), x + 1)
 
 
+def test_truth_and_comparisons_with_non_numbers(device):
+    """As DDArray: the truth of a one-element array, ambiguous for more (it was len() > 0, so
+    `if a == b:` was always taken); against None or a dict all False (==), all True (!=), an
+    ordering a TypeError (they raised converting None)."""
+    x = random_matrix(5, 3, seed=7, device=device)
+    a = dd.from_ddarray(x, chunks=2)
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(dd.from_ddarray(ddblas.zeros((3,), device=device)))
+    assert bool(dd.from_ddarray(ddblas.zeros((), device=device))) is False
+    assert bool(dd.from_ddarray(ddblas.ones((1, 1), device=device))) is True
+    for other in (None, {}):
+        equal, unequal = a == other, other != a
+        assert equal.chunks == a.chunks and equal.shape == x.shape
+        equal, unequal = (v.get() if hasattr(v, "get") else v
+                          for v in (equal.compute(), unequal.compute()))
+        assert not equal.any() and unequal.all()
+        with pytest.raises(TypeError, match="'<' is not supported between a DDDaskArray"):
+            a < other
+
+
 def test_sum_and_dot_within_bound(device, variant):
     x = random_matrix(13, 9, seed=7, device=device, spread=30)
     a = dd.from_ddarray(x, chunks=(4, 2))

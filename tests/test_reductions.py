@@ -297,6 +297,15 @@ def test_all_any(device):
     assert bool(ddblas.any(ddblas.zeros((0,), device=device))) is False
 
 
+def test_all_any_read_strings_and_fractions_as_numbers():
+    """Strings and Fractions are numbers as everywhere in ddblas ("0" is zero; it was Python's
+    truth of a non-empty string); numeric arrays keep NumPy's truth (NaN true)."""
+    assert not ddblas.any(["0", "0.0", "-0e5"]) and not ddblas.all(["1", "0"])
+    assert ddblas.all(["1e-300", "-2"]) and ddblas.any([Fraction(0), Fraction(1, 3)])
+    assert np.array_equal(ddblas.any([["0", "1"], ["0", "0"]], axis=1), [True, False])
+    assert ddblas.all(np.array([1.0, np.nan])) and not ddblas.any(np.array([0, 0]))
+
+
 # ---- NumPy protocol and methods ----
 def test_numpy_functions_dispatch(device):
     x = ddblas.random((4, 5), seed=11, device=device) - 0.5

@@ -20,6 +20,9 @@ _KEYS = {"format", "shape", "hi", "lo"}
 # What reading a damaged archive raises (not a zip, a corrupt or truncated member, a bad .npy
 # header or checksum, a compression zipfile cannot undo); other OSErrors are the caller's.
 _READ_ERRORS = (ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError)
+# Reading a member of an archive already open: an OSError too is damage (offsets in a damaged
+# central directory can make zipfile seek before the file's start: EINVAL).
+_MEMBER_ERRORS = _READ_ERRORS + (OSError,)
 _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                    (2, 0): np.lib.format.read_array_header_2_0}
 _MAX_TAG_LENGTH = 64  # characters of a format entry worth reading
@@ -125,7 +128,7 @@ def _read_member(archive, key: str, problem_of):
         if dtype.itemsize * math.prod(shape) > held:
             return None, f"member {key!r} announcing {dtype}{shape} but holding {held} bytes"
         return archive[key], None
-    except _READ_ERRORS as exc:
+    except _MEMBER_ERRORS as exc:
         return None, f"an unreadable member {key!r} ({type(exc).__name__}: {exc})"
 
 

@@ -211,10 +211,15 @@ def cumprod(a, axis=None, *, fma=None, add=None) -> DDArray:
 # ---- truth ----
 def _truth(a):
     """a != 0 elementwise: of a DDArray, its hi parts (a normalised DD is 0 iff hi is; NaN is
-    true, as in NumPy); of other arrays, NumPy/CuPy's truth."""
+    true, as in NumPy); of numeric or bool arrays, NumPy/CuPy's truth; anything else (strings,
+    Fractions, lists of them) read as numbers as ddblas.array reads them ("0" is zero, where
+    Python's truth of a non-empty string is True)."""
     if isinstance(a, DDArray):
         return a.hi != 0
-    return array_module(a).asarray(a).astype(bool)
+    values = array_module(a).asarray(a)
+    if values.dtype.kind in "biufc":
+        return values.astype(bool)
+    return operands(a)[0].hi != 0
 
 
 def all(a, axis=None, keepdims=False):  # noqa: A001
