@@ -297,7 +297,19 @@ def test_quad_specials(device):
 
 # ---- item 6: formatting ----
 SPECS = [".40e", ".25f", "g", ".3", ">50.10e", "+.5E", "e", ".0e", ".3g", "#.3g", "G", ".17g",
-         "12.4g", ",.3f", "<12.3e", "=+12.3e", "012.3f", "*^30.4e", "#.0f", "_.4f"]
+         "12.4g", ",.3f", "<12.3e", "=+12.3e", "012.3f", "*^30.4e", "#.0f", "_.4f",
+         # grouping with the 0 flag: the zeros grouped too (they were not)
+         "015,.2f", "020_.3f", " 014,.1f", "030,.3e", ">20,.2f", "#012,.0f"]
+
+
+@pytest.mark.parametrize("value", [1234567.125, -1234567.125, 0.5, 1e20, 123456789012.0,
+                                   -98765.5])
+def test_format_grouping_without_a_type(value):
+    """No type and no precision: DD's shortest string (here the same as repr's), grouped as
+    Python groups floats (the grouping was dropped), zero padding grouped too."""
+    x = ddblas.array(value)
+    for spec in (",", "_", "+016,", "020_", " ,", ">18,", "<18_"):
+        assert format(x, spec) == format(value, spec), spec
 
 
 @settings(max_examples=60)

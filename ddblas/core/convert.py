@@ -365,6 +365,22 @@ def _pad(body: str, fill: str, align: str, zero: bool, width: int) -> str:
     return format(body, f"{fill}{align}{width}")
 
 
+def _grouped(body: str, separator: str, width: int) -> str:
+    """body (a formatted number: sign, integer digits, the rest) with `separator` between its
+    integer digits' groups of three, zero-padded (the zeros grouped too) to at least `width`
+    characters: Python's 0 flag with grouping (a new group's separator may pass the width)."""
+    sign = body[:1] if body[:1] in "+- " else ""
+    rest = body[len(sign):]
+    count = len(rest) - len(rest.lstrip("0123456789"))
+    integer, tail = rest[:count], rest[count:]
+    while True:
+        groups = [integer[max(end - 3, 0):end] for end in range(len(integer), 0, -3)]
+        grouped = separator.join(reversed(groups))
+        if len(sign) + len(grouped) + len(tail) >= width:
+            return sign + grouped + tail
+        integer = "0" + integer
+
+
 def _general_spec(value: decimal.Decimal, precision: int, kind: str, alternate: bool) -> str:
     """The e/f precision and type that Python's float formatting picks for the general types
     (g, G, n, and no type with a precision) at `precision` significant digits, given the exact
@@ -397,10 +413,14 @@ def format_dd(hi: float, lo: float, spec: str) -> str:
     if special is not None or hi == 0:
         return format(float(special) if special is not None else hi, spec)
     pad = (match["fill"], match["align"], bool(match["zero"]), int(match["width"] or 0))
+    # grouping: the zeros that the 0 flag adds are grouped too, so it pads here
+    group_width = pad[3] if pad[2] and not pad[1] else 0
     if kind == "" and match["precision"] is None:
         shortest = dd_to_shortest_string(hi, lo)
         if match["sign"] in "+ " and not shortest.startswith("-"):
             shortest = match["sign"] + shortest
+        if match["grouping"]:
+            shortest = _grouped(shortest, match["grouping"], group_width)
         return _pad(shortest, *pad)
     precision = int(match["precision"]) if match["precision"] is not None else 6
     with decimal.localcontext(_exact_context()) as ctx:
@@ -410,15 +430,15 @@ def format_dd(hi: float, lo: float, spec: str) -> str:
             tail = _general_spec(value, precision, kind, bool(match["alternate"]))
         else:
             tail = f"{precision}{kind}"
-        grouping = match["grouping"] and ","  # Decimal knows ',' only: '_' replaces it below
-        body = format(value, f"{match['sign']}{match['z']}{grouping}.{tail}")
-        body = body.replace(",", match["grouping"])
+        body = format(value, f"{match['sign']}{match['z']}.{tail}")
     if tail[-1] in "eE":  # Decimal writes e-5; floats e-05
         mantissa, mark, exponent = body.rpartition(tail[-1])
         body = f"{mantissa}{mark}{int(exponent):+03d}"
     if match["alternate"] and "." not in body:  # '#': a decimal point always (Decimal has no '#')
         end = len(body.rstrip("%").split("e")[0].split("E")[0])
         body = body[:end] + "." + body[end:]
+    if match["grouping"]:
+        body = _grouped(body, match["grouping"], group_width)
     return _pad(body, *pad)
 
 
