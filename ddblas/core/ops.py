@@ -180,7 +180,9 @@ def divide(a, b, *, fma=None, add=None) -> DDArray:
 
 
 def sqrt(a, *, fma=None, add=None) -> DDArray:
-    """sqrt(a) in DD, relative error <= 6u^2 (same result for every variant); nan for a < 0."""
+    """sqrt(a) in DD, relative error <= 6u^2 (same result for every variant); nan for a < 0.
+    Where the remainder a - s^2 is subnormal (a below about 2^-968) an absolute error of up to
+    0.75 2^-1074 / sqrt(a) comes on top (docs/algorithms.md, "Near the underflow threshold")."""
     return unary("ddblas_sqrt_" + resolve(fma, add).suffix, a)
 
 
