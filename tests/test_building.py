@@ -207,6 +207,35 @@ def test_arange_count_and_bound(device, variant, start, stop, step):
         assert abs(g - (s + i * h)) <= (c_add + c_mul + c_add * c_mul) * (abs(s) + abs(i * h))
 
 
+@pytest.mark.parametrize("start, stop, num, endpoint", [
+    (0.0, 1e308, 5, True), (0.0, 1.7e308, 4, True), (-1e308, 1e308, 3, True),
+    (-1.7e308, 1.7e308, 1000, False), (1.5e308, -1.7e308, 7, True)])
+def test_linspace_near_dbl_max(device, start, stop, num, endpoint):
+    """stop - start and i (stop - start) pass DBL_MAX while the values do not: every value
+    finite and within the bound (they were inf and nan; NumPy's are too in the last cases)."""
+    got = exact_values(ddblas.linspace(start, stop, num, endpoint, device=device))
+    s, t = Fraction(start), Fraction(stop)
+    d = num - 1 if endpoint else num
+    c_add, c_mul = bound_constant("add", Options()), MUL[Options().fma]
+    bound = (2 * c_add + c_mul + DIV) * GROWTH * (abs(s) + abs(t))
+    assert all(abs(g - (s + i * (t - s) / d)) <= bound for i, g in enumerate(got))
+    _, step = ddblas.linspace(start, stop, num, endpoint, retstep=True, device=device)
+    assert abs(exact_values(step.reshape(1))[0] - (t - s) / d) <= bound
+
+
+def test_arange_near_dbl_max(device):
+    """i step passes DBL_MAX while start + i step does not: finite, within the bound (inf
+    before, from 1.7e308 - 1.7e308 + ...)."""
+    s, h = Fraction(-1.7e308), Fraction(1e307)
+    got = exact_values(ddblas.arange(-1.7e308, 1.7e308, 1e307, device=device))
+    assert len(got) == 34
+    c_add, c_mul = bound_constant("add", Options()), MUL[Options().fma]
+    for i, g in enumerate(got):
+        assert abs(g - (s + i * h)) <= (c_add + c_mul + c_add * c_mul) * (abs(s) + abs(i * h))
+    with pytest.raises(ValueError, match=r"about 10\^600 elements, more than 2\^53"):
+        ddblas.arange(0, 1e300, 1e-300)   # the count in a few characters, not 600 digits
+
+
 def test_arange_forms_and_errors(device):
     assert exact_values(ddblas.arange(4, device=device)) == [0, 1, 2, 3]
     got = ddblas.arange("0.1", 1, "0.1", device=device)

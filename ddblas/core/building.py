@@ -192,6 +192,24 @@ def _exact(x: DDArray):
     return dd_to_fraction(float(x.hi), float(x.lo))
 
 
+def _downscale(magnitude_exponent: int) -> int:
+    """k >= 0 with 2^(magnitude_exponent - k) <= 2^1022: the power of two by which a range is
+    computed scaled down when its intermediate products would pass DBL_MAX (the scalings are
+    exact, and with k = 0 nothing is scaled)."""
+    return max(0, magnitude_exponent - 1022)
+
+
+def _times_power_of_two(x: DDArray, k: int) -> DDArray:
+    """x 2^k, both parts scaled: exact while they stay normal (here |k| <= 62 on values
+    >= 2^960, so they do), inf where the value passes DBL_MAX."""
+    return DDArray(x.xp.ldexp(x.hi, k), x.xp.ldexp(x.lo, k), normalize=False)
+
+
+def _exponent(x: DDArray) -> int:
+    """e with |x| < 2^e (x finite; 0 for x = 0 gives e = 0)."""
+    return math.frexp(float(x.hi))[1]
+
+
 def arange(start, stop=None, step=1, *, device=None, fma=None, add=None) -> DDArray:
     """start + i*step for i = 0, 1, ... while below stop (above for step < 0), as numpy.arange
     with DD start, stop and step (any scalars ddblas.array converts, e.g. "0.1"). The count is
@@ -206,9 +224,15 @@ def arange(start, stop=None, step=1, *, device=None, fma=None, add=None) -> DDAr
         raise ZeroDivisionError("arange step must not be zero")
     count = max(math.ceil((_exact(stop) - _exact(start)) / _exact(step)), 0)
     if count >= 2 ** 53:
-        raise ValueError(f"arange would have {count} elements, more than 2^53")
+        size = str(count) if count < 10 ** 20 else f"about 10^{len(str(count)) - 1}"
+        raise ValueError(f"arange would have {size} elements, more than 2^53")
     index = start.xp.arange(count, dtype=np.float64)
-    return dd_add(start, multiply(index, step, fma=fma, add=add), fma=fma, add=add)
+    # i step may pass DBL_MAX where start + i step does not: computed 2^k smaller then
+    k = _downscale(max(_exponent(start), _exponent(step) + count.bit_length()) + 1)
+    if k:
+        start, step = _times_power_of_two(start, -k), _times_power_of_two(step, -k)
+    values = dd_add(start, multiply(index, step, fma=fma, add=add), fma=fma, add=add)
+    return _times_power_of_two(values, k) if k else values
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, fma=None,
@@ -226,17 +250,22 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
     start, stop = _scalar(start, "start", device), _scalar(stop, "stop", device)
     opts = {"fma": fma, "add": add}
     div = num - 1 if endpoint else num
-    delta = subtract(stop, start, **opts)
+    # stop - start and i (stop - start) may pass DBL_MAX where the values do not: computed 2^k
+    # smaller then (NumPy returns inf and nan there)
+    k = _downscale(max(_exponent(start), _exponent(stop)) + 1 + max(num, 1).bit_length())
+    low, high = (_times_power_of_two(x, -k) for x in (start, stop)) if k else (start, stop)
+    delta = subtract(high, low, **opts)
     if num == 1:
         values = start.reshape(1).copy()
     else:
         index = start.xp.arange(num, dtype=np.float64)
-        values = dd_add(start, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
+        values = dd_add(low, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
+        values = _times_power_of_two(values, k) if k else values
         if endpoint and num > 1:
             values[-1] = stop
     if retstep:  # NaN when there is no step (num <= 1 with endpoint, num = 0), as NumPy
         step = divide(delta, float(div), **opts) if div > 0 else full((), np.nan, device)
-        return values, step
+        return values, (_times_power_of_two(step, k) if k and div > 0 else step)
     return values
 
 
