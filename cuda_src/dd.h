@@ -22,13 +22,15 @@
 namespace ddblas {
 
 // float64_special_cases: r is the DD algorithm's output, naive the float64 operation on the hi
-// parts. A finite nonzero r passes unchanged (the usual case); a zero takes naive's sign when
-// naive is zero too; an inf stays (overflow); a nan that the algorithm made from inf inputs (e.g.
+// parts. A finite nonzero r passes unchanged (the usual case); a zero takes naive's sign (also
+// where naive is a nonzero subnormal that the DD algorithm rounded to zero, as 5e-324 / -1.5:
+// -0, not +0); an inf stays (overflow); a nan that the algorithm made from inf inputs (e.g.
 // inf - inf inside two_sum) becomes float64's answer.
 DD_HD dd float64_special_cases(dd r, double naive) {
     if (isfinite(r.hi) && r.hi != 0.0) return r;
     dd out = {r.hi, 0.0};
-    if (isnan(r.hi) || (r.hi == 0.0 && naive == 0.0)) out.hi = naive;
+    if (isnan(r.hi)) out.hi = naive;
+    else if (r.hi == 0.0) out.hi = copysign(0.0, naive);
     return out;
 }
 

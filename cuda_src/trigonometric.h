@@ -355,12 +355,6 @@ DD_HD dd tan(dd x) {
     return div<V>(s, c);
 }
 
-// ldexp_dd: a * 2^e, exact unless a part leaves the normal range (as scaled, dd.h).
-DD_HD dd ldexp_dd(dd a, int e) {
-    const dd r = {ldexp(a.hi, e), ldexp(a.lo, e)};
-    return r;
-}
-
 // atan_ratio: atan(num / den) for 0 <= num <= den, den > 0 finite [Mul16, Ch. 6]: both scaled to
 // den in [1, 2) (exact), c = j/32 nearest t = num/den, delta = (t - c)/(1 + t c) = (num - c den) /
 // (den + c num) with |delta| <= 1/64 (one DD division; c den and c num are exact up to the

@@ -176,6 +176,10 @@ INF, NAN = math.inf, math.nan
     (lambda d: d(-0.0) / 3, -0.0), (lambda d: d(-1) / d("inf"), -0.0),
     (lambda d: ddblas.sum(d([-0.0, -0.0])), -0.0), (lambda d: ddblas.sum(d(["inf", 1])), INF),
     (lambda d: ddblas.dot(d(["inf", 1]), d([0, 1])), NAN),
+    # a quotient that float64 rounds to a nonzero subnormal and DD to zero: float64's sign
+    # (it came out +0)
+    (lambda d: d(5e-324) / d(-1.5), -0.0), (lambda d: d(-5e-324) / 1.5, -0.0),
+    (lambda d: d(5e-324) / 1.5, 0.0),
 ])
 def test_special_values_follow_float64(device, variant, expr, expected):
     with ddblas.options(**variant):

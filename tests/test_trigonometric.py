@@ -204,6 +204,12 @@ def test_hypot_without_intermediate_overflow_or_underflow(device, variant):
     huge = ddblas.hypot(ddblas.asarray(np.array([1.5e308]), device=device),
                         ddblas.asarray(np.array([1.5e308]), device=device))
     assert np.isinf(np.asarray(huge.to_device("cpu").hi)).all()
+    # results below 2^-969 come back as normalised pairs, hi = fl(hi + lo) (a copy of ldexp_dd
+    # without the renormalisation returned (0x1.000000000007fp-1000, ulp/2))
+    small = ddblas.hypot(ddblas.asarray(np.array([2.0 ** -1022]), device=device),
+                         ddblas.asarray(np.array([9.332636185032188e-302]), device=device))
+    hi, lo = (np.asarray(part) for part in (small.to_device("cpu").hi, small.to_device("cpu").lo))
+    assert (hi + lo == hi).all()
 
 
 def test_strides_views_and_shapes(device):
