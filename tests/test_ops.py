@@ -276,7 +276,11 @@ def test_errors_name_the_problem(device):
 def test_numpy_ufuncs_dispatch(device):
     a = ddblas.random((5,), seed=11, device=device)
     b = ddblas.random((5,), seed=12, device=device)
-    assert np.positive(a) is a
+    # +a and np.positive(a) are new arrays, as NumPy's (they were a itself: += then changed a)
+    for copy in (np.positive(a), +a):
+        assert copy is not a and exact_values(copy) == exact_values(a)
+        copy += 1
+    assert exact_values(a) == exact_values(ddblas.random((5,), seed=11, device=device))
     for uf, f in [(np.add, ddblas.add), (np.subtract, ddblas.subtract), (np.multiply, ddblas.multiply),
                   (np.divide, ddblas.divide)]:
         assert exact_values(uf(a, b)) == exact_values(f(a, b))

@@ -462,7 +462,7 @@ class DDArray:
     __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", reflected=True)
     __pow__, __rpow__ = _binary("power"), _binary("power", reflected=True)
     def __neg__(self): return operation("negative")(self)
-    def __pos__(self): return self
+    def __pos__(self): return self.copy()   # a new array, as NumPy's +a
     def __abs__(self): return operation("absolute")(self)
     __eq__, __ne__ = _binary("equal"), _binary("not_equal")
     __lt__, __le__ = _binary("less"), _binary("less_equal")

@@ -473,7 +473,7 @@ def register_ufuncs(table: dict) -> None:
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError."""
     if ufunc is np.positive and method == "__call__" and len(inputs) == 1 and not kwargs:
-        return inputs[0]
+        return inputs[0].copy()   # a new array, as NumPy's
     func = _UFUNCS.get(ufunc)
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
