@@ -141,6 +141,12 @@ def test_errors_name_the_problem(device):
         ddblas.rgemm(a, a.T, alpha=[1, 2])
     with pytest.raises(ValueError, match="align"):
         a @ a
+    # a c that is not a DDArray: a float64 array lost its lo part, others were not written
+    for c in (np.ones((2, 2)), np.ones((2, 2), np.float32), [[1, 1], [1, 1]]):
+        with pytest.raises(TypeError, match="rgemm: c must be a DDArray"):
+            ddblas.rgemm(a, a.T, c, beta=1)
+    with pytest.raises(TypeError, match="rgemm_batched: c must be a DDArray"):
+        ddblas.rgemm_batched(a.reshape(1, 2, 3), a.T.reshape(1, 3, 2), np.ones((1, 2, 2)))
 
 
 def test_read_only_c_is_refused():

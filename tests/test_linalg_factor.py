@@ -569,6 +569,17 @@ def test_argument_errors(device):
         ddblas.rsyrk("L", "N", 1, ddblas.ones((3, 2), device), 0, ddblas.zeros((2, 2), device))
     with pytest.raises(ValueError, match="rgemv: x has length 2"):
         ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((2,), device))
+    # y, alpha of the wrong kind: errors name them (they named c and rgemm, or no argument)
+    y = ddblas.zeros((3,), device)
+    y.hi.flags.writeable = False
+    with pytest.raises(ValueError, match="y is read-only: rgemv overwrites y"):
+        ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), y)
+    with pytest.raises(TypeError, match="rgemv: y must be a DDArray"):
+        ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), np.zeros(3))
+    for alpha in ("abc", None):
+        with pytest.raises((ValueError, TypeError), match="alpha must be a DD scalar"):
+            ddblas.rtrsm("L", "L", "N", "N", alpha, ddblas.eye(3, device=device),
+                         ddblas.ones((3, 2), device))
     with pytest.raises(ValueError, match="rgemv: beta != 0 needs an input vector y"):
         ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), beta=1)
     # an array for trans names trans (it was NumPy's "truth value of an array is ambiguous")

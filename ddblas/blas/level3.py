@@ -14,7 +14,7 @@ triangle is kept. Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
-from ..core.array import DDArray, asarray
+from ..core.array import DDArray
 from ..core.ops import check_output, multiply, on_one_device, operands, overlapping
 from ..core.options import resolve
 from ..engines import backend as _backend
@@ -122,9 +122,7 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
                          f"{'rows' if side == 'L' else 'columns'} (side={side!r})")
     check_output(b, "b", "rtrsm")
     opts = resolve(fma, add)
-    alpha = asarray(alpha, device=b.device)
-    if alpha.ndim != 0:
-        raise ValueError(f"rtrsm: alpha must be a scalar, got shape {alpha.shape}")
+    alpha = dd_scalar(alpha, "alpha").to_device(b.device)   # errors name alpha, as rgemm's
     if float(alpha.hi) == 0:     # BLAS: B := 0, B not read
         b[...] = 0
         return b
@@ -220,9 +218,13 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
     if y is None and (float(beta_dd.hi), float(beta_dd.lo)) != (0.0, 0.0):
         raise ValueError("rgemv: beta != 0 needs an input vector y")
     if y is not None:
-        if not isinstance(y, DDArray) or y.shape != (rows,):
-            raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got "
-                             f"{getattr(y, 'shape', type(y).__name__)}")
+        if not isinstance(y, DDArray):
+            raise TypeError(f"rgemv: y must be a DDArray (rgemv overwrites it), got "
+                            f"{type(y).__name__}")
+        if y.shape != (rows,):
+            raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got shape "
+                             f"{y.shape}")
+        check_output(y, "y", "rgemv")
         y = y.reshape(rows, 1)
     out = rgemm(a, x.reshape(cols, 1), y, alpha=alpha, beta=beta, transa="T" if transposed
                 else "N", fma=fma, add=add, algorithm=algorithm, info=info)
