@@ -153,6 +153,15 @@ def test_sum_axes_still_work(device):
         ddblas.sum(x, axis=2)
 
 
+def test_integer_numpy_arrays_are_shapes():
+    """As NumPy: 0-d and 1-d integer arrays give shapes (they were refused); others are not."""
+    assert ddblas.zeros(np.array(3)).shape == (3,)
+    assert ddblas.ones(np.array([2, 3], dtype=np.uint8)).shape == (2, 3)
+    for bad in (np.array([2.5]), np.array([[2, 3]]), np.array([True])):
+        with pytest.raises(TypeError, match="shape must be"):
+            ddblas.zeros(bad)
+
+
 @pytest.mark.parametrize("shape", ["3", 2.0, (2, "3"), None, (True,)])
 def test_creation_functions_reject_bad_shapes(shape):
     for create in (ddblas.random, ddblas.zeros, ddblas.ones):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
 import ddblas
@@ -63,3 +64,12 @@ def test_invalid_options_are_refused_with_the_value_quoted():
             pass
     with pytest.raises(ValueError, match="'yes'"):
         ddblas.options(fma="yes").__enter__()
+
+
+
+def test_numpy_bools_are_bools():
+    """fma=np.True_ (from a NumPy comparison, say) is True: it was refused."""
+    for value in (np.True_, np.False_):
+        with ddblas.options(fma=value) as opts:
+            assert opts.fma is bool(value)
+    assert ddblas.multiply(ddblas.ones(2), 3, fma=np.False_).hi.tolist() == [3.0, 3.0]

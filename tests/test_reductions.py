@@ -318,6 +318,7 @@ def test_numpy_functions_dispatch(device):
     ]
     for a, b in pairs:
         assert same_bits(a, b)
+    assert (np.size(x), np.size(x, 1), np.size(x, -2)) == (20, 5, 4)   # axis was refused
     assert np.array_equal(_host(np.argmax(x, axis=1)), _host(x.argmax(1)))
     assert np.array_equal(_host(np.argmin(x)), _host(x.argmin()))
     assert np.array_equal(_host(np.all(x, axis=0)), _host(x.all(0)))

@@ -664,8 +664,11 @@ def _new(shape, value: float, device) -> DDArray:
 
 
 def shape_argument(shape) -> tuple:
-    """shape (an int or a sequence of ints >= 0) as a tuple; a TypeError/ValueError naming it."""
+    """shape (an int, a sequence of ints or a 0-d / 1-d integer NumPy array, as NumPy takes, with
+    sizes >= 0) as a tuple; a TypeError/ValueError naming it."""
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    if isinstance(dims, np.ndarray) and dims.dtype.kind in "iu" and dims.ndim <= 1:
+        dims = tuple(dims.reshape(-1).tolist())
     if (isinstance(dims, (str, bytes)) or not isinstance(dims, (tuple, list))
             or not all(isinstance(d, numbers.Integral) and not isinstance(d, (bool, np.bool_))
                        for d in dims)):

@@ -502,7 +502,7 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
 
 def _shape(a): return a.shape
 def _ndim(a): return a.ndim
-def _size(a): return a.size
+def _size(a, axis=None): return a.size if axis is None else a.shape[axis]
 def _copy(a): return a.copy()
 def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
 def _reshape(a, shape): return a.reshape(shape)

@@ -11,6 +11,8 @@ import numbers
 import threading
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 ADD_KINDS = ("accurate", "sloppy")
 
 
@@ -46,6 +48,7 @@ def get_options() -> Options:
 
 def resolve(fma=None, add=None) -> Options:
     """The options in force, with any per-call keyword that is not None applied."""
+    fma = bool(fma) if isinstance(fma, np.bool_) else fma   # NumPy's True_ is True here
     _validate(fma, add)
     current = get_options()
     if fma is None and add is None:
