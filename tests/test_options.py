@@ -73,3 +73,35 @@ def test_numpy_bools_are_bools():
         with ddblas.options(fma=value) as opts:
             assert opts.fma is bool(value)
     assert ddblas.multiply(ddblas.ones(2), 3, fma=np.False_).hi.tolist() == [3.0, 3.0]
+
+
+def test_options_are_per_asyncio_task():
+    """Interleaved tasks see only their own options, and every block restores what was in force
+    (with a thread-local, task a saw b's add and the thread kept a's fma afterwards)."""
+    import asyncio
+
+    async def a():
+        with ddblas.options(fma=False):
+            await asyncio.sleep(0.01)
+            return ddblas.get_options()
+
+    async def b():
+        with ddblas.options(add="sloppy"):
+            await asyncio.sleep(0.02)
+            return ddblas.get_options()
+
+    async def both():
+        return await asyncio.gather(a(), b())
+
+    before = ddblas.get_options()
+    seen_a, seen_b = asyncio.run(both())
+    assert seen_a == ddblas.Options(fma=False, add=before.add)
+    assert seen_b == ddblas.Options(fma=before.fma, add="sloppy")
+    assert ddblas.get_options() == before
+
+
+@pytest.mark.parametrize("fma, add", [("no", "accurate"), (None, "accurate"), (True, "foo")])
+def test_options_objects_are_validated(fma, add):
+    """Options(fma="no") was accepted and bound() then used the FMA row."""
+    with pytest.raises(ValueError, match="fma|add|Options"):
+        ddblas.Options(fma=fma, add=add)

@@ -1,19 +1,27 @@
 """Arithmetic options: which two_prod (FMA or Dekker) and which DD addition (accurate, sloppy).
 
-``ddblas.options(...)`` sets them for a block of code in the current thread; every operation also
-takes ``fma=`` and ``add=`` keywords that override them for one call. Also the print options
-(the digits of repr and str), process-wide like NumPy's.
+``ddblas.options(...)`` sets them for a block of code in the current thread or asyncio task (a
+context variable, as NumPy's errstate); every operation also takes ``fma=`` and ``add=``
+keywords that override them for one call. Also the print options (the digits of repr and str),
+process-wide like NumPy's.
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import numbers
-import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 ADD_KINDS = ("accurate", "sloppy")
+
+
+def _validate(fma, add) -> None:
+    if fma is not None and not isinstance(fma, bool):
+        raise ValueError(f"fma must be True or False, got {fma!r}")
+    if add is not None and add not in ADD_KINDS:
+        raise ValueError(f"add must be 'accurate' or 'sloppy', got {add!r}")
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,11 @@ class Options:
     fma: bool = True
     add: str = "accurate"
 
+    def __post_init__(self):   # Options(fma="no") made bound() pick the FMA row silently
+        _validate(self.fma, self.add)
+        if self.fma is None or self.add is None:
+            raise ValueError(f"Options needs fma and add, got {self!r}")
+
     @property
     def suffix(self) -> str:
         """The kernel-name suffix of this variant, as in cuda_src/kernels.h."""
@@ -31,19 +44,15 @@ class Options:
 
 
 _DEFAULT = Options()
-_local = threading.local()
-
-
-def _validate(fma, add) -> None:
-    if fma is not None and not isinstance(fma, bool):
-        raise ValueError(f"fma must be True or False, got {fma!r}")
-    if add is not None and add not in ADD_KINDS:
-        raise ValueError(f"add must be 'accurate' or 'sloppy', got {add!r}")
+# A context variable rather than a thread-local: each thread and each asyncio task sees its own
+# options (with threading.local, tasks interleaving `with options()` blocks saw each other's, and
+# a task suspended inside one left it set after the others had exited)
+_current = contextvars.ContextVar("ddblas_options", default=_DEFAULT)
 
 
 def get_options() -> Options:
     """The options in force in this thread."""
-    return getattr(_local, "options", _DEFAULT)
+    return _current.get()
 
 
 def resolve(fma=None, add=None) -> Options:
@@ -58,18 +67,16 @@ def resolve(fma=None, add=None) -> Options:
 
 @contextlib.contextmanager
 def options(fma=None, add=None):
-    """Context manager setting the arithmetic options for this thread, e.g.
+    """Context manager setting the arithmetic options for this thread or asyncio task, e.g.
 
     >>> with ddblas.options(fma=False, add="sloppy"):
     ...     c = a * b + c
     """
-    new = resolve(fma, add)
-    previous = get_options()
-    _local.options = new
+    token = _current.set(resolve(fma, add))
     try:
-        yield new
+        yield _current.get()
     finally:
-        _local.options = previous
+        _current.reset(token)
 
 
 # ---- print options ----
