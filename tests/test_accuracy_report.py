@@ -18,3 +18,11 @@ def test_report_flags_a_bound_violation(tmp_path, monkeypatch, capsys):
     assert "violations" in text and (tmp_path / "accuracy-gemm.png").stat().st_size > 1000
     assert "| 64 | 0 | " in text and "S = 5" in text and "fallback: entries more than 2^450" in text
     assert (tmp_path / "accuracy-ozaki.png").stat().st_size > 1000
+
+
+def test_against_n_rows_say_out_of_memory_for_operands_that_cannot_be_made(tmp_path):
+    """N = 200000 (596 GiB of operands): its rows say out of memory and the report is written
+    (the operands were made outside the MemoryError handling: a traceback, no report)."""
+    assert accuracy_report.run(quick=True, out_dir=str(tmp_path), n_sizes=[200000]) == 0
+    text = (tmp_path / "accuracy.md").read_text()
+    assert "| 200000 | classic (blocked) | | | out of memory" in text

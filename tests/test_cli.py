@@ -59,9 +59,17 @@ def test_argument_errors_come_from_the_subcommand_parser(tmp_path, capsys, monke
              (("bench", "tsm", "--out-dir", str(a_file)), "exists and is not a directory"),
              (("bench", "tsm", "--doc", str(tmp_path)), "is a directory; it takes a markdown"),
              (("bench", "tsm", "--doc", str(tmp_path / "no" / "x.md")), "does not exist"),
-             (("bench", "tsm", "--section", "cpu"), "give --doc too")]
+             (("bench", "tsm", "--section", "cpu"), "give --doc too"),
+             # checked before the run now (they failed after it, or with a traceback)
+             (("bench", "tsm", "--doc", str(tmp_path / "d.md"), "--section", "a/b"),
+              "letters, digits"),
+             (("bench", "tsm", "--doc", str(tmp_path / "latin1.md")), "cannot be read as UTF-8"),
+             (("demo", "--n", "1000000000"), "--n must be at most 1048576"),
+             (("accuracy", "--sizes", "64", str(10 ** 21)), "--sizes must be at most 1048576"),
+             (("bench", "rgemm", "--sizes", str(2 ** 21)), "--sizes must be at most 1048576")]
+    (tmp_path / "latin1.md").write_bytes(b"# caf\xe9\n")
     for argv, message in cases:
         assert message in _usage_error(capsys, *argv), argv
-    assert os.listdir(tmp_path) == ["file"]  # nothing ran, nothing was written
+    assert sorted(os.listdir(tmp_path)) == ["file", "latin1.md"]  # nothing ran or was written
     monkeypatch.setattr(ddblas, "gpu_available", lambda: False)
     assert "--device gpu: no usable GPU" in _usage_error(capsys, "demo", "--device", "gpu")

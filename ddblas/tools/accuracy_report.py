@@ -208,8 +208,14 @@ def _against_n(sizes, device, checks, progress):
     for _, kw in SIZE_SERIES:
         rgemm(warm, warm, **kw)
     for n in sizes:
-        a = random((n, n), seed=400 + n, device=device) * 2 - 1
-        b = random((n, n), seed=500 + n, device=device) * 2 - 1
+        try:
+            a = random((n, n), seed=400 + n, device=device) * 2 - 1
+            b = random((n, n), seed=500 + n, device=device) * 2 - 1
+        except MemoryError as exc:   # the operands themselves: every series' row says so
+            rows += [dict(n=n, series=label, error=None, note=f"out of memory ({exc})")
+                     for label, _ in SIZE_SERIES]
+            progress.update(len(SIZE_SERIES))
+            continue
         picks = list(range(0, n, max(1, n // SIZE_SAMPLES)))[:SIZE_SAMPLES]
         limit = accuracy.bound("gemm", Options(), k=n)
         classic = None

@@ -333,11 +333,11 @@ def replace_section(path: str, section: str, text: str) -> None:
     with its markers if the file has none)."""
     begin, end = f"<!-- ddblas bench: {section} begin -->", f"<!-- ddblas bench: {section} end -->"
     block = f"{begin}\n{text}{end}"
-    old = open(path).read() if os.path.exists(path) else ""
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     new = pattern.sub(lambda _: block, old) if pattern.search(old) else \
         old.rstrip("\n") + ("\n\n" if old else "") + block + "\n"
-    with open(path, "w") as f:
+    with open(path, "w", encoding="utf-8") as f:
         f.write(new)
 
 

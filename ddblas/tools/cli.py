@@ -6,16 +6,23 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 
 
-def _at_least(parser, option: str, value, low: int) -> None:
-    """parser.error unless value (an int, a list of ints, or None: not given) is >= low."""
+MAX_ORDER = 2 ** 20   # a DD matrix of this order takes 16 TiB: larger sizes are typos
+
+
+def _at_least(parser, option: str, value, low: int, high: int | None = None) -> None:
+    """parser.error unless value (an int, a list of ints, or None: not given) is >= low (and
+    <= high when given)."""
     values = value if isinstance(value, list) else [] if value is None else [value]
+    shown = " ".join(map(str, values))
     if values and min(values) < low:
-        shown = " ".join(map(str, values))
         parser.error(f"{option} must be {'positive' if low == 1 else f'at least {low}'}, "
                      f"got {shown}")
+    if values and high is not None and max(values) > high:
+        parser.error(f"{option} must be at most {high}, got {shown}")
 
 
 def _nearest_existing(path: str) -> str:
@@ -46,6 +53,12 @@ def _doc_file(parser, path: str) -> None:
         parser.error(f"--doc {path}: the directory {folder} does not exist")
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         parser.error(f"--doc {path} is not writable")
+    if os.path.exists(path):   # read before the run, which rewrites its marked section last
+        try:
+            with open(path, encoding="utf-8") as f:
+                f.read()
+        except (UnicodeDecodeError, OSError) as exc:
+            parser.error(f"--doc {path} cannot be read as UTF-8 text ({exc})")
 
 
 def _bench(parser, args, argv) -> int:
@@ -60,12 +73,16 @@ def _bench(parser, args, argv) -> int:
         _doc_file(parser, args.doc)
     elif args.section is not None:
         parser.error("--section names a section of --doc: give --doc too")
+    if args.section is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.section):
+        parser.error(f"--section {args.section!r}: letters, digits, '_', '.' and '-' only "
+                     f"(it names the plots' files and the markers in --doc)")
     from . import bench as _bench
     plan = _bench.Plan.quick() if args.quick else _bench.Plan()
     for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
                           ("baseline_sizes", "baseline_sizes"), ("repeat", "repeat")):
         value = getattr(args, option)
-        _at_least(parser, f"--{option.replace('_', '-')}", value, 1)
+        _at_least(parser, f"--{option.replace('_', '-')}", value, 1,
+                  None if option == "repeat" else MAX_ORDER)
         if value is not None:
             setattr(plan, field, tuple(value) if isinstance(value, list) else value)
     suites = _bench.SUITES if args.what == "all" else (args.what,)
@@ -76,7 +93,7 @@ def _bench(parser, args, argv) -> int:
 
 
 def _accuracy(parser, args) -> int:
-    _at_least(parser, "--sizes", args.sizes, 1)
+    _at_least(parser, "--sizes", args.sizes, 1, MAX_ORDER)
     _output_dir(parser, "--out-dir", args.out_dir)
     from .accuracy_report import run
     command = "python -m ddblas accuracy" + (" --quick" if args.quick else "") + \
@@ -85,7 +102,7 @@ def _accuracy(parser, args) -> int:
 
 
 def _demo(parser, args) -> int:
-    _at_least(parser, "--n", args.n, 1)
+    _at_least(parser, "--n", args.n, 1, MAX_ORDER)
     _at_least(parser, "--seed", args.seed, 0)
     from ddblas import gpu_available
     if args.device == "gpu" and not gpu_available():
