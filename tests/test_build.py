@@ -293,6 +293,8 @@ def test_a_fallback_folder_of_someone_else_is_not_used(tmp_path, monkeypatch):
     private = _build.fallback_dir()
     assert private != shared and private.parent == tmp_path
     assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    # the same folder for the whole process (one was made per kernel family and call)
+    assert _build.fallback_dir() == private and len(list(tmp_path.iterdir())) == 2
 
 
 def test_a_read_only_cache_with_the_artifact_is_used_as_it_is(tmp_path, monkeypatch):

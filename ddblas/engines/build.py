@@ -16,6 +16,7 @@ warning naming DDBLAS_CACHE_DIR.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -157,15 +158,23 @@ def _user_temp_dir() -> pathlib.Path:
     return pathlib.Path(tempfile.gettempdir()) / f"ddblas-cache-{os.getuid()}"
 
 
+@functools.lru_cache(maxsize=None)
+def _fresh_private_dir(parent: str) -> pathlib.Path:
+    """One fresh private folder in parent for this process (a folder made per call made each
+    kernel family compile in its own, and again at every call)."""
+    return pathlib.Path(tempfile.mkdtemp(prefix="ddblas-cache-", dir=parent))
+
+
 def fallback_dir() -> pathlib.Path:
     """A private per-user folder under the system's temporary folder (created 0700); when that
-    name is taken by a folder another user owns or may write, a fresh private folder instead."""
+    name is taken by a folder another user owns or may write, a fresh private folder instead,
+    the same for the whole process."""
     path = _user_temp_dir()
     try:
         path.mkdir(mode=0o700, exist_ok=True)
     except OSError:
         pass
-    return path if _private_dir(path) else pathlib.Path(tempfile.mkdtemp(prefix="ddblas-cache-"))
+    return path if _private_dir(path) else _fresh_private_dir(tempfile.gettempdir())
 
 
 def writable(path: pathlib.Path) -> bool:
