@@ -177,14 +177,24 @@ def _exact_array(x):
     return np.asarray(x, dtype=object)
 
 
-def _integer_matrix(x: DDArray) -> tuple[np.ndarray, int]:
+def _integer_matrix(x: DDArray, caller: str = "gemm_error") -> tuple[np.ndarray, int]:
     """(m, e) with x = m * 2^e exactly: m an object array of Python ints (finite entries)."""
     vals = exact_values(x)
     if not all(isinstance(v, Fraction) for v in vals):
-        raise ValueError("gemm_error needs finite matrices")
+        raise ValueError(f"{caller} needs finite matrices")
     e = min((-(v.denominator.bit_length() - 1) for v in vals if v), default=0)
     ints = [v.numerator * (2 ** -e // v.denominator) for v in vals]
     return np.array(ints + [None], dtype=object)[:-1].reshape(x.shape), e
+
+
+def _finite_scalar(value, name: str) -> Fraction:
+    """A finite DD scalar's exact value; a ValueError naming it otherwise (a NaN alpha gave a
+    TypeError from None, and [2, 1] used its first entry)."""
+    x = asarray(value)
+    (exact,) = exact_values(x.reshape(1)) if x.ndim == 0 else (None,)
+    if not isinstance(exact, Fraction):
+        raise ValueError(f"gemm_error: {name} must be a finite scalar, got {value!r}")
+    return exact
 
 
 def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str = "N", *,
@@ -207,7 +217,7 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     cols = list(range(c.shape[1]) if cols is None else cols)
     # only the checked rows of op(A) and columns of op(B) leave the device
     a, b, c = a[rows].to_device("cpu"), b[:, cols].to_device("cpu"), c[rows][:, cols]
-    al, be = (exact_values(asarray(s))[0] for s in (alpha, beta))
+    al, be = (_finite_scalar(s, name) for s, name in ((alpha, "alpha"), (beta, "beta")))
     if be != 0 and c0 is None:
         raise ValueError("beta != 0 needs c0, the C that rgemm was given")
     ma, ea = _integer_matrix(a)
@@ -217,6 +227,8 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     got = exact_values(c)
     c0_vals = exact_values(asarray(c0)[rows][:, cols]) \
         if c0 is not None and be != 0 else [Fraction(0)] * len(got)
+    if not all(isinstance(z, Fraction) for z in c0_vals):
+        raise ValueError("gemm_error: c0 must be finite")
     values = np.empty(len(got))
     for n, (p, m, g, z) in enumerate(zip(product.ravel(), magnitude.ravel(), got, c0_vals)):
         exact = al * p * scale + be * z
@@ -231,13 +243,15 @@ def solve_backward_error(a, x, b) -> float:
     Higham, Accuracy and Stability, Thm. 7.1), in units of u^2 = 2^-106. a: (n, n); x, b: (n,)
     or (n, k); DDArrays or float64 arrays (other libraries' results too), all finite."""
     a, x, b = asarray(a).to_device("cpu"), asarray(x).to_device("cpu"), asarray(b).to_device("cpu")
-    x2, b2 = (v.reshape(v.shape[0], -1) if v.ndim else v for v in (x, b))
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or x2.shape != b2.shape or \
-            x2.shape[0] != a.shape[0]:
-        raise ValueError(f"shapes do not match: a {a.shape}, x {x.shape}, b {b.shape}")
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or x.ndim not in (1, 2) or x.shape != b.shape or \
+            x.shape[0] != a.shape[0]:
+        raise ValueError(f"solve_backward_error: shapes do not match: a {a.shape} (square), "
+                         f"x {x.shape} and b {b.shape} (the same, (n,) or (n, k))")
+    x2, b2 = (v.reshape(v.shape[0], 1) if v.ndim == 1 else v for v in (x, b))
     if a.size == 0 or x2.size == 0:
         return 0.0
-    (ma, ea), (mx, ex), (mb, eb) = (_integer_matrix(v) for v in (a, x2, b2))
+    (ma, ea), (mx, ex), (mb, eb) = (_integer_matrix(v, "solve_backward_error")
+                                    for v in (a, x2, b2))
     residual = mb * Fraction(2) ** eb - ma.dot(mx) * Fraction(2) ** (ea + ex)
     norm_a = max(np.abs(ma).sum(axis=1)) * Fraction(2) ** ea
     worst = 0.0

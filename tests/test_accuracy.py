@@ -142,6 +142,30 @@ def test_gemm_error_names_a_c0_of_the_wrong_shape():
         accuracy.gemm_error(a @ a, a, a, beta=1, c0=ddblas.ones((1, 1)))
 
 
+def test_gemm_error_names_a_bad_alpha_beta_or_c0():
+    """A NaN alpha, beta or c0 gave a TypeError from None; alpha=[2, 1] used its first entry."""
+    a = ddblas.ones((2, 2))
+    bad_c0 = ddblas.ones((2, 2))
+    bad_c0[0, 0] = np.nan
+    for kw, name in [(dict(alpha=np.nan), "alpha must be a finite scalar"),
+                     (dict(alpha=[2, 1]), "alpha must be a finite scalar"),
+                     (dict(beta=np.inf, c0=a), "beta must be a finite scalar"),
+                     (dict(beta=1, c0=bad_c0), "c0 must be finite")]:
+        with pytest.raises(ValueError, match=name):
+            accuracy.gemm_error(a @ a, a, a, **kw)
+
+
+def test_solve_backward_error_of_empty_and_bad_shapes():
+    """Empty systems have no error (their reshape failed); 0-d x and b and a NaN are named."""
+    for k in ((), (2,)):
+        assert accuracy.solve_backward_error(ddblas.zeros((0, 0)), ddblas.zeros((0, *k)),
+                                             ddblas.zeros((0, *k))) == 0.0
+    with pytest.raises(ValueError, match="solve_backward_error: shapes do not match"):
+        accuracy.solve_backward_error(ddblas.eye(2), ddblas.zeros(()), ddblas.zeros(()))
+    with pytest.raises(ValueError, match="solve_backward_error needs finite matrices"):
+        accuracy.solve_backward_error(ddblas.eye(2), np.array([np.nan, 1.0]), np.ones(2))
+
+
 def _mpmath_dot_condition(x, y):
     with mpmath.workprec(2000):
         xs, ys = x.to_mpmath(), y.to_mpmath()
