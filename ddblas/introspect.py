@@ -72,6 +72,7 @@ def gpu_launch(kernel: str, grid: tuple, block: tuple, *args) -> None:
 def default_gemm_block(m: int, n: int) -> int:
     """The register block b (2 or 4) of the GPU GEMM kernel that rgemm picks for an m x n C on
     the current GPU (it counts the multiprocessors: needs CuPy and a CUDA device)."""
+    _gpu.require()
     return _gemm.default_block(m, n)
 
 
@@ -99,6 +100,7 @@ def ozaki_int8_padded(k: int) -> int:
 def int8_gemm(a, b, out) -> None:
     """out = a @ b exactly for int8 CuPy matrices a, b and an int32 out, with cuBLAS gemmEx as
     ozaki-int8 calls it."""
+    _gpu.require()
     _ozaki.int8_gemm("gpu")(a, b, out)
 
 
@@ -107,6 +109,7 @@ def int8_gemm(a, b, out) -> None:
 def transfer_rates():
     """The transfer model's measured rates (GB/s as bytes per second: h2d, d2h, host staging),
     as rgemm(device="gpu") on host operands plans with them."""
+    _gpu.require()
     return _transfer.rates()
 
 
@@ -159,10 +162,12 @@ def cpu_compile_flags(vectorize: bool = True) -> tuple[str, ...]:
 
 def gpu_arch() -> str:
     """The compute capability NVRTC compiles for on this GPU (e.g. "90")."""
+    _gpu.require()
     return _gpu.arch()
 
 
 def gpu_cubin_path(family: str = "bench") -> pathlib.Path:
     """The cached cubin of a kernel family for this GPU (compiled with NVRTC if missing; "bench":
     the instruction-census and ceiling kernels)."""
+    _gpu.require()
     return _gpu.cubin_path(family)

@@ -81,6 +81,19 @@ def test_gpu_figures():
     assert introspect.gpu_cubin_path().stat().st_size > 0 and introspect.gpu_arch().isdigit()
 
 
+def test_gpu_figures_without_a_gpu_say_so(monkeypatch):
+    """Without a GPU every GPU figure is the library's 'no GPU available' error (four raised
+    ModuleNotFoundError for cupy)."""
+    monkeypatch.setattr(ddblas, "gpu_available", lambda: False)
+    from ddblas.engines import gpu as engine
+    monkeypatch.setattr(engine, "available", lambda: False)
+    for figure, args in [(introspect.gpu_arch, ()), (introspect.default_gemm_block, (64, 64)),
+                         (introspect.transfer_rates, ()), (introspect.gpu_cubin_path, ()),
+                         (introspect.int8_gemm, (None, None, None))]:
+        with pytest.raises(RuntimeError, match="no GPU available"):
+            figure(*args)
+
+
 def test_cached_artifact_builds_once_per_key(tmp_path, monkeypatch):
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
     builds = []
