@@ -159,11 +159,15 @@ def _corrupt(path: pathlib.Path, kind: str) -> None:
         _build.checksum_path(path).write_text(f"{len(data)} {'0' * 64}\n")
     elif kind == "no checksum":
         _build.checksum_path(path).unlink()
+    elif kind == "checksum is a FIFO":   # reading it waited forever
+        _build.checksum_path(path).unlink()
+        os.mkfifo(_build.checksum_path(path))
     else:
         raise ValueError(kind)
 
 
-CORRUPTIONS = ["truncated", "empty", "random", "wrong checksum", "no checksum"]
+CORRUPTIONS = ["truncated", "empty", "random", "wrong checksum", "no checksum",
+               "checksum is a FIFO"]
 
 
 class FakeBuild:
@@ -283,6 +287,22 @@ def test_an_unwritable_cache_falls_back_before_compiling(tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # found in the fallback: no build, no warning
         assert _build.cached("ddblas_cpu_y_0.so", FakeBuild(b"other"), "y") == path
+
+
+def test_a_folder_in_place_of_an_artifact_is_named(tmp_path, monkeypatch):
+    """A folder under an artifact's name: an error naming it (os.replace raised
+    IsADirectoryError after a 'rebuilding' warning)."""
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    (tmp_path / "ddblas_cpu_z_0.so").mkdir()
+    with pytest.raises(RuntimeError, match="ddblas_cpu_z_0.so is a folder where a compiled"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _build.cached("ddblas_cpu_z_0.so", FakeBuild(b"data"), "z")
+
+
+def test_a_cache_dir_with_a_tilde_is_the_homes(monkeypatch):
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", "~/ddblas-kernels")
+    assert _build.cache_dir() == pathlib.Path.home() / "ddblas-kernels"   # not ./~/...
 
 
 def test_a_fallback_folder_of_someone_else_is_not_used(tmp_path, monkeypatch):

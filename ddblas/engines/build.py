@@ -138,8 +138,8 @@ def artifact_key(path: pathlib.Path, *parts: str) -> str:
 def cache_dir() -> pathlib.Path:
     """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas (not created here)."""
     override = os.environ.get("DDBLAS_CACHE_DIR")
-    if override:
-        return pathlib.Path(override)
+    if override:   # "~/x" is the home's x, as a shell would expand it (it made a folder "~")
+        return pathlib.Path(override).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return pathlib.Path(base) / "ddblas"
 
@@ -200,7 +200,11 @@ def _checksum(data: bytes) -> str:
 
 def check(path: pathlib.Path) -> str:
     """"ok" when the artifact and its checksum file exist and agree, "missing" when the artifact
-    does not exist, else why it must not be loaded."""
+    does not exist, else why it must not be loaded (a FIFO or a folder under its name is not
+    read: reading a FIFO would wait forever)."""
+    for name in (path, checksum_path(path)):
+        if name.exists() and not name.is_file():
+            return f"{name} is not a regular file"
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -218,6 +222,9 @@ def check(path: pathlib.Path) -> str:
 
 def write_atomically(path: pathlib.Path, data: bytes) -> None:
     """Write data to path through a temporary file in the same folder and an atomic rename."""
+    if path.is_dir() and not path.is_symlink():
+        raise RuntimeError(f"ddblas: {path} is a folder where a compiled kernel belongs: remove "
+                           f"it (or set DDBLAS_CACHE_DIR to another folder)")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
