@@ -342,3 +342,56 @@ def test_ufunc_out_must_have_the_broadcast_shape():
     x = ddblas.ones(3)
     with pytest.raises(ValueError, match=r"out= for ufunc 'add' has shape \(3,\)"):
         np.add(x[None], x[None], out=ddblas.zeros(3))
+
+
+def test_integer_conversions_are_exact(device):
+    """int, math.trunc/floor/ceil and round of a size-1 array from hi + lo exactly (int raised
+    a TypeError, and math.floor/ceil went through float(hi): 2^60 + 0.5 had ceil 2^60)."""
+    x = ddblas.array(2 ** 60, device=device) + "0.5"
+    assert int(ddblas.array("12345678901234567890123", device=device)) == \
+        12345678901234567890123
+    assert (math.ceil(x), math.floor(x), math.trunc(-x), int(-x)) == \
+        (2 ** 60 + 1, 2 ** 60, -2 ** 60, -2 ** 60)
+    assert math.floor(-x) == -2 ** 60 - 1 and round(x) == 2 ** 60   # ties to even
+    assert round(ddblas.array("3.5", device=device)) == 4
+    assert int(ddblas.array([[7.9]], device=device)) == 7
+    with pytest.raises(ValueError, match="NaN"):
+        int(ddblas.array("nan", device=device))
+    with pytest.raises(OverflowError, match="infinite"):
+        math.floor(ddblas.array("-inf", device=device))
+    with pytest.raises(TypeError, match="size-1"):
+        int(ddblas.ones(2, device=device))
+    with pytest.raises(TypeError, match="ndigits"):
+        round(x, 2)
+
+
+def test_contains_and_transpose_axes(device):
+    """`in` compares every element (it iterated rows: 'ambiguous' for 2-D); transpose takes an
+    array of axes and refuses an empty one, as NumPy (it gave the full transpose)."""
+    a = ddblas.arange(12, device=device).reshape(3, 4)
+    assert 5 in a and "11" in a and 12 not in a and 1.5 not in a
+    assert a.transpose(np.array([1, 0])).shape == (4, 3) and a.transpose().shape == (4, 3)
+    with pytest.raises(ValueError, match="axes don't match"):
+        a.transpose([])
+
+
+def test_repr_of_a_huge_broadcast_view_formats_only_its_edges(device):
+    """NumPy's summary without copying the array (a 10^5 x 10^5 view of one value needed
+    74.5 GiB); arrays over the threshold print as NumPy would lay them out."""
+    b = ddblas.broadcast_to(ddblas.array("0.1", device=device), (10 ** 5, 10 ** 5))
+    text = repr(b)
+    assert text.startswith("DDArray([[0.1, 0.1, 0.1, ..., 0.1, 0.1, 0.1],") and len(text) < 400
+    x = ddblas.arange(300, device=device).reshape(3, 100)[:, ::-1]
+    assert repr(x) == ("DDArray([[99.0, 98.0, 97.0, ..., 2.0, 1.0, 0.0],\n"
+                       " [199.0, 198.0, 197.0, ..., 102.0, 101.0, 100.0],\n"
+                       " [299.0, 298.0, 297.0, ..., 202.0, 201.0, 200.0]], device='"
+                       f"{device}')")
+
+
+def test_mpmath_values_are_exact_at_any_working_precision():
+    """At mp.dps = 10, hi was rounded to mpmath's precision before the exact sum."""
+    x = ddblas.array("0.1")
+    with mpmath.workdps(10):
+        value = x.to_mpmath()
+        assert ddblas.from_mpmath(value).lo == x.lo and ddblas.from_mpmath(x.item()).lo == x.lo
+        assert ddblas.from_mpmath(x.tolist()).hi == x.hi

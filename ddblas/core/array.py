@@ -90,6 +90,8 @@ class DDType:
 dd = DDType()
 
 _VALUE_KINDS = ("mpmath", "float")
+_PRINT_THRESHOLD = 200   # elements above which repr and str summarise (NumPy's: 1000)
+_EDGE_ITEMS = 3          # values kept at each end of a long axis when summarising (NumPy's)
 
 
 def _check_kind(kind) -> None:
@@ -301,7 +303,7 @@ class DDArray:
 
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
-        axes = axes or None
+        axes = None if isinstance(axes, tuple) and not axes else axes   # x.transpose(): all
         return DDArray(self._hi.transpose(axes), self._lo.transpose(axes), normalize=False)
 
     def to_device(self, device: str) -> "DDArray":
@@ -419,6 +421,33 @@ class DDArray:
             raise TypeError(f"only size-1 DDArrays convert to float, this one has shape {self.shape}")
         return float(self.to_float64().reshape(()))
 
+    def _exact_scalar(self):
+        """The exact value of a size-1 array as a Fraction, for the integer conversions (NaN: a
+        ValueError, inf: an OverflowError, as int(float) raises)."""
+        if self.size != 1:
+            raise TypeError(f"only size-1 DDArrays convert to int, this one has shape {self.shape}")
+        hi, lo = (float(part.reshape(())) for part in self._host_parts())
+        if hi != hi or lo != lo:
+            raise ValueError("cannot convert a NaN DDArray to an integer")
+        if abs(hi) == float("inf"):
+            raise OverflowError("cannot convert an infinite DDArray to an integer")
+        return _convert.dd_to_fraction(hi, lo)
+
+    # exact, from hi + lo (through __float__, math.floor and math.ceil saw hi alone)
+    def __int__(self) -> int: return int(self._exact_scalar())
+    def __trunc__(self) -> int: return int(self._exact_scalar())
+    def __floor__(self) -> int: return self._exact_scalar().__floor__()
+    def __ceil__(self) -> int: return self._exact_scalar().__ceil__()
+
+    def __round__(self, ndigits=None):
+        if ndigits is not None:
+            raise TypeError("round(DDArray, ndigits) is not supported: use ddblas.rint on a "
+                            "scaled array, or round(x) for the nearest integer")
+        return round(self._exact_scalar())   # ties to even, as round(float)
+
+    def __contains__(self, value) -> bool:
+        return bool((self == value).any())   # as NumPy (iteration compared whole rows)
+
     def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError(f"the truth value of a DDArray of shape {self.shape} is ambiguous")
@@ -429,15 +458,25 @@ class DDArray:
                         "its lo part): use .to_float64(), .hi/.lo or .to_mpmath()")
 
     def _format(self, element_to_string) -> str:
-        """The values written by element_to_string(hi, lo), in NumPy's layout for arrays."""
-        hi, lo = self._host_parts()
+        """The values written by element_to_string(hi, lo), in NumPy's layout for arrays: above
+        _PRINT_THRESHOLD elements only the EDGE_ITEMS at each end of the long axes are taken
+        (on the device) and formatted, in order, into NumPy's summary of a stand-in array of
+        this shape (a broadcast zero: a large or broadcast array is never copied whole)."""
+        hi, lo = self._hi, self._lo
         if self.ndim == 0:
+            hi, lo = self._host_parts()
             return element_to_string(float(hi), float(lo))
-        flat_hi, flat_lo = hi.ravel(), lo.ravel()
-        index = np.arange(self.size).reshape(self.shape)
-        return np.array2string(
-            index, separator=", ", threshold=200,
-            formatter={"int": lambda i: element_to_string(float(flat_hi[i]), float(flat_lo[i]))})
+        if self.size > _PRINT_THRESHOLD:
+            for axis, length in enumerate(self.shape):
+                if length > 2 * _EDGE_ITEMS:
+                    ends = (slice(None),) * axis + (np.r_[0:_EDGE_ITEMS,
+                                                          length - _EDGE_ITEMS:length],)
+                    hi, lo = hi[ends], lo[ends]   # (take would copy a strided array whole)
+        pairs = zip(move(hi, "cpu").ravel().tolist(), move(lo, "cpu").ravel().tolist())
+        stand_in = np.broadcast_to(np.zeros((), dtype=np.int64), self.shape)
+        return np.array2string(stand_in, separator=", ", threshold=_PRINT_THRESHOLD,
+                               edgeitems=_EDGE_ITEMS,
+                               formatter={"int": lambda _: element_to_string(*next(pairs))})
 
     def __repr__(self) -> str:
         """Each value as the shortest decimal string that ddblas.array parses back to the same

@@ -289,7 +289,10 @@ def dd_to_mpf(hi: float, lo: float):
         return _exact_mpf(mpmath.mpf("nan")._mpf_)
     if not math.isfinite(hi):
         return _exact_mpf(mpmath.mpf(hi)._mpf_)
-    return _exact_mpf(mpmath.fadd(mpmath.mpf(hi), mpmath.mpf(lo), exact=True)._mpf_)
+    # the parts as mpf exactly whatever mpmath's working precision (mpf(x) rounds to it: at
+    # mp.dps = 10 the values were not exact), then their exact sum
+    parts = [mpmath.libmp.from_float(x) for x in (hi, lo)]
+    return _exact_mpf(mpmath.libmp.mpf_add(*parts, prec=0))
 
 
 def _special_string(hi: float, lo: float) -> str | None:
