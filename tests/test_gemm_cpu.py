@@ -89,6 +89,27 @@ def test_cpu_threads_sets_and_restores():
         ddblas.cpu_threads(before)
 
 
+def test_a_cpu_threads_object_entered_again_sets_and_restores():
+    """As numpy.errstate, an instance can be entered again or nested: it sets its count on
+    entry and gives back the count in force then (it gave back the count of its construction
+    and did not set its own again)."""
+    before = ddblas.get_cpu_threads()
+    one = ddblas.cpu_threads(1)
+    try:
+        with one:
+            assert ddblas.get_cpu_threads() == 1
+        ddblas.cpu_threads(2)
+        expected = ddblas.get_cpu_threads()   # 2, or 1 without OpenMP
+        with one:
+            assert ddblas.get_cpu_threads() == 1
+            with one:
+                assert ddblas.get_cpu_threads() == 1
+            assert ddblas.get_cpu_threads() == 1
+        assert ddblas.get_cpu_threads() == expected
+    finally:
+        ddblas.cpu_threads(before)
+
+
 @pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2", None])
 def test_cpu_threads_rejects_bad_counts(bad):
     with pytest.raises(ValueError, match=r"\bn\b.*thread count.*" + repr(bad).replace(".", r"\.")):

@@ -256,15 +256,23 @@ class cpu_threads:  # noqa: N801  (used like a function, as numpy.errstate)
     """
 
     def __init__(self, n: int):
-        n = _check_threads(n)
+        self.n = _check_threads(n)
         self.previous = get_threads()
-        self.threads = library("host").ddblas_cpu_threads(n)
+        self._restore = [self.previous]   # what the with block that may follow gives back
+        self._just_made = True
+        self.threads = library("host").ddblas_cpu_threads(self.n)
 
     def __enter__(self) -> "cpu_threads":
+        # entered again later (or nested): the count in force then comes back on exit (it gave
+        # back the count of its construction, and did not set n again)
+        if not self._just_made:
+            self._restore.append(get_threads())
+            library("host").ddblas_cpu_threads(self.n)
+        self._just_made = False
         return self
 
     def __exit__(self, *exc) -> None:
-        library("host").ddblas_cpu_threads(self.previous)
+        library("host").ddblas_cpu_threads(self._restore.pop())
 
 
 def madd_ceiling(suffix: str, *, threads: int | None = None, vectorize: bool = True,
