@@ -1,7 +1,8 @@
 """Power-of-two scaling of large operands (LAPACK dlascl's idea with powers of two, so exact):
 factorizations and solves of matrices (or right-hand sides) whose entries reach 2^scale_exponent()
 work on copies scaled below it, leaving room for the growth of LU factors, the products |A| |x|
-and Householder updates (docs/linalg.md, "Scaling"). A part that the scaling takes into the
+and Householder updates (docs/linalg.md, "Scaling"); solve also equilibrates columns of very
+different or tiny magnitudes (column_exponents). A part that the scaling takes into the
 subnormals loses its bits below 2^-1074: at least 2^-1534 times the largest entry."""
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from ..core import ops
 from ..core.array import DDArray
 from ..engines import cpu as _cpu
 
+TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
+EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
 
 def scale_exponent() -> int:
     """geometry.h's LINALG_SCALE_EXPONENT (512): max |x| >= 2^512 is scaled into [2^511, 2^512),
@@ -33,3 +36,45 @@ def scale(x: DDArray, k) -> DDArray:
     """x 2^k (k an int array broadcasting with x, |k| <= 1022): exact unless a part of x 2^k is
     subnormal (it then loses its bits below 2^-1074) or overflows."""
     return ops.multiply(x, x.xp.ldexp(1.0, k.astype(np.int32)))
+
+
+def scale_wide(x: DDArray, k) -> DDArray:
+    """x 2^k for |k| <= 2044 (two steps of scale): exact under the same conditions."""
+    half = k // 2
+    return scale(scale(x, half), k - half)
+
+
+def column_exponents(a: DDArray, symmetric: bool):
+    """k (int64, shaped (..., 1, n)) such that A's columns times 2^-k (for symmetric, 2^-k A
+    2^-k: k from half of each diagonal entry's exponent) have their largest entries in
+    [1/2, 1) (diagonal in [1/2, 2)), or None where A needs no equilibration: every column's
+    exponent within EQUILIBRATION_SPREAD of the others and above TINY_EXPONENT. Zero columns
+    keep k = 0."""
+    xp = a.xp
+    if a.size == 0:
+        return None
+    if symmetric:
+        largest = xp.abs(xp.diagonal(a.hi, axis1=-2, axis2=-1))[..., None, :]
+    else:
+        largest = xp.max(xp.abs(a.hi), axis=-2, keepdims=True)
+    present = (largest > 0) & xp.isfinite(largest)
+    if not bool(present.any()):
+        return None
+    exponent = xp.frexp(xp.where(present, largest, 1.0))[1].astype(np.int64)
+    low = int(xp.where(present, exponent, 2 ** 20).min())
+    high = int(xp.where(present, exponent, -2 ** 20).max())
+    if high - low <= EQUILIBRATION_SPREAD and low > TINY_EXPONENT:
+        return None
+    return xp.where(present, exponent // 2 if symmetric else exponent, 0)
+
+
+def tiny_column_exponents(x: DDArray, axes: tuple):
+    """k <= 0 (int64, over `axes`, kept as size-1 axes): the exponent e of the largest |x| where
+    it is below 2^TINY_EXPONENT (x 2^-e then has it in [1/2, 1)), else 0."""
+    xp = x.xp
+    if x.size == 0:
+        return xp.zeros([1 if i in axes else s for i, s in enumerate(x.shape)], dtype=np.int64)
+    largest = xp.max(xp.abs(x.hi), axis=axes, keepdims=True)
+    exponent = xp.frexp(largest)[1].astype(np.int64)
+    return xp.where((largest > 0) & (exponent < TINY_EXPONENT), exponent, 0)
+

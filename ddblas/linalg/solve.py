@@ -25,7 +25,8 @@ from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
-from .scaling import downscale_exponents, scale
+from .scaling import (column_exponents, downscale_exponents, scale, scale_wide,
+                      tiny_column_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -306,6 +307,7 @@ class _Refinement:
                 return True
             if not math.isfinite(eta):
                 break
+            measured = self.x   # the x whose backward error eta is
             step = self.update(correction(r.hi))
             if step <= U2:
                 self.log["stopped"] = (f"{method}: correction {step:.3g} |x| below u^2 |x|: "
@@ -313,6 +315,9 @@ class _Refinement:
                 return True
             if step > STAGNATION_RATIO * previous:
                 if step <= LIMITING_CORRECTION or eta <= self.acceptable:
+                    # the correction just judged not to contract is dropped: x is the one
+                    # whose backward error was measured (and is logged)
+                    self.x = measured
                     self.log["stopped"] = (f"{method}: stagnation at limiting accuracy "
                                            f"(correction {step:.3g} |x|, backward error "
                                            f"{eta:.3g})")
@@ -450,7 +455,9 @@ def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) ->
             "LU: an exact zero pivot"
         log["switched"].append(f"refine: the float64 {kind}")
     if method == "refine":
-        log["switched"].append("refine: falling back to the DD LU (method='refine' ran out)")
+        direct = "DD Cholesky" if assume_a == "pos" else "DD LU"
+        log["switched"].append(f"refine: falling back to the {direct} (method='refine' ran "
+                               f"out)")
     return _dd_direct(a, b, assume_a, log)
 
 
@@ -508,7 +515,9 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     A matrix with entries >= 2^512 (or a column of b) is scaled by a power of two that puts
     its largest entry into [2^511, 2^512), and x scaled back (exact but for parts that become
     subnormal; the backward errors are those of the unscaled system), so that neither the
-    factors nor |A| |x| overflow unless x does.
+    factors nor |A| |x| overflow unless x does. Outside the batched path, columns of A whose
+    magnitudes differ by more than 2^16 or lie below 2^-500 are equilibrated by powers of two
+    (info's backward errors are then the equilibrated system's: docs/linalg.md, "Equilibration").
 
     Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106; it
     refines on to 16 u^2 while the corrections shrink) and a
@@ -554,6 +563,11 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     return x.reshape(out_shape)
 
 
+def _transposed(columns):
+    """(..., 1, n) column exponents as (..., n, 1): the same per row of x (or of b)."""
+    return columns.swapaxes(-1, -2)
+
+
 def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: str,
                   log: dict) -> DDArray:
     """X (stack + (n, k)) for solve's A X = B (a (*own, n, n), b (..., n, k) with finite or
@@ -562,10 +576,21 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     (method="refine"), or the batched DD LU."""
     n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
     shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-    shift_b = downscale_exponents(b, (b.ndim - 2,))   # each column of b
-    scaled = bool((shift_a > 0).any() or (shift_b > 0).any())
-    if scaled:  # A 2^-ka y = b 2^-kb: y = x 2^(ka - kb), the same backward errors
-        a, b = scale(a, -shift_a), scale(b, -shift_b)
+    if bool((shift_a > 0).any()):  # A 2^-ka y = b: y = x 2^ka, the same backward errors
+        a = scale(a, -shift_a)
+    # columns of very different or tiny magnitudes: A D y = b with D = 2^-kc (2^-kc A 2^-kc y =
+    # 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that stops the
+    # refinement is met by the float64 solution (columns 2^+-30: x only float64-accurate)
+    columns = column_exponents(a, assume_a == "pos")
+    if columns is not None:
+        a = scale_wide(a, -columns)
+        if assume_a == "pos":
+            a = scale_wide(a, -_transposed(columns))
+            b = scale_wide(b, -_transposed(columns))
+    shift_b = downscale_exponents(b, (b.ndim - 2,)) + tiny_column_exponents(b, (b.ndim - 2,))
+    if bool((shift_b != 0).any()):  # each column of b into range: y = x 2^-kb
+        b = scale_wide(b, -shift_b)
+    scaled = bool((shift_a > 0).any() or (shift_b != 0).any()) or columns is not None
     shape = stack + (n, k)
     if n == 0 or k == 0 or math.prod(stack) == 0:
         xp = a.xp
@@ -596,7 +621,10 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
             _log_direct(log, "dd-lu (batched)")
             x = _dd_lu_solve_stack(a3, b3, stack, own)
     x = x.reshape(shape)
-    return scale(x, shift_b - shift_a) if scaled else x
+    if not scaled:
+        return x
+    back = shift_b - shift_a - (0 if columns is None else _transposed(columns))
+    return scale_wide(x, back)
 
 
 def inv(a, *, check_finite=True) -> DDArray:
@@ -741,8 +769,13 @@ def cond(a, p=None) -> DDArray:
     norm_a = norm(a, p, axis=(-2, -1))
     xp = a.xp
     if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
+        # cond(A 2^-k) = cond(A), and the estimator's LU of A near DBL_MAX could overflow
+        # (inv and solve scale such matrices themselves)
+        shift = downscale_exponents(a, (0, 1))
+        scaled = scale(a, -shift) if bool((shift > 0).any()) else a
         try:
-            return ops.multiply(norm_a, _inverse_norm_estimate(a, p))
+            return ops.multiply(norm(scaled, p, axis=(-2, -1)),
+                                _inverse_norm_estimate(scaled, p))
         except LinAlgError:
             return DDArray(xp.full((), xp.inf), xp.zeros(()), normalize=False)
     singular = xp.zeros(a.shape[:-2], dtype=bool)
