@@ -175,6 +175,8 @@ def test_linspace_nearest_and_numpy_semantics(device):
         ddblas.linspace(0, 1, -1)
     with pytest.raises(TypeError, match="num"):
         ddblas.linspace(0, 1, 2.5)
+    # a NumPy integer num, as numpy.linspace (it raised AttributeError: no bit_length)
+    assert same_bits(ddblas.linspace(0, 1, np.int64(3)), ddblas.linspace(0, 1, 3))
     with pytest.raises(ValueError, match="finite"):
         ddblas.linspace(0, np.inf, 3)
 

@@ -225,7 +225,7 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
             raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got shape "
                              f"{y.shape}")
         check_output(y, "y", "rgemv")
-        y = y.reshape(rows, 1)
-    out = rgemm(a, x.reshape(cols, 1), y, alpha=alpha, beta=beta, transa="T" if transposed
-                else "N", fma=fma, add=add, algorithm=algorithm, info=info)
-    return out.reshape(rows)
+    out = rgemm(a, x.reshape(cols, 1), None if y is None else y.reshape(rows, 1), alpha=alpha,
+                beta=beta, transa="T" if transposed else "N", fma=fma, add=add,
+                algorithm=algorithm, info=info)
+    return out.reshape(rows) if y is None else y   # y itself, as rgemm returns its c

@@ -79,7 +79,8 @@ def where(condition, x=None, y=None):
 
 
 def diag(v, k=0) -> DDArray:
-    """The k-th diagonal of a 2-D array (a copy), or a 2-D array with v on it (numpy.diag)."""
+    """The k-th diagonal of a 2-D array (a view, read-only on the CPU, as numpy.diag's), or a
+    2-D array with v on it (numpy.diag)."""
     (v,) = operands(v)
     return _parts(v.xp.diag, v, k)
 
@@ -246,6 +247,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
         raise TypeError(f"num must be an int, got {num!r}")
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    num = int(num)   # a NumPy integer too (it has no bit_length)
     device = check_device(device or "cpu")
     start, stop = _scalar(start, "start", device), _scalar(stop, "stop", device)
     opts = {"fma": fma, "add": add}
