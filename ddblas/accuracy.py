@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -52,6 +53,8 @@ from .core.array import DDArray, asarray, random
 from .core.bounds import GROWTH, U, U2, bound, bound_constant, in_u2
 from .core.convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
 from .blas.gemm import _trans
+
+MAX_DECIMAL_EXPONENT = 100_000   # exact_value of a decimal string: |exponent| at most this
 
 __all__ = ["GROWTH", "ErrorReport", "U", "U2", "bound", "bound_constant", "dot_condition",
            "error", "exact_value", "exact_values", "gemm_error", "hilbert", "ill_conditioned_dot",
@@ -104,6 +107,11 @@ def exact_value(v):
     if isinstance(v, mpmath.mpf):
         return _mpf_to_fraction(v) if mpmath.isfinite(v) else None
     if isinstance(v, (str, Decimal)):
+        exponent = re.search(r"[eE]\s*([-+]?\d+)\s*$", str(v))
+        if exponent and abs(int(exponent.group(1))) > MAX_DECIMAL_EXPONENT:
+            # Fraction would build 10^exponent exactly: "1e999999999999" never returned
+            raise ValueError(f"the decimal exponent of {str(v)[:40]!r} is beyond "
+                             f"+-{MAX_DECIMAL_EXPONENT}: no exact reference is taken there")
         try:
             return Fraction(v)
         except (ValueError, ArithmeticError):
@@ -268,8 +276,10 @@ def random_dd(shape, *, exponents=(-30, 30), seed=None, device=None) -> DDArray:
     """Random DD values with all 106 bits random, uniform sign, times 2^e for e uniform in the
     closed range `exponents` (per element)."""
     lo_exp, hi_exp = exponents
-    if lo_exp > hi_exp:
-        raise ValueError(f"exponents must be (low, high) with low <= high, got {exponents!r}")
+    if not all(isinstance(e, numbers.Integral) and not isinstance(e, bool) for e in exponents) \
+            or not -1074 <= lo_exp <= hi_exp <= 1023:
+        raise ValueError(f"exponents must be integers (low, high) with -1074 <= low <= high <= "
+                         f"1023 (2^e finite), got {exponents!r}")
     rng = np.random.default_rng(seed)
     x = random(shape, seed=rng.integers(2 ** 62), device="cpu") * 2 - 1
     scale = np.ldexp(1.0, rng.integers(lo_exp, hi_exp + 1, size=x.shape))
@@ -324,6 +334,8 @@ def ill_conditioned_dot(n: int, cond: float, *, dd: bool = True, seed=None, devi
 
     b = math.log2(cond)
     half = n // 2
+    if isinstance(tries, bool) or not isinstance(tries, numbers.Integral) or tries < 1:
+        raise ValueError(f"tries must be a positive integer, got {tries!r}")
     for _ in range(tries):
         if cond < 1000:
             x = [rounded(abs(uniform())) + 1 for _ in range(n)]

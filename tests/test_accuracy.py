@@ -221,3 +221,17 @@ def test_random_dd_has_full_precision_and_the_exponent_range():
     assert np.array_equal(hi, np.asarray(accuracy.random_dd(2000, exponents=(-8, 8), seed=3).hi))
     with pytest.raises(ValueError, match="low <= high"):
         accuracy.random_dd(3, exponents=(2, 1))
+
+
+def test_generators_and_exact_values_refuse_what_they_cannot_do():
+    """A decimal exponent of 10^12 hung in Fraction; exponents past the double range gave
+    infs silently; tries=0 reported 'in 0 tries' after doing nothing."""
+    with pytest.raises(ValueError, match="decimal exponent"):
+        accuracy.error(ddblas.ones(1), ["1e999999999999"])
+    assert accuracy.exact_value("1e300") == 10 ** 300
+    for exponents in [(2000, 2000), (1.5, 3), (-1100, 0), (3, 1)]:
+        with pytest.raises(ValueError, match="exponents must be"):
+            accuracy.random_dd((2,), exponents=exponents)
+    assert accuracy.random_dd((4,), exponents=(-1074, 1023), seed=1).shape == (4,)
+    with pytest.raises(ValueError, match="tries must be a positive integer"):
+        accuracy.ill_conditioned_dot(10, 1e10, tries=0)
