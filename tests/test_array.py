@@ -395,3 +395,25 @@ def test_mpmath_values_are_exact_at_any_working_precision():
         value = x.to_mpmath()
         assert ddblas.from_mpmath(value).lo == x.lo and ddblas.from_mpmath(x.item()).lo == x.lo
         assert ddblas.from_mpmath(x.tolist()).hi == x.hi
+
+
+def test_mpmath_conversions_leave_mpmath_precision_alone():
+    """repr/str of to_mpmath values and conversions of mpmath constants from several threads at
+    once left mpmath's process-wide precision raised (workdps/workprec save and restore it);
+    ddblas's own exact mpf converted back as a constant, losing a lo of 2^-1074."""
+    import threading
+    x = ddblas.array("0.1").to_mpmath()
+    before = (mpmath.mp.prec, mpmath.mp.dps)
+
+    def work():
+        for _ in range(3000):
+            repr(x), str(x), ddblas.array(mpmath.pi)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert (mpmath.mp.prec, mpmath.mp.dps) == before
+    tiny = ddblas.DDArray(1.0, 2.0 ** -1074)
+    assert float(ddblas.array(tiny.to_mpmath()).lo) == 2.0 ** -1074
+    assert ddblas.array(mpmath.pi).hi == np.float64(np.pi)

@@ -194,13 +194,16 @@ def _decimal_to_dd(x: decimal.Decimal) -> tuple[float, float]:
 
 
 def _mpf_to_dd(x) -> tuple[float, float]:
+    """An mpf (ddblas's ExactMpf too) exactly; a constant such as mpmath.pi from its value to
+    256 bits (its own func: mpmath's process-wide precision is neither read nor set, as
+    workprec did, which threads converting at once could leave changed)."""
     import mpmath
-    if type(x).__name__ != "mpf":
-        with mpmath.workprec(256):  # a constant: its value to 256 bits, then the nearest DD
-            x = mpmath.mpf(x)
-    if not mpmath.isfinite(x):
-        return float(x), 0.0
-    sign, man, exp, _ = x._mpf_
+    libmp = mpmath.libmp
+    raw = x._mpf_ if isinstance(x, mpmath.mpf) else x.func(256, libmp.round_nearest)
+    special = {libmp.fnan: math.nan, libmp.finf: math.inf, libmp.fninf: -math.inf}
+    if raw in special:
+        return special[raw], 0.0
+    sign, man, exp, _ = raw
     return _nearest_dd(bool(sign), int(man), 1, int(exp))
 
 
@@ -255,13 +258,16 @@ def _exact_mpf_class():
     class ExactMpf(mpmath.mpf):
         __slots__ = ()
 
+        # mpmath's own formatting at max(dps, DISPLAY_DIGITS) digits, without raising the
+        # process-wide precision (workdps did: threads printing at once left it raised)
         def __repr__(self):
-            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
-                return super().__repr__()
+            if mpmath.mp.pretty:
+                return str(self)
+            prec = max(mpmath.mp.prec, mpmath.libmp.dps_to_prec(DISPLAY_DIGITS))
+            return f"mpf({mpmath.libmp.to_str(self._mpf_, mpmath.libmp.repr_dps(prec))!r})"
 
         def __str__(self):
-            with mpmath.workdps(max(mpmath.mp.dps, DISPLAY_DIGITS)):
-                return super().__str__()
+            return mpmath.libmp.to_str(self._mpf_, max(mpmath.mp.dps, DISPLAY_DIGITS))
 
         def __reduce__(self):
             return _exact_mpf, (self._mpf_,)
