@@ -152,3 +152,28 @@ def test_gpu_auto_runs_ozaki_on_large_products():
         sample = dict(rows=[0, 700, n - 1], cols=[3, 1000, n - 2])
         assert accuracy.gemm_error(c, a, b, **sample).within(
             accuracy.bound("gemm", ddblas.Options(), n))
+
+
+def test_cpu_rates_are_measured_once_while_other_threads_wait(monkeypatch):
+    """Threads whose first large products came at once each measured the rates, timing each
+    other's load (4 threads picked ozaki-fp64 once and the classic kernel three times)."""
+    import functools
+    import threading
+    import time
+    calls = []
+
+    @functools.lru_cache(maxsize=None)
+    def measure(opts, threads, classic):
+        calls.append(threads)
+        time.sleep(0.2)
+        return "rates"
+    monkeypatch.setattr(gemmcall, "_measured_cpu_rates", measure)
+    opts = ddblas.Options()
+    results = []
+    workers = [threading.Thread(target=lambda: results.append(
+        gemmcall.cpu_rates(opts, {"blocked": None}))) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert results == ["rates"] * 4 and len(calls) == 1

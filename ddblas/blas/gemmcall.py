@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ BATCHED = "batched"        # the algorithm of rgemm_batched (its one kernel)
 BLOCKS = (2, 4)            # the register block b (TM = TN = b) of the blocked GPU kernel
 # algorithm -> Ozaki engine: _ozaki's "fp64" and "int8" (scheme I), _ozaki2's "crt" (scheme II)
 _OZAKI = {"ozaki-fp64": "fp64", "ozaki-int8": "int8", "ozaki2-int8": "crt"}
+_CALIBRATING = threading.Lock()   # cpu_rates: one measurement at a time
 OZAKI_ENGINES = tuple(_OZAKI.values())
 _log = logging.getLogger("ddblas")
 
@@ -282,8 +284,10 @@ def cpu_rates(opts: Options, runners: dict[str, Callable]) -> _auto.Rates:
     """The CPU's rates for auto's model, measured at the first call for the variant and the
     OpenMP thread count, then cached for the process: the classic kernel (runners["blocked"]) and
     NumPy's float64 GEMM on CPU_RATES_SIZE^3 products, the memory on a 64 MiB copy; best of
-    three, after a warm-up."""
-    return _measured_cpu_rates(opts, _cpu.get_threads(), runners["blocked"])
+    three, after a warm-up. One thread measures while the others wait (threads that measured
+    at once timed each other's load: 4 threads' first 1024^3 products picked differently)."""
+    with _CALIBRATING:
+        return _measured_cpu_rates(opts, _cpu.get_threads(), runners["blocked"])
 
 
 @functools.lru_cache(maxsize=None)
