@@ -16,6 +16,7 @@ to every task: ddblas.options() is thread-local and would not reach the workers.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -33,7 +34,7 @@ from .core.array import DDArray, asarray, is_array, shape_argument
 from .core.array import random as _random_dd
 from .core.options import resolve
 from .blas.gemmcall import ALGORITHMS
-from .engines.backend import array_module, broadcast_shape, device_of_array
+from .engines.backend import array_module, device_of_array
 
 __all__ = ["DDDaskArray", "from_ddarray", "from_dask", "random", "add", "subtract", "multiply",
            "divide", "sqrt", "negative", "absolute", "equal", "not_equal", "less", "less_equal",
@@ -128,7 +129,11 @@ class DDDaskArray:
         return self.parts.ndim - 1
 
     @property
-    def size(self) -> int:
+    def size(self):
+        """The number of elements: nan where a size is unknown (after boolean indexing), as
+        dask's."""
+        if any(math.isnan(s) for s in self.shape):
+            return math.nan
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
@@ -162,6 +167,9 @@ class DDDaskArray:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d DDDaskArray")
+        if math.isnan(self.shape[0]):
+            raise ValueError("cannot call len() on a DDDaskArray of unknown chunk sizes "
+                             "(compute_chunk_sizes() on .parts first)")
         return self.shape[0]
 
     def __bool__(self) -> bool:
@@ -195,14 +203,41 @@ class DDDaskArray:
         return DDDaskArray(parts)
 
     def rechunk(self, chunks="auto") -> "DDDaskArray":
-        """The array with new chunks of its own axes (anything dask's rechunk takes for them)."""
-        return DDDaskArray(self.parts.rechunk((2,) + _chunks_argument(chunks, self.shape)))
+        """The array with new chunks of its own axes, as dask's rechunk takes them: an int, a
+        size string or "auto" for every axis, a tuple per axis, a dict by axis (negative axes
+        count from the end); axes not named, and None, keep their chunks ("auto" and sizes in
+        bytes count a DD element as 16 bytes)."""
+        ndim = self.ndim
+        if isinstance(chunks, dict):
+            bad = [k for k in chunks if not isinstance(k, numbers.Integral) or
+                   not -ndim <= k < ndim]
+            if bad:
+                raise ValueError(f"chunks {chunks!r}: axis {bad[0]!r} is not one of the "
+                                 f"{ndim} axes")
+            mapped = {0: 2, **{int(k) % ndim + 1: v for k, v in chunks.items()}}
+        elif isinstance(chunks, (tuple, list)):
+            if len(chunks) != ndim:
+                raise ValueError(f"chunks {chunks!r} name {len(chunks)} axes, the array has "
+                                 f"{ndim}")
+            mapped = (2,) + tuple(chunks)
+        else:
+            mapped = {0: 2, **{axis + 1: chunks for axis in range(ndim)}}
+        try:
+            return DDDaskArray(self.parts.rechunk(mapped))
+        except (ValueError, TypeError, ZeroDivisionError) as error:
+            raise ValueError(f"chunks {chunks!r} do not fit the shape {self.shape}: "
+                             f"{error}") from None
 
     # ---- views ----
     def __getitem__(self, key) -> "DDDaskArray":
         key = key if isinstance(key, tuple) else (key,)
         if any(isinstance(k, (DDArray, DDDaskArray)) for k in key):
             raise TypeError("a DD array cannot index an array; use a boolean or integer array")
+        mask = key[0] if len(key) == 1 else None
+        if getattr(mask, "dtype", None) == bool and 2 <= mask.ndim == self.ndim:
+            # a mask of the whole shape (x[x > 0.5]): its elements in row-major order, as
+            # NumPy's; dask takes masks of some axes only after the parts axis
+            return DDDaskArray(self.parts.reshape(2, -1)[:, mask.reshape(-1)])
         return DDDaskArray(self.parts[(slice(None),) + key])
 
     def transpose(self, *axes) -> "DDDaskArray":
@@ -284,7 +319,12 @@ def from_dask(hi, lo=None, *, normalize: bool = True) -> DDDaskArray:
     for name, part in (("hi", hi), ("lo", lo)):
         if part.dtype != np.float64:
             raise TypeError(f"from_dask {name} must be float64, got {part.dtype}")
-    if hi.shape != lo.shape:
+    if isinstance(normalize, np.bool_):
+        normalize = bool(normalize)
+    if not isinstance(normalize, bool):
+        raise TypeError(f"from_dask normalize must be True or False, got {normalize!r}")
+    if len(hi.shape) != len(lo.shape) or any(
+            p != q and not (math.isnan(p) and math.isnan(q)) for p, q in zip(hi.shape, lo.shape)):
         raise ValueError(f"from_dask hi and lo must have one shape, got {hi.shape} and {lo.shape}")
     lo = lo.rechunk(hi.chunks)
     if normalize:
@@ -306,14 +346,16 @@ def random(shape, chunks="auto", seed=None, device=None) -> DDDaskArray:
     """Uniform random DD values in [0, 1) as ddblas.random draws them, generated per chunk in the
     tasks (never whole on one worker): the chunk at block index (i, j, ...) is
     ddblas.random(chunk_shape, seed=[seed, i, j, ...], device=device), so the values depend on the
-    seed and the chunks only, not on the scheduler or the workers. seed: a non-negative int, or
+    seed and the chunks only, not on the scheduler or the workers. seed: an int in [0, 2^32), or
     None for one drawn now from the OS (fixed in the graph, so a retried task gives the same
     values). shape: an int or a tuple of ints >= 0, as ddblas.random takes it. device: 'cpu'
     (NumPy chunks, the default) or 'gpu' (CuPy chunks)."""
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy)
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"random seed must be a non-negative int or None, got {seed!r}")
+        seed = int(np.random.SeedSequence().entropy) % 2 ** 32
+    # below 2^32: the seed is one 32-bit word of [seed, i, j, ...], so 2^32 + 7 would read as
+    # [7, 1] and give the blocks of seed 7 shifted by one index
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2 ** 32:
+        raise ValueError(f"random seed must be an int in [0, 2^32) or None, got {seed!r}")
     probe = _random_dd((0,), device=device)  # checks device, gives the chunk type
     shape = shape_argument(shape)   # as ddblas.random: dask would take negative and float sizes
     chunks = (2,) + _chunks_argument(chunks, shape)
@@ -343,7 +385,12 @@ def _elementwise(func, *xs, comparison: bool = False, **options):
     if len({x.device for x in arrays}) > 1:
         raise ValueError("operands have NumPy and CuPy chunks: move one (from_ddarray(x.compute()"
                          ".to_device(...)))")
-    broadcast_shape(*(x.shape for x in arrays))  # the shapes' error before dask's chunks'
+    shapes = [x.shape for x in arrays]
+    try:   # the shapes' error before the chunks'; dask's function takes unknown (nan) sizes
+        da.core.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together: shapes "
+                         + " and ".join(map(str, shapes))) from None
     ndim = max(x.ndim for x in arrays)
     padded = {id(x): x.parts[(slice(None),) + (None,) * (ndim - x.ndim)] for x in arrays}
     # each axis chunked as the first operand that is not broadcast along it
@@ -468,6 +515,8 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None, split_every=None) -
     if not isinstance(a, DDDaskArray):
         raise TypeError(f"ddblas.dask.sum takes a DDDaskArray, got {type(a).__name__}")
     axes = _axes(axis, a.ndim)
+    if isinstance(split_every, dict):   # keyed by a's axes; dask's by the parts' (axis + 1)
+        split_every = {int(k) % a.ndim + 1: v for k, v in split_every.items()}
     step = functools.partial(_sum_block, **_options(fma, add))
     parts = da.reduction(a.parts, chunk=step, aggregate=step, combine=step,
                          axis=tuple(x + 1 for x in axes), keepdims=keepdims, dtype=np.float64,

@@ -1,6 +1,7 @@
 """ddblas.dask: DD arrays and rgemm on dask (threaded scheduler, a LocalCluster of processes)."""
 from __future__ import annotations
 
+import math
 import operator
 import os
 import pickle
@@ -286,3 +287,38 @@ def test_worker_killed_during_rgemm_retries_same_result(client):
     assert future.status == "finished"
     assert same_bits(ddblas.DDArray(parts[0], parts[1], normalize=False), expected)
     assert victim not in client.run(os.getpid).values()  # the work went on without it
+
+
+def test_rechunk_split_every_masks_unknown_sizes_and_seeds():
+    """Found by an adversarial review: rechunk merged the axes a dict or None left out and
+    dropped negative keys; sum's split_every dict was read on the parts' axes; masks of the
+    whole shape (x[x > 0.5]) failed; unknown sizes broke arithmetic, size and len; normalize
+    was not checked; seeds of 2^32 and above repeated other seeds' blocks."""
+    x = dd.random((6, 4), chunks=(3, 2), seed=1)
+    assert x.rechunk({-1: 1}).chunks == ((3, 3), (1, 1, 1, 1))
+    assert x.rechunk({0: 1}).chunks == ((1,) * 6, (2, 2))
+    assert x.rechunk((None, 1)).chunks == ((3, 3), (1, 1, 1, 1))
+    assert same_bits(x.rechunk({0: 1}).rechunk((3, 2)).compute(), x.compute())
+    with pytest.raises(ValueError, match="axis 2 is not one of the 2 axes"):
+        x.rechunk({2: 1})
+    y = dd.random((64, 3), chunks=(1, 3), seed=2)
+    assert len(dd.sum(y, axis=0, split_every={0: 64}).parts.dask) < \
+        len(dd.sum(y, axis=0, split_every=2).parts.dask)
+    z = dd.random((7, 5), chunks=(3, 2), seed=2)
+    ref = z.compute()
+    want = ref[ref.hi > 0.5]
+    for mask in (ref.hi > 0.5, z > 0.5):
+        assert same_bits(z[mask].compute(), want)
+    u = z[z.hi[:, 0] > 0.5]
+    assert math.isnan(u.size) and math.isnan(u.shape[0])
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        len(u)
+    rows = ref[ref.hi[:, 0] > 0.5]
+    assert same_bits((u * u + 1).compute(), rows * rows + 1)
+    hi = dask.array.from_array(np.ones((6, 2)), chunks=3)
+    kept = hi[hi[:, 0] > 0]
+    assert dd.from_dask(kept, kept).compute().shape == (6, 2)
+    with pytest.raises(TypeError, match="normalize must be True or False"):
+        dd.from_dask(hi, hi, normalize=None)
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\^32\)"):
+        dd.random((3,), seed=2 ** 32 + 7)
