@@ -233,6 +233,9 @@ class DDDaskArray:
         key = key if isinstance(key, tuple) else (key,)
         if any(isinstance(k, (DDArray, DDDaskArray)) for k in key):
             raise TypeError("a DD array cannot index an array; use a boolean or integer array")
+        if any(isinstance(k, (bool, np.bool_)) for k in key):   # dask took True as 1
+            raise IndexError("a boolean scalar index is not supported by ddblas.dask (NumPy's "
+                             "x[True] adds an axis): use None")
         mask = key[0] if len(key) == 1 else None
         if getattr(mask, "dtype", None) == bool and 2 <= mask.ndim == self.ndim:
             # a mask of the whole shape (x[x > 0.5]): its elements in row-major order, as

@@ -322,3 +322,6 @@ def test_rechunk_split_every_masks_unknown_sizes_and_seeds():
         dd.from_dask(hi, hi, normalize=None)
     with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\^32\)"):
         dd.random((3,), seed=2 ** 32 + 7)
+    for flag in (True, np.False_):   # dask read True as the index 1
+        with pytest.raises(IndexError, match="boolean scalar index"):
+            z[flag]
