@@ -14,7 +14,8 @@ import numpy as np
 from ..engines.backend import check_device, device_of_array
 from .array import DDArray, array, full, is_array
 from .convert import dd_to_fraction
-from .ops import absolute, divide, equal, less_equal, multiply, operands, register_functions
+from .ops import (absolute, divide, equal, less_equal, multiply, operands,
+                  register_functions, scale)
 from .ops import add as dd_add
 from .ops import subtract
 
@@ -200,12 +201,6 @@ def _downscale(magnitude_exponent: int) -> int:
     return max(0, magnitude_exponent - 1022)
 
 
-def _times_power_of_two(x: DDArray, k: int) -> DDArray:
-    """x 2^k, both parts scaled: exact while they stay normal (here |k| <= 62 on values
-    >= 2^960, so they do), inf where the value passes DBL_MAX."""
-    return DDArray(x.xp.ldexp(x.hi, k), x.xp.ldexp(x.lo, k), normalize=False)
-
-
 def _exponent(x: DDArray) -> int:
     """e with |x| < 2^e (x finite; 0 for x = 0 gives e = 0)."""
     return math.frexp(float(x.hi))[1]
@@ -231,9 +226,9 @@ def arange(start, stop=None, step=1, *, device=None, fma=None, add=None) -> DDAr
     # i step may pass DBL_MAX where start + i step does not: computed 2^k smaller then
     k = _downscale(max(_exponent(start), _exponent(step) + count.bit_length()) + 1)
     if k:
-        start, step = _times_power_of_two(start, -k), _times_power_of_two(step, -k)
+        start, step = scale(start, -k), scale(step, -k)
     values = dd_add(start, multiply(index, step, fma=fma, add=add), fma=fma, add=add)
-    return _times_power_of_two(values, k) if k else values
+    return scale(values, k) if k else values
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, fma=None,
@@ -255,19 +250,19 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
     # stop - start and i (stop - start) may pass DBL_MAX where the values do not: computed 2^k
     # smaller then (NumPy returns inf and nan there)
     k = _downscale(max(_exponent(start), _exponent(stop)) + 1 + max(num, 1).bit_length())
-    low, high = (_times_power_of_two(x, -k) for x in (start, stop)) if k else (start, stop)
+    low, high = (scale(x, -k) for x in (start, stop)) if k else (start, stop)
     delta = subtract(high, low, **opts)
     if num == 1:
         values = start.reshape(1).copy()
     else:
         index = start.xp.arange(num, dtype=np.float64)
         values = dd_add(low, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
-        values = _times_power_of_two(values, k) if k else values
+        values = scale(values, k) if k else values
         if endpoint and num > 1:
             values[-1] = stop
     if retstep:  # NaN when there is no step (num <= 1 with endpoint, num = 0), as NumPy
         step = divide(delta, float(div), **opts) if div > 0 else full((), np.nan, device)
-        return values, (_times_power_of_two(step, k) if k and div > 0 else step)
+        return values, (scale(step, k) if k and div > 0 else step)
     return values
 
 

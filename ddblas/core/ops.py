@@ -158,6 +158,13 @@ def elementwise_function(name: str, kernel: str, parameters: tuple, summary: str
 
 
 # ---- elementwise arithmetic ----
+def scale(x: DDArray, k) -> DDArray:
+    """x 2^k (k an int or an int array broadcasting with x, |k| <= 1022): a DD multiplication by
+    a power of two, exact unless a part of x 2^k is subnormal (it then loses its bits below
+    2^-1074) or overflows (then +-inf with lo = 0)."""
+    return multiply(x, x.xp.ldexp(1.0, x.xp.asarray(k).astype(np.int32)))
+
+
 def add(a, b, *, fma=None, add=None) -> DDArray:
     """a + b in DD (NumPy broadcasting). add="accurate": relative error <= 3u^2/(1-4u);
     add="sloppy": error <= 3.0000001u^2 (|a| + |b|). fma does not matter here."""

@@ -18,12 +18,13 @@ from ..blas.gemm import rgemm
 from ..blas.level3 import view_args
 from ..core import ops
 from ..core.array import DDArray, asarray
+from ..core.ops import scale
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from .errors import LinAlgError, require_algorithm, require_finite
 from .factor import solve_triangular
-from .scaling import downscale_exponents, scale
+from .scaling import downscale_exponents, scale_wide
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
@@ -262,8 +263,8 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         residual = rgemm(a, y, b2.copy(), alpha=-1, beta=1, **kw)
         residues = ops.sum(ops.multiply(residual, residual, fma=fma, add=add), axis=0,
                            fma=fma, add=add)
-        if b_scaled:  # |residual|^2 4^shift_b in two steps (2 shift_b may pass 1022)
-            residues = scale(scale(residues, shift_b[0]), shift_b[0])
+        if b_scaled:  # |residual|^2 4^shift_b (2 shift_b may pass 1022)
+            residues = scale_wide(residues, 2 * shift_b[0])
         residues = residues.reshape(()) if b.ndim == 1 else residues
     else:
         residues = _zeros(a.xp, (0,))

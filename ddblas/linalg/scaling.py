@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ops
 from ..core.array import DDArray
+from ..core.ops import scale
 from ..engines import cpu as _cpu
 
 TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
 EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
+
 
 def scale_exponent() -> int:
     """geometry.h's LINALG_SCALE_EXPONENT (512): max |x| >= 2^512 is scaled into [2^511, 2^512),
@@ -21,21 +22,39 @@ def scale_exponent() -> int:
     return _cpu.geometry()["linalg_scale_exponent"]
 
 
+def _largest_exponents(x: DDArray, axes: tuple):
+    """(e, present) over `axes` (kept as size-1 axes): max |x| in [2^(e-1), 2^e) where present
+    (max |x| > 0), e = 0 elsewhere; None for an empty x."""
+    if x.size == 0:
+        return None
+    xp = x.xp
+    largest = xp.max(xp.abs(x.hi), axis=axes, keepdims=True)
+    return xp.frexp(largest)[1].astype(np.int64), largest > 0
+
+
+def _zeros_over(x: DDArray, axes: tuple):
+    return x.xp.zeros([1 if i in axes else s for i, s in enumerate(x.shape)], dtype=np.int64)
+
+
 def downscale_exponents(x: DDArray, axes: tuple):
     """k >= 0 (int64, over `axes`, kept as size-1 axes): 0 where max |x| < 2^scale_exponent(),
     else the k with max |x| 2^-k in [2^(scale_exponent() - 1), 2^scale_exponent())."""
+    found = _largest_exponents(x, axes)
+    if found is None:
+        return _zeros_over(x, axes)
+    return x.xp.maximum(found[0] - scale_exponent(), 0)
+
+
+def range_exponents(x: DDArray, axes: tuple):
+    """downscale_exponents' k, and where max |x| is below 2^TINY_EXPONENT, k = e < 0 that puts
+    it into [1/2, 1) (x 2^-k): both directions from one pass over x."""
+    found = _largest_exponents(x, axes)
+    if found is None:
+        return _zeros_over(x, axes)
+    exponent, present = found
     xp = x.xp
-    if x.size == 0:
-        return xp.zeros([1 if i in axes else s for i, s in enumerate(x.shape)], dtype=np.int64)
-    largest = xp.max(xp.abs(x.hi), axis=axes, keepdims=True)
-    exponent = xp.frexp(largest)[1].astype(np.int64)   # largest in [2^(e-1), 2^e)
-    return xp.maximum(exponent - scale_exponent(), 0)
-
-
-def scale(x: DDArray, k) -> DDArray:
-    """x 2^k (k an int array broadcasting with x, |k| <= 1022): exact unless a part of x 2^k is
-    subnormal (it then loses its bits below 2^-1074) or overflows."""
-    return ops.multiply(x, x.xp.ldexp(1.0, k.astype(np.int32)))
+    tiny = present & (exponent < TINY_EXPONENT)
+    return xp.where(tiny, exponent, xp.maximum(exponent - scale_exponent(), 0))
 
 
 def scale_wide(x: DDArray, k) -> DDArray:
@@ -66,15 +85,3 @@ def column_exponents(a: DDArray, symmetric: bool):
     if high - low <= EQUILIBRATION_SPREAD and low > TINY_EXPONENT:
         return None
     return xp.where(present, exponent // 2 if symmetric else exponent, 0)
-
-
-def tiny_column_exponents(x: DDArray, axes: tuple):
-    """k <= 0 (int64, over `axes`, kept as size-1 axes): the exponent e of the largest |x| where
-    it is below 2^TINY_EXPONENT (x 2^-e then has it in [1/2, 1)), else 0."""
-    xp = x.xp
-    if x.size == 0:
-        return xp.zeros([1 if i in axes else s for i, s in enumerate(x.shape)], dtype=np.int64)
-    largest = xp.max(xp.abs(x.hi), axis=axes, keepdims=True)
-    exponent = xp.frexp(largest)[1].astype(np.int64)
-    return xp.where((largest > 0) & (exponent < TINY_EXPONENT), exponent, 0)
-

@@ -18,6 +18,7 @@ import numpy as np
 from ..blas.gemm import rgemm
 from ..core import ops
 from ..core.array import DDArray
+from ..core.ops import scale
 from ..core.options import get_options
 from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
@@ -25,8 +26,7 @@ from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
-from .scaling import (column_exponents, downscale_exponents, scale, scale_wide,
-                      tiny_column_exponents)
+from .scaling import column_exponents, downscale_exponents, range_exponents, scale_wide
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -576,7 +576,8 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     (method="refine"), or the batched DD LU."""
     n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
     shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-    if bool((shift_a > 0).any()):  # A 2^-ka y = b: y = x 2^ka, the same backward errors
+    a_scaled = bool((shift_a > 0).any())
+    if a_scaled:  # A 2^-ka y = b: y = x 2^ka, the same backward errors
         a = scale(a, -shift_a)
     # columns of very different or tiny magnitudes: A D y = b with D = 2^-kc (2^-kc A 2^-kc y =
     # 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that stops the
@@ -587,10 +588,11 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
         if assume_a == "pos":
             a = scale_wide(a, -_transposed(columns))
             b = scale_wide(b, -_transposed(columns))
-    shift_b = downscale_exponents(b, (b.ndim - 2,)) + tiny_column_exponents(b, (b.ndim - 2,))
-    if bool((shift_b != 0).any()):  # each column of b into range: y = x 2^-kb
+    shift_b = range_exponents(b, (b.ndim - 2,))
+    b_scaled = bool((shift_b != 0).any())
+    if b_scaled:  # each column of b into range: y = x 2^-kb
         b = scale_wide(b, -shift_b)
-    scaled = bool((shift_a > 0).any() or (shift_b != 0).any()) or columns is not None
+    scaled = a_scaled or b_scaled or columns is not None
     shape = stack + (n, k)
     if n == 0 or k == 0 or math.prod(stack) == 0:
         xp = a.xp
@@ -766,7 +768,6 @@ def cond(a, p=None) -> DDArray:
                          f"needs singular values, not in ddblas), got {p!r}")
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
-    norm_a = norm(a, p, axis=(-2, -1))
     xp = a.xp
     if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
         # cond(A 2^-k) = cond(A), and the estimator's LU of A near DBL_MAX could overflow
@@ -786,6 +787,6 @@ def cond(a, p=None) -> DDArray:
         keep = singular[..., None, None]
         a_inv = inv(DDArray(xp.where(keep, xp.eye(a.shape[-1]), a.hi),
                             xp.where(keep, 0.0, a.lo), normalize=False))
-    c = ops.multiply(norm_a, norm(a_inv, p, axis=(-2, -1)))
+    c = ops.multiply(norm(a, p, axis=(-2, -1)), norm(a_inv, p, axis=(-2, -1)))
     return DDArray(xp.where(singular, xp.inf, c.hi), xp.where(singular, 0.0, c.lo),
                    normalize=False)
