@@ -34,7 +34,7 @@ from .core.array import DDArray, asarray, is_array, shape_argument
 from .core.array import random as _random_dd
 from .core.options import resolve
 from .blas.gemmcall import ALGORITHMS
-from .engines.backend import array_module, device_of_array
+from .engines.backend import array_module, broadcast_shape, device_of_array
 
 __all__ = ["DDDaskArray", "from_ddarray", "from_dask", "random", "add", "subtract", "multiply",
            "divide", "sqrt", "negative", "absolute", "equal", "not_equal", "less", "less_equal",
@@ -388,12 +388,8 @@ def _elementwise(func, *xs, comparison: bool = False, **options):
     if len({x.device for x in arrays}) > 1:
         raise ValueError("operands have NumPy and CuPy chunks: move one (from_ddarray(x.compute()"
                          ".to_device(...)))")
-    shapes = [x.shape for x in arrays]
-    try:   # the shapes' error before the chunks'; dask's function takes unknown (nan) sizes
-        da.core.broadcast_shapes(*shapes)
-    except ValueError:
-        raise ValueError("operands could not be broadcast together: shapes "
-                         + " and ".join(map(str, shapes))) from None
+    # the shapes' error before the chunks' (dask's rule: sizes may be unknown, nan)
+    broadcast_shape(*(x.shape for x in arrays), rule=da.core.broadcast_shapes)
     ndim = max(x.ndim for x in arrays)
     padded = {id(x): x.parts[(slice(None),) + (None,) * (ndim - x.ndim)] for x in arrays}
     # each axis chunked as the first operand that is not broadcast along it

@@ -76,10 +76,11 @@ def move(x, device: str):
     return np.asarray(x)
 
 
-def broadcast_shape(*shapes) -> tuple:
-    """NumPy's broadcast shape, or a ValueError naming every operand shape."""
+def broadcast_shape(*shapes, rule=np.broadcast_shapes) -> tuple:
+    """The broadcast shape by `rule` (NumPy's; dask's takes unknown, nan sizes), or a
+    ValueError naming every operand shape."""
     try:
-        return np.broadcast_shapes(*shapes)
+        return rule(*shapes)
     except ValueError:
         raise ValueError("operands could not be broadcast together: shapes "
                          + " and ".join(map(str, shapes))) from None
