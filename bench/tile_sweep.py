@@ -5,7 +5,8 @@
 Instantiates gemm_shared<BM, BN, BK, TM, TN, K_UNROLL> for each configuration below (NN layout,
 prefetch into a second shared-memory stage, tiles over 48 KB in dynamic shared memory), compiled
 by NVRTC with the package's options; checks each one bitwise against the shipped rgemm on a
-ragged shape; then times them (CUDA events, one warm-up, median of 3) and prints DD GFLOP/s. Used to choose the b=4 configuration (docs/performance.md)."""
+ragged shape; then times them (CUDA events, one warm-up, median of 3) and prints DD GFLOP/s.
+Used to choose the b=4 configuration (docs/performance.md)."""
 import argparse
 import json
 import os
@@ -22,9 +23,9 @@ from ddblas.tools.timing import time_gpu
 # BM, BN, BK, TM, TN, K_UNROLL, minimum resident blocks per SM (__launch_bounds__). Two stages
 # of BM x BK + BK x BN DD tiles must fit the 48 KB of static shared memory (64 x 64 x 16: no).
 CONFIGS = [
-    (64, 32, 8, 4, 4, 2, 3),    # the shipped b=4
+    (64, 32, 8, 4, 4, 2, 3),    # b=4 until 2026-11-26
     (64, 32, 8, 4, 4, 1, 3),
-    (64, 32, 16, 4, 4, 2, 3),   # 16-deep tiles: half the barriers, 51 KB of dynamic shared memory
+    (64, 32, 16, 4, 4, 2, 3),   # the shipped b=4: 16 deep, 51 KB of dynamic shared memory
     (64, 32, 16, 4, 4, 4, 3),
     (32, 64, 8, 4, 4, 2, 3),
     (64, 64, 8, 4, 4, 2, 1),
