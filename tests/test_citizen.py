@@ -416,6 +416,21 @@ def test_random_values_are_106_bit_fractions(device):
     assert not same_bits(x, ddblas.random((300,), seed=8, device=device))
 
 
+
+def test_random_draws_in_chunks_the_values_of_one_draw(device, monkeypatch):
+    """The values are drawn RANDOM_CHUNK at a time (host memory stays bounded): the same
+    stream as one draw, across chunk boundaries."""
+    whole = ddblas.random((7, 11), seed=5, device=device)
+    monkeypatch.setattr(ddblas.core.array, "RANDOM_CHUNK", 10)
+    assert same_bits(ddblas.random((7, 11), seed=5, device=device), whole)
+
+
+def test_random_beyond_memory_raises_memory_error(device):
+    """596 GiB of values: a MemoryError before any is drawn (on the 128 GiB GPU host, Linux
+    overcommitted the host draw and the process was killed while it filled it)."""
+    with pytest.raises(MemoryError):
+        ddblas.random((200000, 200000), seed=1, device=device)
+
 # ---- item 7: np.dot on N-d arrays ----
 @pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 3)), ((2, 4), (4,)),
                                     ((2, 3, 4), (5, 4, 2)), ((2, 1, 3), (3,)), ((3,), (2, 3, 1)),

@@ -1,6 +1,7 @@
 """DDArray: an array of double-double numbers stored as two float64 arrays, hi and lo."""
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 
@@ -304,6 +305,7 @@ class DDArray:
     def transpose(self, *axes) -> "DDArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
         axes = None if isinstance(axes, tuple) and not axes else axes   # x.transpose(): all
+        np.broadcast_to(np.empty(()), self.shape).transpose(axes)   # NumPy's checks (CuPy takes [])
         return DDArray(self._hi.transpose(axes), self._lo.transpose(axes), normalize=False)
 
     def to_device(self, device: str) -> "DDArray":
@@ -750,22 +752,32 @@ def eye(n, m=None, k=0, device=None) -> DDArray:
     return DDArray(hi, xp.zeros_like(hi), normalize=False)
 
 
+RANDOM_CHUNK = 1 << 22   # values drawn at a time by random (64 MiB of 53-bit halves)
+
+
 def random(shape, seed=None, device=None) -> DDArray:
     """Uniform random DD values in [0, 1) with all 106 bits random: each value is k * 2^-106 for
     a uniform integer k < 2^106. The same seed gives the same values on the CPU and the GPU.
 
     The two 53-bit halves of k are drawn together element by element (row-major order), so the
-    values do not depend on the shape: random((5,), seed=s)[:3] == random((3,), seed=s).
+    values do not depend on the shape: random((5,), seed=s)[:3] == random((3,), seed=s). A shape
+    that does not fit in the device's memory raises MemoryError before anything is drawn.
     """
     device = check_device(device or "cpu")
     shape = shape_argument(shape)
-    rng = np.random.default_rng(seed)
-    halves = rng.integers(0, 2 ** 53, size=shape + (2,), dtype=np.int64)
-    halves = move(halves, device)  # converted where they land (exact: each half < 2^53)
+    count = math.prod(shape)
+    if device == "cpu":
+        _backend.require_host_memory(2 * 8 * count, f"random({shape})")
     xp = _backend.backend(device).xp
-    a = xp.ldexp(halves[..., 0].astype(np.float64), -53)
-    b = xp.ldexp(halves[..., 1].astype(np.float64), -106)
-    hi, lo = eft.fast_two_sum(a, b)  # exact: a = 0 or exponent(a) >= exponent(b)
-    return DDArray(hi, lo, normalize=False)
+    hi, lo = xp.empty(count), xp.empty(count)   # on the GPU, CuPy's OutOfMemoryError first
+    rng = np.random.default_rng(seed)
+    for start in range(0, count, RANDOM_CHUNK):   # the same stream as one draw of every value
+        stop = min(count, start + RANDOM_CHUNK)
+        halves = move(rng.integers(0, 2 ** 53, size=(stop - start, 2), dtype=np.int64), device)
+        a = xp.ldexp(halves[:, 0].astype(np.float64), -53)   # exact: each half < 2^53
+        b = xp.ldexp(halves[:, 1].astype(np.float64), -106)
+        # exact: a = 0 or exponent(a) >= exponent(b)
+        hi[start:stop], lo[start:stop] = eft.fast_two_sum(a, b)
+    return DDArray(hi.reshape(shape), lo.reshape(shape), normalize=False)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 
@@ -74,6 +75,18 @@ def move(x, device: str):
     if is_gpu_array(x):
         return addressable(x).get()
     return np.asarray(x)
+
+
+def require_host_memory(nbytes: int, what: str) -> None:
+    """MemoryError naming `what` if `nbytes` exceed the host's physical memory (where Linux
+    overcommits, such an allocation succeeds and the process is killed while it is filled)."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):   # not a POSIX system: NumPy's own check
+        return
+    if nbytes > physical:
+        raise MemoryError(f"{what} needs {nbytes / 2**30:.1f} GiB, more than this machine's "
+                          f"{physical / 2**30:.1f} GiB of memory")
 
 
 def broadcast_shape(*shapes, rule=np.broadcast_shapes) -> tuple:
