@@ -83,8 +83,9 @@ DD_HD dd div_accurate(dd a, dd b) {
     return q;
 }
 
-// nearest_integer: an integer within 1/2 of x (ties away from zero), for |x| < 2^52; exact.
-DD_HD double nearest_integer(double x) { return trunc(x + copysign(0.5, x)); }
+// nearest_integer: the integer nearest x (ties away from zero); exact. (trunc(x + 1/2) is not:
+// for x = 1/2 - 2^-54 the sum rounds up to 1.)
+DD_HD double nearest_integer(double x) { return round(x); }
 
 // is_integer: whether the DD a is an integer (both parts are, for a normalized a), exact.
 DD_HD bool is_integer(dd a) { return trunc(a.hi) == a.hi && trunc(a.lo) == a.lo; }

@@ -51,7 +51,8 @@ struct nofma_sloppy : Variant<false, false> {};
 #endif
 
 #define DDBLAS_DD_PARAM(x) const double *x##_hi, const double *x##_lo, ddblas::index_t x##_step
-#define DDBLAS_DD_LOAD(x, i) {x##_hi[(i) * x##_step], x##_lo[(i) * x##_step]}
+// Operands whose lo is not finite are read as normalisation would make them (dd_config.h).
+#define DDBLAS_DD_LOAD(x, i) ddblas::loaded(x##_hi[(i) * x##_step], x##_lo[(i) * x##_step])
 // Every float64 a kernel stores goes through canonical() (dd_config.h): NaNs bit-identical.
 #define DDBLAS_DD_STORE(out, i, r)            \
     out##_hi[i] = ddblas::canonical((r).hi); \

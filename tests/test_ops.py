@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddvalues import (DIV, MUL, SQRT, U, add_abs_constant, dd_arrays, exact_values,
-                      is_normalized, rel_error, to_ddarray, ACCURATE_ADD)
+                      is_normalized, rel_error, same_bits, to_ddarray, ACCURATE_ADD)
 
 WIDE = dict(min_exp=-900, max_exp=900)
 NARROW = dict(min_exp=-400, max_exp=400)
@@ -364,3 +364,27 @@ def test_dot_with_cancellation_is_exact_where_dd_holds_the_terms(device):
     assert float(np.dot(np.array([big, float(small), -big], dtype=float), np.ones(3))) != small
     with pytest.raises(ValueError, match=r"\(3,\) and \(2,\)"):
         ddblas.dot(x, ddblas.ones((2,), device=device))
+
+
+UNNORMALISED_HI = [1.0, 0.5, -2.0, np.inf, -np.inf, 0.0, 1e300, np.inf, -np.inf]
+UNNORMALISED_LO = [np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, np.inf, np.inf]
+ELEMENTWISE = ["sqrt", "reciprocal", "exp", "exp2", "expm1", "log", "log1p", "sinh", "cosh",
+               "tanh", "arcsinh", "arctan", "arcsin", "sin", "cos", "floor", "rint", "sign",
+               "negative", "absolute", "isnan", "isinf", "isfinite"]
+
+
+@pytest.mark.parametrize("fn", ELEMENTWISE)
+def test_pairs_with_a_non_finite_lo_read_as_normalisation_makes_them(fn, device):
+    """Review of 2026-11-26: (1, nan) wrapped with normalize=False gave sqrt 1, log1p ln 2,
+    tanh (hi, nan); (inf, nan) gave exp inf, tanh 1 ("a DD is nan when either part is"). The
+    kernels now read such a pair as DDArray(normalize=True) makes it: nan, or (hi + lo, 0)."""
+    raw = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO),
+                         normalize=False).to_device(device)
+    made = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO)).to_device(device)
+    with np.errstate(all="ignore"):
+        got, want = getattr(ddblas, fn)(raw), getattr(ddblas, fn)(made)
+    if isinstance(got, ddblas.DDArray):
+        assert same_bits(got, want), (fn, got.hi, got.lo, want.hi, want.lo)
+    else:
+        host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in (got, want)]
+        assert np.array_equal(*host), (fn, host)

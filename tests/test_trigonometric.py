@@ -92,6 +92,30 @@ def test_binary_within_bound(name, device, variant):
     run()
 
 
+# Worst cases of the adversarial search of 2026-11-26 (random arguments near the hard regions,
+# then hill-climbing by ulps), (hi, lo) in hex: each exceeded the bound of its time (arcsin 6,
+# arccos 4, arctan 4, arctan2 7 reached 0.996 of it, hypot 4).
+SEARCHED = [("arcsin", [("-0x1.0c866c86b706bp-8", "-0x1.fffffb48af9c6p-62")]),
+            ("arccos", [("0x1.ffffffffffffbp-1", "0x1.f19dde8a489fdp-55")]),
+            ("arctan", [("0x1.0403d457ab360p-6", "0x1.ca95dad79da6fp-62")]),
+            ("arctan", [("0x1.35d74cf777c2cp-6", "0x1.fa3e1ee92bd9bp-60")]),
+            ("arctan2", [("-0x1.111e97be24b3dp-19", "0x1.eaa00ca01d0d6p-73"),
+                         ("0x1.0000000000002p-8", "0x1.ffa3c1816359cp-62")]),
+            ("hypot", [("-0x1.01422eee9a010p+9", "0x1.ffffd8688e980p-45"),
+                       ("0x1.0000000000005p-14", "0x1.e378391e5bdcap-68")])]
+
+
+@pytest.mark.parametrize("name, args", SEARCHED)
+def test_worst_cases_of_the_adversarial_search_within_bound(name, args, device, variant):
+    fn, mp_fn, _, _ = {**UNARY, **BINARY}[name]
+    xs = [ddblas.DDArray(float.fromhex(h), float.fromhex(l)).reshape(1).to_device(device)
+          for h, l in args]
+    with mpmath.workprec(PREC):
+        reference = [mp_fn(*(mp_values(x)[0] for x in xs))]
+    (error,) = errors_u2(fn(*xs, **variant), reference)
+    assert error <= accuracy.bound(name), (name, error)
+
+
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_large_arguments_near_multiples_of_pi(name, device, variant):
     """The DD nearest k pi/2, k pi/16 and slightly off, for k up to 2^200 (Cody-Waite below 2^90,
@@ -248,6 +272,6 @@ def test_same_bits_on_both_devices(device, variant):
 
 def test_bound_names_the_measured_constants():
     for name in list(UNARY) + list(BINARY):
-        assert 1 <= accuracy.bound(name, "nofma/sloppy") == accuracy.bound(name) <= 8
+        assert 1 <= accuracy.bound(name, "nofma/sloppy") == accuracy.bound(name) <= 10
     with pytest.raises(ValueError, match="takes no k"):
         accuracy.bound("sin", k=3)
