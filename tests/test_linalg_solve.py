@@ -887,3 +887,81 @@ def test_cond_estimate_of_a_matrix_near_dbl_max():
     w = np.tril(-np.ones((n, n)), -1) + np.eye(n)
     w[:, -1] = 1
     assert float(linalg.cond(np.ldexp(w, 900), 1).hi) == float(linalg.cond(w, 1).hi) == n
+
+
+@pytest.mark.parametrize("n", [2, 40])
+@pytest.mark.parametrize("assume_a", ["gen", "pos"])
+def test_tiny_columns_beside_huge_ones_keep_their_bits(device, n, assume_a):
+    """Review of 2026-11-26: solve scaled the whole matrix down from 1e200 before equilibrating
+    its columns, so diag(1e200, 3e-290) was singular ('U[1, 1] is exactly zero') and a 3e-270
+    beside 1e200 lost its bits (x[1] to 4.5e-9). Columns now come down one by one."""
+    a = np.eye(n)
+    a[0, 0], a[1, 1] = 1e200, 3e-290
+    b = np.ones(n)
+    x = linalg.solve(ddblas.asarray(a).to_device(device), ddblas.asarray(b).to_device(device),
+                     assume_a=assume_a)
+    got = exact_values(x)
+    assert got[0] == pytest.approx(Fraction(1) / Fraction(1e200), rel=2.0 ** -100)
+    assert got[1] == pytest.approx(Fraction(1) / Fraction(3e-290), rel=2.0 ** -100)
+    if assume_a == "gen":
+        a[1, 0], a[1, 1] = 1, 3e-270
+        x = linalg.solve(ddblas.asarray(a).to_device(device), ddblas.asarray(b).to_device(device))
+        x0 = 1 / Fraction(1e200)
+        assert exact_values(x)[1] == pytest.approx((1 - x0) / Fraction(3e-270), rel=2.0 ** -100)
+    inverse = linalg.inv(ddblas.asarray(np.diag([1e300, 1e-300])).to_device(device))
+    assert float(inverse.hi[1, 1]) == pytest.approx(1e300, rel=1e-15)
+
+
+def test_det_and_slogdet_scale_columns_both_ways(device):
+    """Review of 2026-11-26: a 1e308 block beside 3e-250 gave det 0 and slogdet -inf (the
+    overflow fallback scaled the whole matrix, flushing 3e-250); entries near 2^-1000 lost the
+    determinant's bits (slogdet float64-accurate at best). Columns are now scaled each way."""
+    a = np.zeros((3, 3))
+    a[:2, :2] = [[1e308, 1e308], [-1e308, 1e308]]
+    a[2, 2] = 3e-250
+    sign, logabs = linalg.slogdet(ddblas.asarray(a).to_device(device))
+    with mpmath.workprec(PREC):
+        exact = mpmath.log(2 * mpmath.mpf(1e308) ** 2 * mpmath.mpf(3e-250))
+    assert float(sign) == 1 and float(logabs) == pytest.approx(float(exact), rel=1e-15)
+    assert math.isinf(float(linalg.det(ddblas.asarray(a).to_device(device)).hi))
+    rng = np.random.default_rng(3)
+    for n in (3, 40):
+        m = rng.integers(1, 2 ** 20, (n, n)) / 2.0 ** 20 + np.eye(n)   # exact when scaled
+        with mpmath.workprec(PREC):
+            exact = mpmath.log(abs(mpmath.det(mpmath.matrix(m.tolist()))))
+        sign, logabs = linalg.slogdet(ddblas.asarray(np.ldexp(m, -1000)).to_device(device))
+        with mpmath.workprec(PREC):
+            error = abs(mpmath.mpf(float(logabs)) + 1000 * n * mpmath.log(2) - exact)
+        assert error <= 2.0 ** -52 * abs(float(logabs)) + 1e-25, (n, float(error))
+        (got,) = exact_values(linalg.det(ddblas.asarray(np.ldexp(m, -(300 // n))).to_device(device)))
+        with mpmath.workprec(PREC):
+            want = mpmath.det(mpmath.matrix(m.tolist())) * mpmath.mpf(2) ** (-(300 // n) * n)
+            have = mpmath.mpf(got.numerator) / got.denominator
+            assert abs(have - want) <= 2.0 ** -90 * abs(want), (n, float(have / want - 1))
+
+
+def test_cond_is_scale_invariant_at_every_order(device):
+    """Review of 2026-11-26: up to COND_EXACT_ORDER, cond overflowed ||A|| near DBL_MAX (inf
+    for a matrix of condition 2), was 1 + 2^-52 for [[1.7e308]], nan for 1e-310 I, and raised
+    LinAlgError for diag(1e300, 1e-300); cond of an empty matrix is an error, as NumPy's."""
+    def cond(m, p=None):
+        return float(linalg.cond(ddblas.asarray(np.array(m)).to_device(device), p).hi)
+    for p in (1, math.inf, "fro"):
+        assert cond([[1e308, 1e308], [-1e308, 1e308]], p) == pytest.approx(
+            2 if p != "fro" else 2, rel=1e-15)
+    assert cond([[1.7e308]]) == 1 and cond(1e-310 * np.eye(2)) == 1
+    assert math.isinf(cond(np.diag([1e300, 1e-300])))
+    with pytest.raises(ValueError, match="empty"):
+        linalg.cond(ddblas.zeros((0, 0), device=device))
+
+
+def test_slogdet_returns_numpys_named_result(device):
+    """Review of 2026-11-26: slogdet returned a plain tuple of 0-d arrays; NumPy 2 returns
+    SlogdetResult(sign, logabsdet) of float64 scalars."""
+    result = linalg.slogdet(ddblas.asarray(np.diag([2.0, -3.0])).to_device(device))
+    assert isinstance(result, linalg.SlogdetResult)
+    assert float(result.sign) == -1 and float(result.logabsdet) == pytest.approx(math.log(6))
+    if device == "cpu":
+        assert type(result.sign) is np.float64 and type(result.logabsdet) is np.float64
+    stacked = linalg.slogdet(ddblas.asarray(np.stack([np.eye(2)] * 3)).to_device(device))
+    assert stacked.sign.shape == stacked.logabsdet.shape == (3,)

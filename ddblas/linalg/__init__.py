@@ -4,8 +4,8 @@ from .errors import LinAlgError
 from .factor import (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve,
                      solve_triangular)
 from .qr import lstsq, qr
-from .solve import cond, det, inv, norm, slogdet, solve
+from .solve import SlogdetResult, cond, det, inv, norm, slogdet, solve
 
-__all__ = ["LinAlgError", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv",
+__all__ = ["LinAlgError", "SlogdetResult", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv",
            "lstsq", "lu", "lu_factor", "lu_solve", "norm", "qr", "slogdet", "solve",
            "solve_triangular"]

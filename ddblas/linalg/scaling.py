@@ -57,6 +57,16 @@ def range_exponents(x: DDArray, axes: tuple):
     return xp.where(tiny, exponent, xp.maximum(exponent - scale_exponent(), 0))
 
 
+def unit_exponents(x: DDArray, axes: tuple):
+    """k (int64, over `axes`, kept as size-1 axes) with max |x| 2^-k in [1/2, 1); 0 where x is
+    zero."""
+    found = _largest_exponents(x, axes)
+    if found is None:
+        return _zeros_over(x, axes)
+    exponent, present = found
+    return x.xp.where(present, exponent, 0)
+
+
 def scale_wide(x: DDArray, k) -> DDArray:
     """x 2^k for |k| <= 2044 (two steps of scale): exact under the same conditions."""
     half = k // 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
-from .scaling import column_exponents, downscale_exponents, range_exponents, scale_wide
+from .scaling import (column_exponents, downscale_exponents, range_exponents, scale_wide,
+                      unit_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -575,19 +577,23 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     entries >= 2^512 (x scaled back): one system (_solve_one), a stack one system at a time
     (method="refine"), or the batched DD LU."""
     n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
-    shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-    a_scaled = bool((shift_a > 0).any())
-    if a_scaled:  # A 2^-ka y = b: y = x 2^ka, the same backward errors
-        a = scale(a, -shift_a)
-    # columns of very different or tiny magnitudes: A D y = b with D = 2^-kc (2^-kc A 2^-kc y =
-    # 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that stops the
-    # refinement is met by the float64 solution (columns 2^+-30: x only float64-accurate)
+    # columns near DBL_MAX, or of very different or tiny magnitudes: A D y = b with D = 2^-kc
+    # (2^-kc A 2^-kc y = 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that
+    # stops the refinement is met by the float64 solution (columns 2^+-30: x only
+    # float64-accurate), and one scaling of the whole matrix took tiny columns beside huge ones
+    # into the subnormals (diag(1e200, 3e-290) was singular)
     columns = column_exponents(a, assume_a == "pos")
     if columns is not None:
         a = scale_wide(a, -columns)
         if assume_a == "pos":
             a = scale_wide(a, -_transposed(columns))
             b = scale_wide(b, -_transposed(columns))
+    # what remains >= 2^512 (columns of like magnitudes, or off-diagonal entries of a symmetric
+    # a that is not positive definite): A 2^-ka y = b, y = x 2^ka, the same backward errors
+    shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
+    a_scaled = bool((shift_a > 0).any())
+    if a_scaled:
+        a = scale(a, -shift_a)
     shift_b = range_exponents(b, (b.ndim - 2,))
     b_scaled = bool((shift_b != 0).any())
     if b_scaled:  # each column of b into range: y = x 2^-kb
@@ -669,18 +675,26 @@ def _diagonal_product(a: DDArray, shift):
 
 
 def _lu_diagonal_product(a, check_finite: bool):
-    """_diagonal_product of a; where the LU of a overflows, of a scaled as solve scales it (the
-    exponent making up for it): scaling only then keeps every bit of tiny entries otherwise."""
+    """_diagonal_product of a with its columns near DBL_MAX scaled down and those below
+    2^TINY_EXPONENT scaled up by powers of two (det(A 2^-K) 2^sum(K) = det(A), exact): the
+    factors neither overflow nor lose tiny entries' bits to the subnormals; columns of ordinary
+    magnitudes are not touched. Where the LU still overflows (pivot growth), every column is
+    scaled into [1/2, 1)."""
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
     if check_finite:
         require_finite((a, "a"))
-    none = a.xp.zeros(a.shape[:-2], dtype=np.int64)
+    shift = range_exponents(a, (a.ndim - 2,))
     try:
-        return _diagonal_product(a, none)
+        return _diagonal_product(_scaled(a, shift), shift.sum(axis=(-2, -1)))
     except OverflowError:
-        shift = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-        return _diagonal_product(scale(a, -shift), a.shape[-1] * shift[..., 0, 0])
+        shift = unit_exponents(a, (a.ndim - 2,))
+        return _diagonal_product(_scaled(a, shift), shift.sum(axis=(-2, -1)))
+
+
+def _scaled(a: DDArray, shift) -> DDArray:
+    """a 2^-shift (shift broadcasting with a); a itself where every shift is 0."""
+    return scale_wide(a, -shift) if bool((shift != 0).any()) else a
 
 
 def det(a, *, check_finite=True) -> DDArray:
@@ -694,7 +708,13 @@ def det(a, *, check_finite=True) -> DDArray:
     return _lu_diagonal_product(a, check_finite)[0]
 
 
-def slogdet(a, *, check_finite=True):
+class SlogdetResult(NamedTuple):
+    """slogdet's result, as NumPy 2's: det = sign * exp(logabsdet)."""
+    sign: object
+    logabsdet: object
+
+
+def slogdet(a, *, check_finite=True) -> SlogdetResult:
     """(sign, logabsdet) of a square matrix or a stack, as numpy.linalg.slogdet: det =
     sign * exp(logabsdet), never overflowing. sign: float64 (1, -1, or 0 for a singular
     matrix, then logabsdet = -inf); logabsdet: float64 (log |m| + e log 2 from the exact DD
@@ -706,7 +726,7 @@ def slogdet(a, *, check_finite=True):
     with np.errstate(divide="ignore"):
         logabsdet = xp.where(m == 0, -xp.inf,
                              xp.log(xp.abs(xp.where(m == 0, 1.0, m))) + exponent * math.log(2.0))
-    return sign, logabsdet
+    return SlogdetResult(sign[()], logabsdet[()])   # NumPy scalars for one matrix
 
 
 def _inverse_norm_estimate(a: DDArray, p) -> float:
@@ -768,25 +788,34 @@ def cond(a, p=None) -> DDArray:
                          f"needs singular values, not in ddblas), got {p!r}")
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
+    if a.size == 0:
+        raise ValueError("cond is not defined on empty arrays (a has shape "
+                         f"{tuple(a.shape)})")
     xp = a.xp
+    # cond(A 2^-k) = cond(A): each matrix with max |a| in [1/2, 1), so that neither ||A|| (near
+    # DBL_MAX) nor A^-1 (of a tiny A) overflows where the condition number itself does not
+    a = _scaled(a, unit_exponents(a, (a.ndim - 2, a.ndim - 1)))
     if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
-        # cond(A 2^-k) = cond(A), and the estimator's LU of A near DBL_MAX could overflow
-        # (inv and solve scale such matrices themselves)
-        shift = downscale_exponents(a, (0, 1))
-        scaled = scale(a, -shift) if bool((shift > 0).any()) else a
         try:
-            return ops.multiply(norm(scaled, p, axis=(-2, -1)),
-                                _inverse_norm_estimate(scaled, p))
+            return ops.multiply(norm(a, p, axis=(-2, -1)), _inverse_norm_estimate(a, p))
         except LinAlgError:
             return DDArray(xp.full((), xp.inf), xp.zeros(()), normalize=False)
     singular = xp.zeros(a.shape[:-2], dtype=bool)
     try:
         a_inv = inv(a)
     except LinAlgError:  # inf for the singular matrices, the others' inverses as usual
-        singular = slogdet(a, check_finite=False)[0] == 0
-        keep = singular[..., None, None]
-        a_inv = inv(DDArray(xp.where(keep, xp.eye(a.shape[-1]), a.hi),
-                            xp.where(keep, 0.0, a.lo), normalize=False))
+        singular = xp.array(slogdet(a, check_finite=False).sign == 0)   # writable, 0-d too
+        while True:   # and for those whose LU fails where slogdet's scaled one did not
+            keep = singular[..., None, None]
+            try:
+                a_inv = inv(DDArray(xp.where(keep, xp.eye(a.shape[-1]), a.hi),
+                                    xp.where(keep, 0.0, a.lo), normalize=False))
+                break
+            except LinAlgError as error:   # each matrix at most once
+                where = () if error.batch_index is None else error.batch_index
+                if bool(singular[where]):
+                    raise
+                singular[where] = True
     c = ops.multiply(norm(a, p, axis=(-2, -1)), norm(a_inv, p, axis=(-2, -1)))
     return DDArray(xp.where(singular, xp.inf, c.hi), xp.where(singular, 0.0, c.lo),
                    normalize=False)
