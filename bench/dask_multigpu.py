@@ -4,7 +4,7 @@ ddblas.rgemm call.
 
     python bench/dask_multigpu.py --gpus 1 2 4 --protocols ucx tcp \
         --cases 32768:8192:auto 32768:16384:blocked [--layout tiles|panels] [--single] \
-        [--big 65536:8192:auto] [--column-groups 2] [--spill-at 0.75] [--budget 500]
+        [--big 65536:8192:auto] [--column-groups 4] [--spill-at 0.6] [--budget 500]
 
 For each protocol, each GPU count g (CUDA_VISIBLE_DEVICES = the first g GPUs, one worker each;
 one GPU only with the first protocol: it moves nothing) and case N:chunk:algorithm, A and B are

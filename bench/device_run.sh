@@ -201,7 +201,7 @@ gpus=$(nvidia-smi -L | wc -l); counts="$gpus"   # all the GPUs first, then 2 and
 [ "$gpus" -gt 2 ] && counts="$counts 2"; [ "$gpus" -gt 1 ] && counts="$counts 1"
 timeout "${DASK_TIMEOUT:-540}" python3 bench/dask_multigpu.py ${DASK_ARGS:---gpus $counts --protocols ucx \
     --cases 32768:8192:blocked 32768:8192:auto 32768:16384:auto --big 65536:8192:auto \
-    --column-groups 2 --budget 420} \
+    --column-groups 4 --spill-at 0.6 --budget 420} \
     2>&1 | grep -v "Completed" | tee "$OUT/dask_multigpu.txt"
 fi
 if has sanitize; then
