@@ -646,6 +646,23 @@ def test_rgemv(device):
                      ddblas.rgemm(a.T, xt.reshape(50, 1)).reshape(30))
 
 
+def test_rgemv_writes_a_y_at_an_odd_byte_offset(device):
+    """ASan review of 2026-11-26: a y whose parts are record fields at byte offset 1 came back
+    unchanged (rgemv passed y.reshape(n, 1), a contiguous copy, as rgemm's c)."""
+    rec = np.zeros(3, dtype=[("pad", "i1"), ("hi", "f8"), ("lo", "f8")])
+    rec["hi"] = [1.0, 2.0, 3.0]
+    if device == "cpu":
+        y = ddblas.DDArray(rec["hi"], rec["lo"])
+    else:   # the same misalignment on the GPU: a view at byte offset 8 * 1 + 4 of a buffer
+        import cupy
+        raw = cupy.zeros(8 * 8, dtype=np.uint8)
+        hi = cupy.ndarray((3,), np.float64, raw.data + 4)
+        hi[...] = cupy.asarray([1.0, 2.0, 3.0])
+        y = ddblas.DDArray(hi, cupy.zeros(3))
+    out = ddblas.rgemv(ddblas.eye(3, device=device), ddblas.ones(3, device=device), y, beta=1)
+    assert out is y and list(ddblas.asarray(y).to_device("cpu").to_float64()) == [2.0, 3.0, 4.0]
+
+
 def test_rgemv_large_runs_tsm():
     """A matvec with max(M, N) * K >= 2^20 goes to the tall-and-skinny kernel."""
     info = {}

@@ -225,7 +225,10 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
             raise ValueError(f"rgemv: y must be a 1-D DDArray of length {rows}, got shape "
                              f"{y.shape}")
         check_output(y, "y", "rgemv")
-    out = rgemm(a, x.reshape(cols, 1), None if y is None else y.reshape(rows, 1), alpha=alpha,
+    # y[:, None] is a view of y whatever its layout (reshape copies parts that the kernels
+    # cannot address in place, and rgemm then wrote the copy: y at an odd byte offset kept
+    # its values)
+    out = rgemm(a, x.reshape(cols, 1), None if y is None else y[:, None], alpha=alpha,
                 beta=beta, transa="T" if transposed else "N", fma=fma, add=add,
                 algorithm=algorithm, info=info)
     return out.reshape(rows) if y is None else y   # y itself, as rgemm returns its c
