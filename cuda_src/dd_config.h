@@ -64,11 +64,12 @@ DD_HD double canonical(double x) {
     return isnan(x) ? quiet_nan() : x;
 }
 
-// loaded: an elementwise kernel's operand (hi, lo) as DDArray(normalize=True) makes it where lo
-// is not finite (a pair wrapped with normalize=False): a nan in either part, or inf - inf, gives
-// (nan, nan), another inf in lo (hi + lo, 0); a finite lo leaves the pair as it is.
+// loaded: an elementwise kernel's operand (hi, lo) as DDArray(normalize=True) makes it where a
+// part is not finite (a pair wrapped with normalize=False): a nan in either part, or inf - inf,
+// gives (nan, nan), another inf in either part (hi + lo, 0); a finite pair, and a non-finite hi
+// with lo = 0, stay as they are.
 DD_HD dd loaded(double hi, double lo) {
-    if (isfinite(lo)) return dd{hi, lo};
+    if (isfinite(lo) && (isfinite(hi) || lo == 0.0)) return dd{hi, lo};
     const double s = hi + lo;
     return dd{s, isnan(s) ? s : 0.0};
 }

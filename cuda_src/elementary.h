@@ -1,5 +1,5 @@
 // elementary.h: exponentials, logarithms, power and the hyperbolic functions of DD values, written
-// once for both backends from +, -, *, /, fma, sqrt, trunc, frexp and ldexp only (all exact or
+// once for both backends from +, -, *, /, fma, sqrt, trunc, round, frexp and ldexp only (all exact or
 // correctly rounded in IEEE 754, so the CPU and the GPU give the same bits; no libm exp or log).
 // Relative errors below are measured against mpmath at 300 bits (tests/test_elementary.py,
 // docs/algorithms.md "Elementary functions"); they are not proven. Sources:

@@ -925,19 +925,24 @@ def test_det_and_slogdet_scale_columns_both_ways(device):
     assert float(sign) == 1 and float(logabs) == pytest.approx(float(exact), rel=1e-15)
     assert math.isinf(float(linalg.det(ddblas.asarray(a).to_device(device)).hi))
     rng = np.random.default_rng(3)
-    for n in (3, 40):
+    for n in (3, 40):   # columns 2^-600, 2^600, 1, ...: the tiny ones' lo parts were subnormal
         m = rng.integers(1, 2 ** 20, (n, n)) / 2.0 ** 20 + np.eye(n)   # exact when scaled
+        powers = np.array([-600, 600] + [0] * (n - 2))
+        lo = np.ldexp(rng.integers(1, 2 ** 20, (n, n)) / 2.0 ** 20, -60) * m   # DD entries
+        a = ddblas.DDArray(np.ldexp(m, powers[None, :]), np.ldexp(lo, powers[None, :]))
         with mpmath.workprec(PREC):
-            exact = mpmath.log(abs(mpmath.det(mpmath.matrix(m.tolist()))))
-        sign, logabs = linalg.slogdet(ddblas.asarray(np.ldexp(m, -1000)).to_device(device))
-        with mpmath.workprec(PREC):
-            error = abs(mpmath.mpf(float(logabs)) + 1000 * n * mpmath.log(2) - exact)
-        assert error <= 2.0 ** -52 * abs(float(logabs)) + 1e-25, (n, float(error))
-        (got,) = exact_values(linalg.det(ddblas.asarray(np.ldexp(m, -(300 // n))).to_device(device)))
-        with mpmath.workprec(PREC):
-            want = mpmath.det(mpmath.matrix(m.tolist())) * mpmath.mpf(2) ** (-(300 // n) * n)
+            exact = mpmath.det(mpmath.matrix(
+                [[mpmath.mpf(m[i, j]) + mpmath.mpf(lo[i, j]) for j in range(n)]
+                 for i in range(n)]))
+            (got,) = exact_values(linalg.det(a.to_device(device)).reshape(1))
             have = mpmath.mpf(got.numerator) / got.denominator
-            assert abs(have - want) <= 2.0 ** -90 * abs(want), (n, float(have / want - 1))
+            assert abs(have - exact) <= 2.0 ** -90 * abs(exact), (n, float(have / exact - 1))
+    # a huge column whose LU does not overflow is not scaled: 3e-250 under 1e308 kept (the first
+    # version of the column scaling flushed it and called the matrix singular)
+    a = ddblas.asarray(np.array([[1e308, 1e300], [3e-250, 1e-257]])).to_device(device)
+    (got,) = exact_values(linalg.det(a).reshape(1))
+    exact = Fraction(1e308) * Fraction(1e-257) - Fraction(1e300) * Fraction(3e-250)
+    assert abs(got - exact) <= 2.0 ** -100 * abs(exact)
 
 
 def test_cond_is_scale_invariant_at_every_order(device):
@@ -951,7 +956,12 @@ def test_cond_is_scale_invariant_at_every_order(device):
             2 if p != "fro" else 2, rel=1e-15)
     assert cond([[1.7e308]]) == 1 and cond(1e-310 * np.eye(2)) == 1
     assert math.isinf(cond(np.diag([1e300, 1e-300])))
-    with pytest.raises(ValueError, match="empty"):
+    # a matrix that needs no scaling is not scaled: 2^-80 under 1 keeps its bits beside 2^1000
+    a = ddblas.DDArray(np.diag([2.0 ** 1000, 1.0]), np.diag([0.0, 2.0 ** -80])).to_device(device)
+    (got,) = exact_values(linalg.cond(a).reshape(1))
+    exact = Fraction(2) ** 1000 / (1 + Fraction(1, 2 ** 80))
+    assert abs(got - exact) <= 2.0 ** -100 * exact
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
         linalg.cond(ddblas.zeros((0, 0), device=device))
 
 

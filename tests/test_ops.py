@@ -366,18 +366,21 @@ def test_dot_with_cancellation_is_exact_where_dd_holds_the_terms(device):
         ddblas.dot(x, ddblas.ones((2,), device=device))
 
 
-UNNORMALISED_HI = [1.0, 0.5, -2.0, np.inf, -np.inf, 0.0, 1e300, np.inf, -np.inf]
-UNNORMALISED_LO = [np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, np.inf, np.inf]
+UNNORMALISED_HI = [1.0, 0.5, -2.0, np.inf, -np.inf, 0.0, 1e300, np.inf, -np.inf, np.inf, -np.inf,
+                   np.nan]
+UNNORMALISED_LO = [np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, np.inf, np.inf, 1.0,
+                   -2.0, 1.0]
 ELEMENTWISE = ["sqrt", "reciprocal", "exp", "exp2", "expm1", "log", "log1p", "sinh", "cosh",
-               "tanh", "arcsinh", "arctan", "arcsin", "sin", "cos", "floor", "rint", "sign",
-               "negative", "absolute", "isnan", "isinf", "isfinite"]
+               "tanh", "arcsinh", "arccosh", "arctan", "arcsin", "sin", "cos", "floor", "rint",
+               "sign", "negative", "absolute", "isnan", "isinf", "isfinite"]
 
 
 @pytest.mark.parametrize("fn", ELEMENTWISE)
 def test_pairs_with_a_non_finite_lo_read_as_normalisation_makes_them(fn, device):
     """Review of 2026-11-26: (1, nan) wrapped with normalize=False gave sqrt 1, log1p ln 2,
     tanh (hi, nan); (inf, nan) gave exp inf, tanh 1 ("a DD is nan when either part is"). The
-    kernels now read such a pair as DDArray(normalize=True) makes it: nan, or (hi + lo, 0)."""
+    kernels now read such a pair as DDArray(normalize=True) makes it: nan, or (hi + lo, 0);
+    and (inf, 1) as (inf, 0) (log1p, arccosh gave (inf, 1))."""
     raw = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO),
                          normalize=False).to_device(device)
     made = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO)).to_device(device)

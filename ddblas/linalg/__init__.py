@@ -6,6 +6,6 @@ from .factor import (cho_factor, cho_solve, cholesky, lu, lu_factor, lu_solve,
 from .qr import lstsq, qr
 from .solve import SlogdetResult, cond, det, inv, norm, slogdet, solve
 
-__all__ = ["LinAlgError", "SlogdetResult", "cho_factor", "cho_solve", "cholesky", "cond", "det", "inv",
-           "lstsq", "lu", "lu_factor", "lu_solve", "norm", "qr", "slogdet", "solve",
+__all__ = ["LinAlgError", "SlogdetResult", "cho_factor", "cho_solve", "cholesky", "cond", "det",
+           "inv", "lstsq", "lu", "lu_factor", "lu_solve", "norm", "qr", "slogdet", "solve",
            "solve_triangular"]

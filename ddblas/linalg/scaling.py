@@ -14,6 +14,8 @@ from ..engines import cpu as _cpu
 
 TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
 EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
+ROW_SPREAD = 500            # det: rows whose largest entries' exponents differ by more: equilibrated
+                            # (LU's multipliers 2^-spread would lose bits to the subnormals)
 
 
 def scale_exponent() -> int:

@@ -27,8 +27,8 @@ from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
-from .scaling import (column_exponents, downscale_exponents, range_exponents, scale_wide,
-                      unit_exponents)
+from .scaling import (ROW_SPREAD, column_exponents, downscale_exponents, range_exponents,
+                      scale_wide, unit_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -670,26 +670,44 @@ def _diagonal_product(a: DDArray, shift):
         hi, lo, piv = lu.hi[None], lu.lo[None], piv.astype(np.int64)[None]
     det, mantissa, exponent = batched.diagonal_product(hi, lo, piv, shift.reshape(batch), opts,
                                                        a.device)
-    require_finite_factors(xp.isfinite(mantissa.hi), a, stack, stack)
+    # factors that left float64's range: the product need not show it (an overflowed entry
+    # became a nan, which lost the next pivot search to a 0: "singular", det 0)
+    factors_finite = xp.isfinite(hi).all(axis=(-2, -1))
+    require_finite_factors(xp.isfinite(mantissa.hi) & factors_finite.reshape(mantissa.shape),
+                           a, stack, stack)
     return det.reshape(stack), mantissa.reshape(stack), exponent.reshape(stack)
 
 
 def _lu_diagonal_product(a, check_finite: bool):
-    """_diagonal_product of a with its columns near DBL_MAX scaled down and those below
-    2^TINY_EXPONENT scaled up by powers of two (det(A 2^-K) 2^sum(K) = det(A), exact): the
-    factors neither overflow nor lose tiny entries' bits to the subnormals; columns of ordinary
-    magnitudes are not touched. Where the LU still overflows (pivot growth), every column is
-    scaled into [1/2, 1)."""
+    """_diagonal_product of a with its rows scaled into [1/2, 1) where their largest entries
+    span more than ROW_SPREAD binades (LU's multipliers would underflow: 3e-250 under 1e308 was
+    lost) and its columns below 2^TINY_EXPONENT scaled up, by powers of two (det(2^-R A 2^-K)
+    2^(sum R + sum K) = det(A), exact), so that tiny entries keep their bits; where the LU
+    overflows, its columns near DBL_MAX scaled down as well, and where it still does (pivot
+    growth), every column scaled into [1/2, 1). Columns of ordinary magnitudes, and huge ones
+    whose LU does not overflow, are not touched (a column scaled down loses its own entries
+    below 2^-1074 of the new scale)."""
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
     if check_finite:
         require_finite((a, "a"))
-    shift = range_exponents(a, (a.ndim - 2,))
-    try:
-        return _diagonal_product(_scaled(a, shift), shift.sum(axis=(-2, -1)))
-    except OverflowError:
-        shift = unit_exponents(a, (a.ndim - 2,))
-        return _diagonal_product(_scaled(a, shift), shift.sum(axis=(-2, -1)))
+    rows, columns = (a.ndim - 1,), (a.ndim - 2,)
+    row_shift = unit_exponents(a, rows)
+    if a.size:   # rows 2^ROW_SPREAD apart: equilibrated
+        spread = row_shift.max(axis=-2, keepdims=True) - row_shift.min(axis=-2, keepdims=True)
+        row_shift = a.xp.where(spread > ROW_SPREAD, row_shift, 0)
+        a = _scaled(a, row_shift)
+    plans = (lambda: a.xp.minimum(range_exponents(a, columns), 0),   # tiny columns up
+             lambda: range_exponents(a, columns),                      # and huge ones down
+             lambda: unit_exponents(a, columns))                       # every column
+    for attempt, plan in enumerate(plans):
+        shift = plan()
+        try:
+            return _diagonal_product(_scaled(a, shift), (shift.sum(axis=(-2, -1))
+                                                         + row_shift.sum(axis=(-2, -1))))
+        except OverflowError:
+            if attempt == len(plans) - 1:
+                raise
 
 
 def _scaled(a: DDArray, shift) -> DDArray:
@@ -788,13 +806,14 @@ def cond(a, p=None) -> DDArray:
                          f"needs singular values, not in ddblas), got {p!r}")
     (a,) = ops.on_one_device(a)
     _square_stack(a, "a")
-    if a.size == 0:
-        raise ValueError("cond is not defined on empty arrays (a has shape "
-                         f"{tuple(a.shape)})")
+    if a.size == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError)
+        raise np.linalg.LinAlgError("cond is not defined on empty arrays (a has shape "
+                                    f"{tuple(a.shape)})")
     xp = a.xp
-    # cond(A 2^-k) = cond(A): each matrix with max |a| in [1/2, 1), so that neither ||A|| (near
-    # DBL_MAX) nor A^-1 (of a tiny A) overflows where the condition number itself does not
-    a = _scaled(a, unit_exponents(a, (a.ndim - 2, a.ndim - 1)))
+    # cond(A 2^-k) = cond(A): a matrix reaching 2^512 scaled below it and one below 2^-500 into
+    # [1/2, 1), so that neither ||A|| (near DBL_MAX) nor A^-1 (of a tiny A) overflows where the
+    # condition number itself does not; others as they are (their tiny entries keep their bits)
+    a = _scaled(a, range_exponents(a, (a.ndim - 2, a.ndim - 1)))
     if a.ndim == 2 and a.shape[0] > COND_EXACT_ORDER and p in (1, math.inf):
         try:
             return ops.multiply(norm(a, p, axis=(-2, -1)), _inverse_norm_estimate(a, p))
