@@ -157,6 +157,14 @@ def test_sort_axes_and_ties(device):
 
 
 # ---- ranges ----
+def test_linspace_starts_at_start_when_it_scales(device):
+    """Review of 2026-11-26: linspace(2^-1074, 1e308, 4) scaled its operands by 2^-k (their
+    difference would overflow) and lost the subnormal start: y[0] was 0, not start."""
+    for start, stop in ((2.0 ** -1074, 1e308), (-3e-310, -1.7e308), (5e-324, 5e-324)):
+        y = ddblas.linspace(start, stop, 4, device=device)
+        assert same_bits(y[0], ddblas.array(start)) and same_bits(y[-1], ddblas.array(stop))
+
+
 def test_linspace_nearest_and_numpy_semantics(device):
     y = ddblas.linspace(0, 1, 11, device=device)
     assert same_bits(y[3], ddblas.array("0.3")) and y.device == device

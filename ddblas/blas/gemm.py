@@ -154,7 +154,9 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     multiply-add), c_first = c_prod and c_acc = c_add (docs/algorithms.md, "Matrix products";
     accuracy.bound("gemm", variant, K)); tsm's pieces meet it too; ozaki-fp64, ozaki-int8 and
     ozaki2-int8 meet the same bound (docs/ozaki.md). Non-FMA products need entries up to 2^996
-    in magnitude and products up to 2^1000 (beyond: inf or nan in C).
+    in magnitude and products up to 2^1000 (beyond: inf or nan in C). alpha is applied after
+    the products, so products below about 2^-969 lose bits (or vanish) whatever alpha is:
+    scale A or B instead (docs/algorithms.md, "Near the underflow threshold").
     """
     return _gemmcall.execute(_gemmcall.prepare(
         "rgemm", a, b, c, alpha=alpha, beta=beta, transa=transa, transb=transb, fma=fma, add=add,

@@ -210,7 +210,9 @@ def arange(start, stop=None, step=1, *, device=None, fma=None, add=None) -> DDAr
     """start + i*step for i = 0, 1, ... while below stop (above for step < 0), as numpy.arange
     with DD start, stop and step (any scalars ddblas.array converts, e.g. "0.1"). The count is
     exact (ceil((stop - start) / step) in rational arithmetic, below 2^53); each value is a DD
-    mul (i exact) then a DD add: |err| <= (c_add + c_mul + c_add c_mul)(|start| + |i step|)."""
+    mul (i exact) then a DD add: |err| <= (c_add + c_mul + c_add c_mul)(|start| + |i step|), so
+    a value just below stop can round to stop: arange(0, 1, "0.1") has 11 values (the DD
+    nearest 0.1 is below 1/10) and the last is 1.0 (NumPy's float 0.1 is above: 10 values)."""
     device = check_device(device or "cpu")
     if stop is None:
         start, stop = 0, start
@@ -235,7 +237,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
              add=None):
     """num evenly spaced DD values from start to stop (stop included when endpoint), as
     numpy.linspace: y_i = start + (i (stop - start)) / d with d = num - 1 (endpoint) or num, a DD
-    sub, mul (i exact), div and add; the last value is stop itself when endpoint. |err| <=
+    sub, mul (i exact), div and add; the first value is start itself, the last stop itself when
+    endpoint. |err| <=
     (2 c_add + c_mul + c_div) GROWTH (|start| + |stop|) (docs/algorithms.md, "linspace");
     linspace(0, 1, 11)[3] is the DD nearest 0.3. retstep: also (stop - start) / d, a DD div."""
     if not isinstance(num, numbers.Integral) or isinstance(num, (bool, np.bool_)):
@@ -258,6 +261,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, *, device=None, 
         index = start.xp.arange(num, dtype=np.float64)
         values = dd_add(low, divide(multiply(index, delta, **opts), float(div), **opts), **opts)
         values = scale(values, k) if k else values
+        if num > 0:   # start itself (the scaling took a subnormal start's bits)
+            values[0] = start
         if endpoint and num > 1:
             values[-1] = stop
     if retstep:  # NaN when there is no step (num <= 1 with endpoint, num = 0), as NumPy

@@ -143,8 +143,9 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Variance over the given axes, two-pass in DD: m = mean(), then the sum of (x - m)^2 (each
     a DD sub and mul, summed in sum()'s fixed order; cuda_src/reductions.h) divided by
     max(n - ddof, 0). Bound: docs/algorithms.md, "Variance". When n - ddof <= 0, as NumPy:
-    inf, or NaN where the sum is 0 too (an empty or constant slice), with NumPy's
-    RuntimeWarning."""
+    inf, or NaN where the computed sum is exactly 0 too (an empty slice, or a constant one
+    whose mean comes out exact: seven copies of DD 0.1 give a mean off by u^2 and so inf),
+    with NumPy's RuntimeWarning."""
     if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
         raise TypeError(f"ddof must be a number, got {ddof!r}")
     (a,) = operands(a)
