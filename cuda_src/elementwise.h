@@ -75,9 +75,9 @@ DDBLAS_KERNEL ddblas_split(ddblas::index_t n, const double *a, double *x, double
             const ddblas::index_t row = t / chunks, first = (t % chunks) * chunk;             \
             const ddblas::index_t end = first + chunk < len ? first + chunk : len;            \
             const double *h = in_hi + row * len, *l = in_lo + row * len;                      \
-            ddblas::dd acc = {h[first], l[first]};                                            \
+            ddblas::dd acc = ddblas::loaded(h[first], l[first]);                              \
             for (ddblas::index_t k = first + 1; k < end; ++k) {                               \
-                ddblas::dd x = {h[k], l[k]};                                                  \
+                ddblas::dd x = ddblas::loaded(h[k], l[k]);                                    \
                 acc = ddblas::add<ddblas::variants::V>(acc, x);                               \
             }                                                                                 \
             DDBLAS_DD_STORE(out, t, acc);                                                     \

@@ -6,7 +6,8 @@
 //   cumsum, prefix of i terms             |err| <= (i - 1) c_add GROWTH sum_{k<=i} |x_k|
 //   cumprod, prefix of i factors          |err| <= ((1 + c_mul)^(i-1) - 1) |exact prefix|
 //   sqdev (one chunk, see the kernel)     each term (x - m)^2 as sub then mul, summed like sum
-// for finite results with no underflow; special values follow float64 through add and mul.
+// for finite results with no underflow; special values follow float64 through add and mul,
+// the operands read by loaded() (dd_config.h: a nan in either part is nan).
 #pragma once
 #include "kernels.h"
 
@@ -26,8 +27,9 @@ struct Times {
 // operation's error, so k elements carry k - 1 of them.
 template <class Op, class V>
 DD_HD dd fold(const double *hi, const double *lo, index_t first, index_t end) {
-    dd acc = {hi[first], lo[first]};
-    for (index_t k = first + 1; k < end; ++k) acc = Op::template apply<V>(acc, dd{hi[k], lo[k]});
+    dd acc = loaded(hi[first], lo[first]);
+    for (index_t k = first + 1; k < end; ++k)
+        acc = Op::template apply<V>(acc, loaded(hi[k], lo[k]));
     return acc;
 }
 
@@ -36,11 +38,11 @@ DD_HD dd fold(const double *hi, const double *lo, index_t first, index_t end) {
 template <class Op, class V>
 DD_HD void scan(const double *hi, const double *lo, index_t len, double *out_hi, double *out_lo) {
     if (len == 0) return;
-    dd acc = {hi[0], lo[0]};
+    dd acc = loaded(hi[0], lo[0]);
     out_hi[0] = canonical(acc.hi);
     out_lo[0] = canonical(acc.lo);
     for (index_t k = 1; k < len; ++k) {
-        acc = Op::template apply<V>(acc, dd{hi[k], lo[k]});
+        acc = Op::template apply<V>(acc, loaded(hi[k], lo[k]));
         out_hi[k] = canonical(acc.hi);
         out_lo[k] = canonical(acc.lo);
     }
@@ -53,7 +55,7 @@ DD_HD dd squared_deviations(const double *hi, const double *lo, index_t first, i
                             dd m) {
     dd acc = {0.0, 0.0};
     for (index_t k = first; k < end; ++k) {
-        const dd d = sub<V>(dd{hi[k], lo[k]}, m);
+        const dd d = sub<V>(loaded(hi[k], lo[k]), m);
         const dd square = mul<V>(d, d);
         acc = k == first ? square : add<V>(acc, square);
     }

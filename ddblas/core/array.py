@@ -157,8 +157,9 @@ class DDArray:
 
     normalize=False: the parts are wrapped as given, with no check and no pass over the data,
     for data you know is normalised (e.g. another DD library's output). ddblas operations are
-    not defined on pairs that are not, except that elementwise operations and dot read a pair
-    with a non-finite part as normalize=True makes it (a nan in either part gives nan).
+    not defined on pairs that are not, except that elementwise operations, reductions and
+    sorting read a pair with a non-finite part as normalize=True makes it (a nan in either part
+    gives nan).
 
     Either way, a lo that shares memory with hi (``DDArray(z, z)`` of zeros) is copied, so
     that writing one part never writes the other.

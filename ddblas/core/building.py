@@ -137,6 +137,7 @@ def argsort(a, axis=-1, kind=None) -> object:
         raise ValueError(f"kind must be None, 'quicksort', 'mergesort', 'heapsort' or 'stable', "
                          f"got {kind!r}")
     (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)   # pairs wrapped unnormalised, (1, nan) say, as normalised (no copy)
     if axis is None:
         a, axis = a.ravel(), 0
     xp = a.xp
@@ -151,6 +152,7 @@ def argsort(a, axis=-1, kind=None) -> object:
 def sort(a, axis=-1, kind=None) -> DDArray:
     """A sorted copy of a along axis (flattened when None) in DD order, NaNs last (numpy.sort)."""
     (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)   # as argsort
     if axis is None:
         a, axis = a.ravel(), 0
     order = argsort(a, axis, kind)

@@ -42,6 +42,7 @@ def _first_extreme(hi, lo, largest: bool):
 
 def _extreme(a, axis, keepdims: bool, largest: bool) -> DDArray:
     (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)   # pairs wrapped unnormalised, (1, nan) say, as normalised (no copy)
     axes = normalize_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
     if hi.shape[1] == 0:
@@ -77,6 +78,7 @@ def _single_axis(axis, ndim: int, name: str):
 
 def _arg_extreme(a, axis, keepdims: bool, largest: bool):
     (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)   # as _extreme
     name = "argmax" if largest else "argmin"
     ax = _single_axis(axis, a.ndim, name)
     source = a.ravel() if ax is None else a
