@@ -366,6 +366,20 @@ def test_dot_with_cancellation_is_exact_where_dd_holds_the_terms(device):
         ddblas.dot(x, ddblas.ones((2,), device=device))
 
 
+def assert_reads_as_normalised(fn: str, hi, lo, device) -> None:
+    """ddblas.<fn> of the pairs (hi, lo) wrapped with normalize=False gives the bits (or, for
+    index and bool results, the values) it gives for DDArray(hi, lo) normalised."""
+    raw = ddblas.DDArray(hi, lo, normalize=False).to_device(device)
+    made = ddblas.DDArray(hi, lo).to_device(device)
+    with np.errstate(all="ignore"):
+        got, want = getattr(ddblas, fn)(raw), getattr(ddblas, fn)(made)
+    if isinstance(got, ddblas.DDArray):
+        assert same_bits(got, want), (fn, got.hi, got.lo, want.hi, want.lo)
+    else:
+        host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in (got, want)]
+        assert np.array_equal(*host), (fn, host)
+
+
 UNNORMALISED_HI = [1.0, 0.5, -2.0, np.inf, -np.inf, 0.0, 1e300, np.inf, -np.inf, np.inf, -np.inf,
                    np.nan]
 UNNORMALISED_LO = [np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, np.inf, np.inf, 1.0,
@@ -381,16 +395,7 @@ def test_pairs_with_a_non_finite_lo_read_as_normalisation_makes_them(fn, device)
     tanh (hi, nan); (inf, nan) gave exp inf, tanh 1 ("a DD is nan when either part is"). The
     kernels now read such a pair as DDArray(normalize=True) makes it: nan, or (hi + lo, 0);
     and (inf, 1) as (inf, 0) (log1p, arccosh gave (inf, 1))."""
-    raw = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO),
-                         normalize=False).to_device(device)
-    made = ddblas.DDArray(np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO)).to_device(device)
-    with np.errstate(all="ignore"):
-        got, want = getattr(ddblas, fn)(raw), getattr(ddblas, fn)(made)
-    if isinstance(got, ddblas.DDArray):
-        assert same_bits(got, want), (fn, got.hi, got.lo, want.hi, want.lo)
-    else:
-        host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in (got, want)]
-        assert np.array_equal(*host), (fn, host)
+    assert_reads_as_normalised(fn, np.array(UNNORMALISED_HI), np.array(UNNORMALISED_LO), device)
 
 
 REDUCTIONS = ["sum", "prod", "cumsum", "cumprod", "mean", "var", "std", "max", "min", "argmax",
@@ -403,13 +408,4 @@ def test_reductions_read_unnormalised_pairs_as_normalisation_makes_them(fn, lo0,
     """Review of 2026-11-26: (1, nan) beside 2 summed to 3 (dd.h's add replaced the nan sum of
     finite hi parts by hi + hi), max gave 2, and (1, inf) stayed (1, inf) through sum and prod;
     the reductions now read such pairs as DDArray(normalize=True) makes them."""
-    hi, lo = np.array([1.0, 2.0, -0.5]), np.array([lo0, 0.0, 0.0])
-    raw = ddblas.DDArray(hi, lo, normalize=False).to_device(device)
-    made = ddblas.DDArray(hi, lo).to_device(device)
-    with np.errstate(all="ignore"):
-        got, want = getattr(ddblas, fn)(raw), getattr(ddblas, fn)(made)
-    if isinstance(got, ddblas.DDArray):
-        assert same_bits(got, want), (fn, got.hi, got.lo, want.hi, want.lo)
-    else:
-        host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in (got, want)]
-        assert np.array_equal(*host), (fn, host)
+    assert_reads_as_normalised(fn, np.array([1.0, 2.0, -0.5]), np.array([lo0, 0.0, 0.0]), device)
