@@ -1,6 +1,7 @@
 // elementary.h: exponentials, logarithms, power and the hyperbolic functions of DD values, written
-// once for both backends from +, -, *, /, fma, sqrt, trunc, round, frexp and ldexp only (all exact or
-// correctly rounded in IEEE 754, so the CPU and the GPU give the same bits; no libm exp or log).
+// once for both backends from +, -, *, /, fma, sqrt, trunc, round, frexp and ldexp only (all
+// exact or correctly rounded in IEEE 754, so the CPU and the GPU give the same bits; no libm exp
+// or log).
 // Relative errors below are measured against mpmath at 300 bits (tests/test_elementary.py,
 // docs/algorithms.md "Elementary functions"); they are not proven. Sources:
 //   [QD]   Y. Hida, X. S. Li, D. H. Bailey, QD library 2.3, dd_real.cpp: exp (reduction by ln 2

@@ -50,9 +50,8 @@ def _madd_sloppy_product_constant(fma: bool) -> Fraction:
 # Measured (not proven) relative bounds of the trigonometric functions in units of u^2, every
 # variant: the worst error over 40000 random DD inputs per function and variant and by an
 # adversarial search (2026-11-26) against mpmath at 300 bits, times at least 1.3, rounded up to
-# an integer (docs/algorithms.md, "Trigonometric
-# functions", gives the ranges and the sweep); finite inputs, results above 2^-968 (no
-# underflow).
+# an integer (docs/algorithms.md, "Trigonometric functions", gives the ranges and the sweep);
+# finite inputs, results above 2^-968 (no underflow).
 TRIG_MEASURED = {"sin": 4, "cos": 4, "tan": 7, "arcsin": 9, "arccos": 8, "arctan": 7,
                  "arctan2": 10, "hypot": 6}
 
