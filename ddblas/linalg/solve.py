@@ -19,7 +19,6 @@ import numpy as np
 from ..blas.gemm import rgemm
 from ..core import ops
 from ..core.array import DDArray
-from ..core.ops import scale
 from ..core.options import get_options
 from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
@@ -99,11 +98,10 @@ def _two_norm(x: DDArray, axes: tuple) -> DDArray:
     neither overflow nor underflow (the scalings are exact)."""
     xp = x.xp
     largest = _extreme_abs(x, axes, True).hi
-    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0)
-    e_half, e_rest = e // 2, e - e // 2        # |e| <= 1074 in two steps of at most 537
-    y = scale(scale(x, -e_half), -e_rest)
+    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0)   # |e| <= 1074
+    y = scale_wide(x, -e)
     s = ops.sqrt(ops.sum(ops.multiply(y, y), axis=axes, keepdims=True))
-    return scale(scale(s, e_half), e_rest)
+    return scale_wide(s, e)
 
 
 def _vector_norm(x: DDArray, ord, axes: tuple) -> DDArray:
@@ -591,14 +589,9 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     # what remains >= 2^512 (columns of like magnitudes, or off-diagonal entries of a symmetric
     # a that is not positive definite): A 2^-ka y = b, y = x 2^ka, the same backward errors
     shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
-    a_scaled = bool((shift_a > 0).any())
-    if a_scaled:
-        a = scale(a, -shift_a)
-    shift_b = range_exponents(b, (b.ndim - 2,))
-    b_scaled = bool((shift_b != 0).any())
-    if b_scaled:  # each column of b into range: y = x 2^-kb
-        b = scale_wide(b, -shift_b)
-    scaled = a_scaled or b_scaled or columns is not None
+    a = _scaled(a, shift_a)
+    shift_b = range_exponents(b, (b.ndim - 2,))   # each column of b into range: y = x 2^-kb
+    b = _scaled(b, shift_b)
     shape = stack + (n, k)
     if n == 0 or k == 0 or math.prod(stack) == 0:
         xp = a.xp
@@ -628,11 +621,8 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
                 cholesky(a, lower=True, check_finite=False)
             _log_direct(log, "dd-lu (batched)")
             x = _dd_lu_solve_stack(a3, b3, stack, own)
-    x = x.reshape(shape)
-    if not scaled:
-        return x
     back = shift_b - shift_a - (0 if columns is None else _transposed(columns))
-    return scale_wide(x, back)
+    return _scaled(x.reshape(shape), -back)
 
 
 def inv(a, *, check_finite=True) -> DDArray:
