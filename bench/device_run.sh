@@ -143,6 +143,7 @@ for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), 
     b = ddblas.random((batch, n, 2), seed=1, device='gpu')
     linalg.solve(a, b); linalg.det(a); linalg.inv(a[:2])
     linalg.solve(a, b[:, :, 1:]); linalg.solve(a, b[0, :, 0]); linalg.solve(a[0], b[0, :, :1])
+    linalg.solve(a[:2], ddblas.random((2, n, 35), seed=2, device='gpu'))   # columns wrap round a warp
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)

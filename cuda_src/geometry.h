@@ -63,6 +63,11 @@ static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 
 // 1.1-1.6x faster than 256 at orders 33-48, 256 faster from 56 on); larger orders keep one
 // thread a system. The solve (lu_solve_team) takes a block of >= order threads a system. 96: a
 // system's shared memory (151 KB) fits one block on sm_80 (163 KB) as well as sm_90 (227 KB).
+// The warp and small-block teams also solve as they factor (solve_shared: the right-hand sides
+// beside the matrix, where its shared memory fits the device); on blocks of BATCHED_BLOCK_TEAM
+// the back substitution's n dependent steps on one warp, the system's shared memory held
+// throughout, made that slower than lu_shared_block then lu_solve_team (H100, 10^4 systems, one
+// right-hand side: 56 x 56 4.9 against 4.2 ms, 64 x 64 5.8 against 5.4, 96 x 96 26 against 23).
 constexpr int BATCHED_TEAM_MAX_ORDER = 96;
 constexpr int BATCHED_WARP_THREADS = 128;
 constexpr int BATCHED_SMALL_BLOCK_TEAM = 128;
@@ -84,10 +89,10 @@ static_assert(BATCHED_TEAM_MAX_ORDER % WARP_SIZE == 0 && BATCHED_TEAM_MAX_ORDER 
 static_assert(BATCHED_TEAM_MAX_ORDER <= BATCHED_BLOCK_TEAM,
               "a block team offers a pivot candidate a thread for every row");
 // batched_shared_entries: the 16-byte DD entries of dynamic shared memory a system takes in
-// lu_shared: its matrix (order x ld, ld = order rounded up to odd), the fused solve's x_j (order
-// entries) and its row order (order ints, four an entry).
-DD_HD constexpr index_t batched_shared_entries(index_t order) {
-    return order * (order | 1) + order + (order + 3) / 4;
+// lu_shared: order rows of width (the matrix, then the fused solve's right-hand sides) padded to
+// an odd leading dimension.
+DD_HD constexpr index_t batched_shared_entries(index_t order, index_t width) {
+    return order * (width | 1);
 }
 
 // The batched LU's report (linalg_batched.h: the report kernel writes a system's A_* and B_*

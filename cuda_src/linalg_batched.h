@@ -7,8 +7,10 @@
 // order on the CPU and for orders above BATCHED_TEAM_MAX_ORDER on the GPU. On the GPU, smaller
 // systems are factored by a team of threads, a warp or a block, with the matrix in shared memory
 // (lu_shared: each step's pivot search a reduction, its updates spread over the threads), and
-// solved by a block a system (lu_solve_team). Every entry gets the same operations in the same
-// order in both, so the GPU's factors and solutions equal the CPU's bit for bit.
+// solved by a block a system (lu_solve_team), or up to BATCHED_SMALL_BLOCK_MAX_ORDER factored
+// and solved in one kernel, the right-hand sides beside the matrix (solve_shared). Every entry
+// gets the same operations in the same order in all of them, so the GPU's factors and solutions
+// equal the CPU's bit for bit.
 //
 // The factors live in a batch buffer in which element (i, j) of system p sits at
 // p * sys_step + i * row_step + j * col_step (BatchMatrix): one thread a system on the GPU
@@ -214,28 +216,31 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
     return c;
 }
 
-// trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for i, j > k (l_i =
-// a_ik, u_j = a_kj), by groups of Q x Q entries going round the TEAM threads `t`: rows
-// k + 1 + r + q h and columns k + 1 + j + q h (q < Q, h = ceil(rest / Q), rest = order - k - 1;
-// group r h + j), so that a thread loads Q multipliers, Q entries of u and Q^2 entries for Q^2
-// independent madds, consecutive threads on consecutive columns (no bank conflicts). Where a
-// group's row or column is past the block, its madds run on the first one's entries and are
-// not stored. Each entry still gets one madd a step: the bits of lu_factor_in_place. A thread's
-// groups: (r, j) stepped by TEAM with a wrap for single entries, e / h and e % h for 2 x 2
-// groups (each measured the faster on the H200: 10 % at order 19, 4 % at 64).
+// trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for rows k < i < order
+// and columns k < j < width (l_i = a_ik, u_j = a_kj; the columns from order on are the fused
+// solve's right-hand sides), by groups of Q x Q entries going round the TEAM threads `t`: rows
+// k + 1 + r + q hr and columns k + 1 + j + q hc (q < Q, hr = ceil(rows / Q), hc = ceil(cols /
+// Q); group r hc + j), so that a thread loads Q multipliers, Q entries of u and Q^2 entries for
+// Q^2 independent madds, consecutive threads on consecutive columns (no bank conflicts). Where
+// a group's row or column is past the block, its madds run on the first one's entries and are
+// not stored. Each entry still gets one madd a step: the bits of lu_factor_in_place (and, in the
+// right-hand sides, of lu_solve_in_place's forward substitution). A thread's groups: (r, j)
+// stepped by TEAM with a wrap for single entries, e / hc and e % hc for 2 x 2 groups (each
+// measured the faster on the H200: 10 % at order 19, 4 % at 64).
 template <class V, int TEAM, int Q>
-__device__ void trailing_update(dd *m, int ld, int k, int order, int t) {
-    const int rest = order - k - 1, side = (rest + Q - 1) / Q;
+__device__ void trailing_update(dd *m, int ld, int k, int order, int width, int t) {
+    const int rows = order - k - 1, cols = width - k - 1;
+    const int side_r = (rows + Q - 1) / Q, side_c = (cols + Q - 1) / Q;   // side_r <= side_c
     const auto group = [&](int r, int j) {
         int is[Q], js[Q];
         bool row_in[Q], col_in[Q];
         dd l[Q], u[Q], a[Q][Q];
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
-            row_in[q] = q == 0 || r + q * side < rest;   // r, j < side <= rest
-            col_in[q] = q == 0 || j + q * side < rest;
-            is[q] = k + 1 + (row_in[q] ? r + q * side : r);
-            js[q] = k + 1 + (col_in[q] ? j + q * side : j);
+            row_in[q] = q == 0 || r + q * side_r < rows;   // r < side_r <= rows
+            col_in[q] = q == 0 || j + q * side_c < cols;
+            is[q] = k + 1 + (row_in[q] ? r + q * side_r : r);
+            js[q] = k + 1 + (col_in[q] ? j + q * side_c : j);
             l[q] = neg(m[is[q] * ld + k]);
             u[q] = m[k * ld + js[q]];
         }
@@ -250,47 +255,47 @@ __device__ void trailing_update(dd *m, int ld, int k, int order, int t) {
                 if (row_in[q] && col_in[w]) m[is[q] * ld + js[w]] = a[q][w];
     };
     if constexpr (Q == 1) {
-        if (side == 0) return;
-        const int rows = TEAM / side, cols = TEAM % side;   // e = r side + j advancing by TEAM
-        for (int r = t / side, j = t % side; r < side; r += rows, j += cols) {
-            if (j >= side) {
-                j -= side;
+        if (side_r == 0) return;
+        const int step_r = TEAM / side_c, step_c = TEAM % side_c;   // e = r side_c + j += TEAM
+        for (int r = t / side_c, j = t % side_c; r < side_r; r += step_r, j += step_c) {
+            if (j >= side_c) {
+                j -= side_c;
                 ++r;
-                if (r >= side) break;
+                if (r >= side_r) break;
             }
             group(r, j);
         }
     } else {
-        for (int e = t; e < side * side; e += TEAM) group(e / side, e % side);
+        for (int e = t; e < side_r * side_c; e += TEAM) group(e / side_c, e % side_c);
     }
 }
 
 // SharedRhs: what lu_shared's fused solve adds: the right-hand sides b (order x nrhs), x
-// (contiguous, order x nrhs a system), the report, and the team's shared x_j (order entries) and
-// row order after the interchanges (perm, order entries).
+// (contiguous, order x nrhs a system) and the report (geometry.h BATCHED_REPORT_*).
 struct SharedRhs {
     StridedMatrix b;
     index_t nrhs;
     double *x_hi, *x_lo;
     index_t *report;
-    dd *xs;
-    int *perm;
 };
 
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
-// whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= n), n <=
-// BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t offers
-// row k + t as pivot candidate (segment_best under pivot_beats within each warp, then across the
-// warps that hold rows), rows k and p swap (thread j moves column j), thread t divides row
-// k + 1 + t's a_ik by the pivot, and the (n - k - 1)^2 updates of the trailing block go round
-// the threads in groups of Q x Q (trailing_update), so that a step costs the threads what it
-// has to do rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero
-// pivot, -1: none).
+// whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= width),
+// n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t
+// offers row k + t as pivot candidate (segment_best under pivot_beats within each warp, then
+// across the warps that hold rows), rows k and p swap (thread j moves column j), thread t
+// divides row k + 1 + t's a_ik by the pivot, and the updates of the trailing block go round the
+// threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
+// do rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot,
+// -1: none).
 //
-// SOLVE: then lu_solve_in_place with the factors where they are, rhs.b's nrhs columns, the
-// same terms in the same order as lu_solve_team (thread i a row: b's row perm[i], the rows'
-// order after the interchanges, then a forward and a backward column sweep, x_j through rhs.xs),
-// writing x and info[p], X_NOT_FINITE OR-ed into rhs.report[p]; neither lu nor piv.
+// SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
+// sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
+// updates carry out the forward substitution (L y = P b: each y_i's terms in increasing j, as in
+// lu_solve_in_place); then the team's first warp substitutes backwards by columns (x_j =
+// y_j / u_jj, then the rows above take their term: each sum's terms in decreasing j), all
+// columns at once, while the other warps leave. Writes x, info[p] and rhs.report[p]: the A_* and B_* flags of the entries
+// as loaded (report_flags; what the report kernel gives) and X_NOT_FINITE.
 template <class V, int TEAM, int Q, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
                           const BatchMatrix &lu, index_t *piv, index_t *info,
@@ -298,20 +303,32 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     static_assert(TEAM % WARP_SIZE == 0, "whole warps");
     constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
     constexpr int CANDIDATE_WARPS = ONE_WARP ? 1 : BATCHED_TEAM_MAX_ORDER / WARP_SIZE;
-    static_assert(!SOLVE || ONE_WARP, "the fused solve is a warp team's (solve_shared_warp)");
     const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
+    const int width = order + (SOLVE ? int(rhs.nrhs) : 0);
     const auto barrier = [] {
         if constexpr (ONE_WARP) __syncwarp();
         else __syncthreads();
     };
     __shared__ TeamPivot part[CANDIDATE_WARPS];
-    for (int e = t; e < order * order; e += TEAM) {
-        const dd zero = {0.0, 0.0};
-        m[e / order * ld + e % order] = valid ? a.load(e / order, e % order) : zero;
+    unsigned flags = 0;
+    if (SOLVE && valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
+    for (int e = t; e < order * width; e += TEAM) {
+        const int i = e / width, j = e % width;
+        dd v = {0.0, 0.0};
+        if (valid && j < order) {
+            v = a.load(i, j);
+            if constexpr (SOLVE)
+                flags |= report_flags(v.hi, BATCHED_REPORT_A_NOT_FINITE, BATCHED_REPORT_A_LARGE);
+        } else if (SOLVE && valid) {
+            v = rhs.b.load(i, j - order);
+            flags |= report_flags(v.hi, BATCHED_REPORT_B_NOT_FINITE, BATCHED_REPORT_B_LARGE);
+        }
+        m[i * ld + j] = v;
     }
-    if constexpr (SOLVE)
-        for (int i = t; i < order; i += TEAM) rhs.perm[i] = i;
     barrier();
+    if (SOLVE && flags)   // rare: no reduction first
+        atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
+                 (unsigned long long)flags);
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
         const int i = k + t;
@@ -329,13 +346,8 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         }
         const int pk = best.row < 0 ? k : best.row;
         if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;
-        if (SOLVE && t == 0 && pk != k) {
-            const int r = rhs.perm[k];
-            rhs.perm[k] = rhs.perm[pk];
-            rhs.perm[pk] = r;
-        }
         if (pk != k)
-            for (int j = t; j < order; j += TEAM) {
+            for (int j = t; j < width; j += TEAM) {
                 const dd r = m[k * ld + j];
                 m[k * ld + j] = m[pk * ld + j];
                 m[pk * ld + j] = r;
@@ -348,41 +360,37 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         }
         for (int r = k + 1 + t; r < order; r += TEAM) m[r * ld + k] = div<V>(m[r * ld + k], pivot);
         barrier();
-        trailing_update<V, TEAM, Q>(m, ld, k, order, t);
+        trailing_update<V, TEAM, Q>(m, ld, k, order, width, t);
         barrier();
     }
+    if (!valid) return;
     if constexpr (SOLVE) {
-        const int i = t;
-        const bool has_row = valid && i < order;
-        unsigned flags = 0;
-        for (index_t r = 0; r < rhs.nrhs; ++r) {
-            dd acc = {0.0, 0.0};
-            if (has_row) acc = rhs.b.load(rhs.perm[i], r);
-            for (int j = 0; j < order; ++j) {   // L y = P b, L unit lower
-                if (i == j) rhs.xs[j] = acc;
-                barrier();
-                if (has_row && i > j) acc = madd<V>(acc, neg(m[i * ld + j]), rhs.xs[j]);
+        if (t >= WARP_SIZE) return;   // the first warp substitutes
+        // U x = y for the nrhs columns at once: y_ir (in column order + r) belongs to lane
+        // (i nrhs + r) % WARP_SIZE, which divides it when i = j and takes its terms
+        const int nrhs = int(rhs.nrhs);
+        int first = ((lane - order * nrhs) % WARP_SIZE + WARP_SIZE) % WARP_SIZE;
+        flags = 0;
+        for (int j = order - 1; j >= 0; --j) {
+            first = (first + nrhs) % WARP_SIZE;   // this lane's first r in row j
+            for (int r = first; r < nrhs; r += WARP_SIZE) {
+                const dd x = div<V>(m[j * ld + order + r], m[j * ld + j]);
+                m[j * ld + order + r] = x;
+                DDBLAS_DD_STORE(rhs.x, (p * n + j) * nrhs + r, x);
+                flags |= report_flags(x.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
             }
-            barrier();   // the forward sweep's last reads before the back sweep writes
-            for (int j = order - 1; j >= 0; --j) {   // U x = y
-                if (i == j) {
-                    acc = div<V>(acc, m[j * ld + j]);
-                    rhs.xs[j] = acc;
-                    if (valid) {
-                        DDBLAS_DD_STORE(rhs.x, (p * n + j) * rhs.nrhs + r, acc);
-                    }
-                    flags |= report_flags(acc.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
-                }
-                barrier();
-                if (has_row && i < j) acc = madd<V>(acc, neg(m[i * ld + j]), rhs.xs[j]);
+            __syncwarp();   // row j's x written before the others read them
+            for (int e = lane; e < j * nrhs; e += WARP_SIZE) {
+                const int i = nrhs == 1 ? e : e / nrhs, r = e - i * nrhs;   // (no division for one)
+                m[i * ld + order + r] = madd<V>(m[i * ld + order + r], neg(m[i * ld + j]),
+                                                m[j * ld + order + r]);
             }
-            barrier();   // the next right-hand side rewrites xs
         }
-        if (valid && flags)   // the team's threads OR into one word
+        if (flags)
             atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
                      (unsigned long long)flags);
-        if (valid && t == 0) info[p] = zero_pivot;
-    } else if (valid) {
+        if (t == 0) info[p] = zero_pivot;
+    } else {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
             lu.store(e % order, e / order, m[e % order * ld + e / order]);
         if (t == 0) info[p] = zero_pivot;
@@ -583,30 +591,28 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
 }
 
 #if defined(__CUDACC__)
-// lu_shared_<warp|small_block|block>[_quads] (GPU, order <= WARP_SIZE |
-// BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads: trailing_update's groups of
-// 2 x 2, else of one entry; Python picks by geometry.h BATCHED_QUADS_MIN_AREA):
-// lu_factor's arguments and results by lu_shared, a warp a system (BATCHED_WARP_THREADS / 32
-// systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or BATCHED_BLOCK_TEAM threads a
-// system, each system with
-// batched_shared_entries(order) DD entries of dynamic shared memory (order x ld, ld = order
-// rounded up to odd: no bank conflicts on columns; then the fused solve's x_j and row order); lu
-// column-major per system. solve_shared_warp[_quads]: the warp teams factor and solve: x[p] =
-// A[p]^-1 b[p] (b + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info, report. (A
-// block team solving in place held its shared memory (66 KB at order 64) through 2n barriers
-// that a row a thread leaves mostly idle: slower than lu_solve_team after lu_shared_block.)
-#define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS)                                             \
+// lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team warp, small_block or block
+// (GPU, order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads:
+// trailing_update's groups of 2 x 2, else of one entry; Python picks by geometry.h
+// BATCHED_QUADS_MIN_AREA): lu_shared by a warp a system (BATCHED_WARP_THREADS / 32 systems a
+// block) or a block of BATCHED_SMALL_BLOCK_TEAM or BATCHED_BLOCK_TEAM threads a system, each
+// system with batched_shared_entries(order, width) DD entries of dynamic shared memory (order
+// rows of ld = width rounded up to odd: no bank conflicts on columns). lu_shared: lu_factor's
+// arguments and results (width = order; lu column-major per system). solve_shared (warp and
+// small-block teams; width = order + nrhs): x[p] = A[p]^-1 b[p] (b + p b_bs, strides b_rs,
+// b_cs, order x nrhs; x contiguous), info and report (written: a's, b's and x's flags).
+#define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, WIDTH)                                      \
     extern __shared__ ddblas::dd shared_systems[];                                             \
-    const int team = threadIdx.x / (TEAM), ld = int(order) | 1;                                \
+    const int team = threadIdx.x / (TEAM), ld = int(WIDTH) | 1;                                \
     const ddblas::index_t p = ddblas::index_t(blockIdx.x) * ((THREADS) / (TEAM)) + team;       \
     const bool valid = p < n;                                                                  \
-    ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order);             \
+    ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order, WIDTH);      \
     const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                            \
                                      a_lo + (valid ? p * a_bs : 0), a_rs, a_cs}
 #define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS, Q)                             \
     DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
-        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS);                                           \
+        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, order);                                    \
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
                                         lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
                                         col_step};                                             \
@@ -620,31 +626,29 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
         const double *b_hi, const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs,    \
         ddblas::index_t b_cs, double *x_hi, double *x_lo, ddblas::index_t *info,               \
         ddblas::index_t *report) {                                                             \
-        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS);                                           \
-        ddblas::dd *xs = m + order * ld;                                                       \
+        DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, order + nrhs);                             \
         const ddblas::SharedRhs rhs = {                                                        \
             {b_hi + (valid ? p * b_bs : 0), b_lo + (valid ? p * b_bs : 0), b_rs, b_cs},        \
-            nrhs, x_hi, x_lo, report, xs, reinterpret_cast<int *>(xs + order)};                \
+            nrhs, x_hi, x_lo, report};                                                         \
         const ddblas::BatchMatrix none = {nullptr, nullptr, order, 0, 0};                      \
         ddblas::lu_shared<ddblas::variants::V, TEAM, Q, true>(order, p, valid, a, m, ld, none, \
                                                               nullptr, info, rhs);             \
     }
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp, ddblas::WARP_SIZE,
-                    ddblas::BATCHED_WARP_THREADS, 1)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_warp_quads, ddblas::WARP_SIZE,
-                    ddblas::BATCHED_WARP_THREADS, 2)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_small_block,
-                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM, 1)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_small_block_quads,
-                    ddblas::BATCHED_SMALL_BLOCK_TEAM, ddblas::BATCHED_SMALL_BLOCK_TEAM, 2)
+#define DDBLAS_BATCHED_SMALL_TEAMS(KERNEL, STEM)                                               \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp, ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS,  \
+                        1)                                                                     \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp_quads, ddblas::WARP_SIZE,                          \
+                        ddblas::BATCHED_WARP_THREADS, 2)                                       \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_small_block, ddblas::BATCHED_SMALL_BLOCK_TEAM,          \
+                        ddblas::BATCHED_SMALL_BLOCK_TEAM, 1)                                   \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_small_block_quads, ddblas::BATCHED_SMALL_BLOCK_TEAM,    \
+                        ddblas::BATCHED_SMALL_BLOCK_TEAM, 2)
+DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
                     ddblas::BATCHED_BLOCK_TEAM, 1)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block_quads,
                     ddblas::BATCHED_BLOCK_TEAM, ddblas::BATCHED_BLOCK_TEAM, 2)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp, ddblas::WARP_SIZE,
-                    ddblas::BATCHED_WARP_THREADS, 1)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared_warp_quads,
-                    ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS, 2)
+DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).

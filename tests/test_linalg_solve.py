@@ -169,6 +169,34 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
     assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
 
 
+# solve_shared (the warp and small-block teams, up to order 48) carries the right-hand sides
+# beside the matrix and substitutes them together, y_ir owned by lane (i nrhs + r) % 32: more
+# than 32 columns wrap round the lanes; where a block's systems with their columns exceed the
+# device's shared memory (9 x 2000), and on the block teams (49), the separate kernels.
+@pytest.mark.parametrize("n, nrhs, fused", [
+    (1, 1, True), (5, 3, True), (9, 9, True), (9, 40, True), (19, 2, True), (19, 33, True),
+    (32, 5, True), (33, 33, True), (48, 4, True), (48, 48, True), (49, 3, False),
+    (9, 2000, False)])
+def test_batched_solve_right_hand_sides_equal_cpu(device, n, nrhs, fused):
+    if device != "gpu":
+        pytest.skip("the team kernels run on the GPU; the CPU is the reference")
+    assert batched._fused_solve("gpu", n, nrhs) == fused
+    a = random_stack(11, n, n, seed=n, device="cpu")
+    b = random_stack(11, n, nrhs, seed=nrhs, device="cpu")
+    x_cpu = linalg.solve(a, b)
+    assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
+    bh = b.hi.copy()
+    bh[7, n - 1, nrhs - 1] = np.nan   # the report's flag from the last column of one system
+    bad = ddblas.DDArray(bh, b.lo, normalize=False)
+    with pytest.raises(ValueError, match="^b must not contain infs or NaNs"):
+        linalg.solve(a.to_device("gpu"), bad.to_device("gpu"))
+    _same_outcome(_outcome(lambda: linalg.solve(a, bad, check_finite=False)),
+                  _outcome(lambda: linalg.solve(a.to_device("gpu"), bad.to_device("gpu"),
+                                                check_finite=False)))
+    if nrhs == n:
+        assert same_bits(linalg.inv(a), linalg.inv(a.to_device("gpu")))
+
+
 def _outcome(run):
     """run()'s result, or the exception it raised."""
     try:

@@ -17,10 +17,11 @@ extern "C" void ddblas_gemm_cpu_blocking(ddblas::index_t *out) {
     for (int i = 0; i < 5; ++i) out[i] = sizes[i];
 }
 
-// The dynamic shared memory bytes of one system of the given order in the batched LU's shared
-// kernels (geometry.h batched_shared_entries).
-extern "C" long long ddblas_batched_shared_bytes(long long order) {
-    return ddblas::batched_shared_entries(order) * (long long)sizeof(ddblas::dd);
+// The dynamic shared memory bytes of one system of the given order and width (order, plus the
+// fused solve's right-hand sides) in the batched LU's shared kernels (geometry.h
+// batched_shared_entries).
+extern "C" long long ddblas_batched_shared_bytes(long long order, long long width) {
+    return ddblas::batched_shared_entries(order, width) * (long long)sizeof(ddblas::dd);
 }
 
 // ddblas_geometry: geometry.h as text, one "dotted.name value" line per number, copied into

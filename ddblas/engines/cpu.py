@@ -137,7 +137,7 @@ def artifact(family: str, vectorize: bool = True, variant: str | None = None) ->
 _SIGNATURES = {
     "ddblas_cpu_threads": (ctypes.c_int, (ctypes.c_int,)),
     "ddblas_geometry": (ctypes.c_longlong, (ctypes.c_char_p, ctypes.c_longlong)),
-    "ddblas_batched_shared_bytes": (ctypes.c_longlong, (ctypes.c_longlong,)),
+    "ddblas_batched_shared_bytes": (ctypes.c_longlong, (ctypes.c_longlong, ctypes.c_longlong)),
     **{f"ddblas_madd_ceiling_cpu_{fma}_{add}": (ctypes.c_int64, None)
        for fma in ("fma", "nofma") for add in ("accurate", "sloppy")},
 }
@@ -222,10 +222,11 @@ def dynamic_tile_bytes(row) -> int:
 
 
 @functools.cache
-def batched_shared_bytes(order: int) -> int:
-    """Dynamic shared memory bytes a system of `order` takes in the GPU's batched LU kernels
-    (geometry.h batched_shared_entries: its matrix, the fused solve's x and row order)."""
-    return library("host").ddblas_batched_shared_bytes(order)
+def batched_shared_bytes(order: int, width: int) -> int:
+    """Dynamic shared memory bytes a system of `order` rows of `width` (its matrix, then the
+    fused solve's right-hand sides) takes in the GPU's batched LU kernels (geometry.h
+    batched_shared_entries)."""
+    return library("host").ddblas_batched_shared_bytes(order, width)
 
 
 def get_threads() -> int:

@@ -3,8 +3,9 @@ pivoting, the solve with its factors, and det from the factors.
 
 On the GPU, orders up to geometry's batched_team_max_order (96) are factored by teams of
 threads with the matrix in shared memory (a warp a system up to order 32, a block above) and
-solved by a block a system; larger orders, and every order on the CPU, take one thread a
-system. The factors stay in a batch buffer laid out for the kernel that made them
+solved by a block a system; solve() on the smaller teams (orders up to
+batched_small_block_max_order) factors and solves in one launch, the right-hand sides beside the
+matrix. Larger orders, and every order on the CPU, take one thread a system. The factors stay in a batch buffer laid out for the kernel that made them
 (GPU teams: each system column-major; one GPU thread a system: systems interleaved, so a warp's
 threads read consecutive doubles; CPU: each system row-major); BatchLU carries its steps with
 the pivots. Only strides, launch shapes and integer bookkeeping happen here: the arithmetic is
@@ -21,6 +22,7 @@ from ..core.array import DDArray
 from ..core.options import Options
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
+from ..engines import gpu as _gpu
 
 GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs than 256 would
 REPORT_THREADS = 128   # the report's block a system: a thread an entry of a 9 x 9 system and b
@@ -57,26 +59,39 @@ def _teams(device: str, n: int) -> bool:
     return device == "gpu" and n <= _cpu.geometry()["batched_team_max_order"]
 
 
-def _shared_launch(stem: str, n: int, batch: int, opts: Options, *args) -> None:
-    """Launch <stem>_warp (n <= 32: a warp a system, several a block), <stem>_small_block or
-    <stem>_block (a block a system: geometry's batched_small_block_team threads up to
-    batched_small_block_max_order, else batched_block_team), the GPU's team kernels with each
-    system in dynamic shared memory; with "_quads" (updates in groups of 2 x 2) from
-    n^2 >= batched_quads_min_area x the team's threads."""
+def _team(n: int) -> tuple[str, int, int]:
+    """(team, threads a block, systems a block) of the GPU's team kernels for order n: "warp"
+    (n <= 32: a warp a system, several a block), "small_block" or "block" (a block a system:
+    geometry's batched_small_block_team threads up to batched_small_block_max_order, else
+    batched_block_team)."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
-        team, threads = "warp", g["batched_warp_threads"]
-    elif n <= g["batched_small_block_max_order"]:
-        team, threads = "small_block", g["batched_small_block_team"]
-    else:
-        team, threads = "block", g["batched_block_team"]
-    team_threads = g["warp_size"] if team == "warp" else threads
-    if n * n >= g["batched_quads_min_area"] * team_threads:
+        return "warp", g["batched_warp_threads"], g["batched_warp_threads"] // g["warp_size"]
+    if n <= g["batched_small_block_max_order"]:
+        return "small_block", g["batched_small_block_team"], 1
+    return "block", g["batched_block_team"], 1
+
+
+def _shared_launch(stem: str, n: int, width: int, batch: int, opts: Options, *args) -> None:
+    """Launch <stem>_<team> (_team(n)), the GPU's team kernels with each system (n rows of
+    `width`: the matrix, then any right-hand sides) in dynamic shared memory; with "_quads"
+    (updates in groups of 2 x 2) from n^2 >= batched_quads_min_area x the team's threads."""
+    g = _cpu.geometry()
+    team, threads, systems = _team(n)
+    if n * n >= g["batched_quads_min_area"] * (threads // systems):
         team += "_quads"
-    systems = threads // team_threads
     _backend.backend("gpu").launch_grid(
         f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", (-(-batch // systems),),
-        (threads,), *args, shared_mem=systems * _cpu.batched_shared_bytes(n))
+        (threads,), *args, shared_mem=systems * _cpu.batched_shared_bytes(n, width))
+
+
+def _fused_solve(device: str, n: int, nrhs: int) -> bool:
+    """Whether solve() takes one launch (solve_shared): on the GPU's warp and small-block teams
+    where a block's systems with their nrhs right-hand sides fit the device's shared memory
+    (geometry.h says why not on the block teams)."""
+    if device != "gpu" or n > _cpu.geometry()["batched_small_block_max_order"]:
+        return False
+    return _team(n)[2] * _cpu.batched_shared_bytes(n, n + nrhs) <= _gpu.max_shared_bytes()
 
 
 def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
@@ -101,7 +116,7 @@ def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
     if not (batch and n):
         zero_pivot[...] = -1
     elif teams:
-        _shared_launch("lu_shared", n, batch, opts, *args)
+        _shared_launch("lu_shared", n, n, batch, opts, *args)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
@@ -131,20 +146,22 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
 
 def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
     """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, nrhs) stacks (any strides) without
-    returning the factors: on the GPU for orders up to 32 one launch factors and solves each
-    system in shared memory (a warp a system: the bits of lu_factor then lu_solve), else
-    lu_factor then lu_solve. zero_pivot (batch,) int64 on the device receives
-    BatchLU.zero_pivot; flags as lu_solve's. X[p] is meaningless where A[p] has a zero pivot."""
+    returning the factors, the bits of lu_factor then lu_solve: one launch where _fused_solve
+    says so (solve_shared: b beside each matrix in shared memory), else report, lu_factor and
+    lu_solve. zero_pivot (batch,) int64 on
+    the device receives BatchLU.zero_pivot, flags (the same) each system's report_bits() flags
+    of a, b (report()'s) and x (lu_solve's). X[p] is meaningless where A[p] has a zero pivot."""
     batch, n, nrhs = b.shape
-    if a.device != "gpu" or n > _cpu.geometry()["warp_size"] or not (batch and n and nrhs):
+    if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs)):
+        report(a, b, flags)
         return lu_solve(lu_factor(a, opts, zero_pivot), b, opts, flags)
     xp = a.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
     a_hi, a_lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
     b_hi, b_lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
-    _shared_launch("solve_shared", n, batch, opts, batch, n, nrhs, a_hi, a_lo, a_bs, a_rs, a_cs,
-                   b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, zero_pivot, flags)
+    _shared_launch("solve_shared", n, n + nrhs, batch, opts, batch, n, nrhs, a_hi, a_lo, a_bs,
+                   a_rs, a_cs, b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, zero_pivot, flags)
     return DDArray(x_hi, x_lo, normalize=False)
 
 

@@ -384,14 +384,10 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     kernels' report (batched.report_bits) holds what the checks need. With check (solve's
     check_finite) a and b are taken as they come: ValueError naming the argument with a
     non-finite entry (check True), None where an entry is not finite (check False) or reaches
-    2^512, for solve's scaled path; without (None: that path, a and b checked and scaled) a and
-    b are not scanned again."""
+    2^512, for solve's scaled path; without (None: that path, a and b checked and scaled) the
+    report's flags of a and b are not looked at."""
     opts = get_options()
     report = a.xp.empty((2, a.shape[0]), dtype=np.int64)   # zero pivots, flags: one copy back
-    if check is None:
-        report[1] = 0
-    else:
-        batched.report(a, b, report[1])
     x = batched.solve(a, b, opts, report[0], report[1])
     zero, flags = _backend.move(report, "cpu")
     bits = batched.report_bits()

@@ -746,7 +746,7 @@ def _factor_rows(plan: Plan, device: str) -> list[dict]:
 
 
 def _batched_rows(plan: Plan, device: str, ceiling: float) -> list[dict]:
-    """The batched solve (one LU + one solve launch) on stacks of small systems."""
+    """linalg.solve on stacks of small systems (batched.solve: one launch on the GPU's teams)."""
     rows = []
     batch = plan.batched_solve_gpu_batch if device == "gpu" else plan.batched_solve_cpu_batch
     for n in plan.batched_solve_orders:
