@@ -270,8 +270,8 @@ __device__ void trailing_update(dd *m, int ld, int k, int order, int width, int 
     }
 }
 
-// SharedRhs: what lu_shared's fused solve adds: the right-hand sides b (order x nrhs), x
-// (contiguous, order x nrhs a system) and the report (geometry.h BATCHED_REPORT_*).
+// SharedRhs: the report (geometry.h BATCHED_REPORT_*) and what lu_shared's fused solve adds:
+// the right-hand sides b (order x nrhs) and x (contiguous, order x nrhs a system).
 struct SharedRhs {
     StridedMatrix b;
     index_t nrhs;
@@ -287,15 +287,15 @@ struct SharedRhs {
 // divides row k + 1 + t's a_ik by the pivot, and the updates of the trailing block go round the
 // threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
 // do rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot,
-// -1: none).
+// -1: none) and rhs.report[p] (the A_* flags of the entries as loaded, report_flags).
 //
 // SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
 // sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
 // updates carry out the forward substitution (L y = P b: each y_i's terms in increasing j, as in
 // lu_solve_in_place); then the team's first warp substitutes backwards by columns (x_j =
 // y_j / u_jj, then the rows above take their term: each sum's terms in decreasing j), all
-// columns at once, while the other warps leave. Writes x, info[p] and rhs.report[p]: the A_* and B_* flags of the entries
-// as loaded (report_flags; what the report kernel gives) and X_NOT_FINITE.
+// columns at once, while the other warps leave. Writes x, info[p] and rhs.report[p]: the A_*
+// and B_* flags of the entries as loaded and X_NOT_FINITE.
 template <class V, int TEAM, int Q, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
                           const BatchMatrix &lu, index_t *piv, index_t *info,
@@ -311,14 +311,13 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     };
     __shared__ TeamPivot part[CANDIDATE_WARPS];
     unsigned flags = 0;
-    if (SOLVE && valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
+    if (valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
     for (int e = t; e < order * width; e += TEAM) {
         const int i = e / width, j = e % width;
         dd v = {0.0, 0.0};
         if (valid && j < order) {
             v = a.load(i, j);
-            if constexpr (SOLVE)
-                flags |= report_flags(v.hi, BATCHED_REPORT_A_NOT_FINITE, BATCHED_REPORT_A_LARGE);
+            flags |= report_flags(v.hi, BATCHED_REPORT_A_NOT_FINITE, BATCHED_REPORT_A_LARGE);
         } else if (SOLVE && valid) {
             v = rhs.b.load(i, j - order);
             flags |= report_flags(v.hi, BATCHED_REPORT_B_NOT_FINITE, BATCHED_REPORT_B_LARGE);
@@ -326,7 +325,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         m[i * ld + j] = v;
     }
     barrier();
-    if (SOLVE && flags)   // rare: no reduction first
+    if (flags)   // rare: no reduction first
         atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
                  (unsigned long long)flags);
     index_t zero_pivot = -1;
@@ -401,8 +400,8 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
 // holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
 // (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
 // then the rows above), so each sum gets lu_solve_in_place's terms in its order; a thread reads
-// its row's next factor before each barrier, so the load's latency overlaps the wait. ORs
-// X_NOT_FINITE into *report if an entry of x is not finite.
+// its row's next factor before each barrier, so the load's latency overlaps the wait. ORs b's
+// B_* flags and X_NOT_FINITE (an entry of x not finite) into *report.
 template <class V>
 __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
                               const StridedMatrix &b, double *x_hi, double *x_lo,
@@ -423,7 +422,10 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
     const index_t row = has_row ? i : 0;   // the row whose factors a thread reads
     for (index_t r = 0; r < nrhs; ++r) {
         dd acc = zero;
-        if (has_row) acc = b.load(q, r);
+        if (has_row) {
+            acc = b.load(q, r);
+            flags |= report_flags(acc.hi, BATCHED_REPORT_B_NOT_FINITE, BATCHED_REPORT_B_LARGE);
+        }
         dd next = lu.load(row, 0);   // each step's factor read a step ahead, over the barrier
         for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower
             const dd lij = next;
@@ -457,15 +459,17 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
 
 // ---- kernels: one per variant; `n` is the number of systems ----
 // The factor kernels' parameters: n systems of `order` at a (a + p a_bs, strides a_rs, a_cs);
-// the batch buffer lu (BatchMatrix's steps), piv (n x order), info (n).
+// the batch buffer lu (BatchMatrix's steps), piv (n x order), info (n), report (n: each
+// system's A_* flags of its entries written, geometry.h BATCHED_REPORT_*).
 #define DDBLAS_BATCHED_FACTOR_PARAMS                                                           \
     ddblas::index_t n, ddblas::index_t order, const double *a_hi, const double *a_lo,          \
         ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, double *lu_hi,        \
         double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,                     \
-        ddblas::index_t col_step, ddblas::index_t *piv, ddblas::index_t *info
+        ddblas::index_t col_step, ddblas::index_t *piv, ddblas::index_t *info,                 \
+        ddblas::index_t *report
 // The solve kernels' parameters: the factors as the factor kernels left them, b (b + p b_bs,
 // strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs), report (n: each
-// system's X_NOT_FINITE flag OR-ed in, geometry.h BATCHED_REPORT_*).
+// system's B_* flags of b's entries and X_NOT_FINITE OR-ed in).
 #define DDBLAS_BATCHED_SOLVE_PARAMS                                                            \
     ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,       \
         const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,               \
@@ -480,7 +484,8 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
                                     row_step, col_step}
 
 // lu_factor: copies system p of A (a + p a_bs, strides a_rs, a_cs) into the batch buffer lu and
-// factors it there; piv[p * order + k], info[p] = -1 or the first zero pivot's index.
+// factors it there; piv[p * order + k], info[p] = -1 or the first zero pivot's index, report[p]
+// its entries' flags.
 #define DDBLAS_LINALG_BATCHED_LU_FACTOR(OP, V)                                                 \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
@@ -488,15 +493,22 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
             ddblas::StridedMatrix a = {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs};          \
             ddblas::BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, order,       \
                                       row_step, col_step};                                     \
+            unsigned flags = 0;                                                                \
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
-                for (ddblas::index_t j = 0; j < order; ++j) lu.store(i, j, a.load(i, j));      \
+                for (ddblas::index_t j = 0; j < order; ++j) {                                  \
+                    const ddblas::dd v = a.load(i, j);                                         \
+                    flags |= ddblas::report_flags(v.hi, ddblas::BATCHED_REPORT_A_NOT_FINITE,   \
+                                                  ddblas::BATCHED_REPORT_A_LARGE);             \
+                    lu.store(i, j, v);                                                         \
+                }                                                                              \
+            report[p] = flags;                                                                 \
             info[p] = ddblas::lu_factor_in_place<ddblas::variants::V>(lu, piv + p * order);    \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 
 // lu_solve: x[p] (contiguous, order x nrhs) := A[p]^-1 b[p] from lu_factor's buffer and pivots;
-// b[p] at b + p b_bs with strides b_rs, b_cs; X_NOT_FINITE OR-ed into report[p].
+// b[p] at b + p b_bs with strides b_rs, b_cs; b's flags and X_NOT_FINITE OR-ed into report[p].
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
@@ -504,13 +516,15 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
             DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
             const ddblas::index_t size = order * nrhs;                                         \
             double *xh = x_hi + p * size, *xl = x_lo + p * size;                               \
+            unsigned flags = 0;                                                                \
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t r = 0; r < nrhs; ++r) {                                   \
-                    ddblas::dd v = b.load(i, r);                                               \
+                    const ddblas::dd v = b.load(i, r);                                         \
+                    flags |= ddblas::report_flags(v.hi, ddblas::BATCHED_REPORT_B_NOT_FINITE,   \
+                                                  ddblas::BATCHED_REPORT_B_LARGE);             \
                     DDBLAS_DD_STORE(x, p * size + i * nrhs + r, v);                            \
                 }                                                                              \
             ddblas::lu_solve_in_place<ddblas::variants::V>(lu, piv + p * order, xh, xl, nrhs); \
-            unsigned flags = 0;                                                                \
             for (ddblas::index_t i = 0; i < size; ++i)                                         \
                 flags |= ddblas::report_flags(xh[i], ddblas::BATCHED_REPORT_X_NOT_FINITE, 0u); \
             report[p] |= flags;                                                                \
@@ -539,57 +553,6 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 
-// report: report[p] := the A_* flags of the entries of system p of a (a + p a_bs, strides a_rs,
-// a_cs, order x order) and the B_* flags of b's (b + p b_bs, strides b_rs, b_cs, order x nrhs)
-// for p < `systems` (report_flags; hi parts only). GPU: a block a system (a grid-stride loop over
-// the systems), its threads over the entries, their flags OR-ed in shared memory; CPU: OpenMP
-// over the systems. (One item an entry with three 64-bit divisions each took about three
-// times the memory's time.)
-DD_HD unsigned system_report_flags(ddblas::index_t p, ddblas::index_t order, ddblas::index_t nrhs,
-                                   const double *a_hi, ddblas::index_t a_bs,
-                                   ddblas::index_t a_rs, ddblas::index_t a_cs,
-                                   const double *b_hi, ddblas::index_t b_bs,
-                                   ddblas::index_t b_rs, ddblas::index_t b_cs,
-                                   ddblas::index_t first, ddblas::index_t step) {
-    const ddblas::index_t a_items = order * order, items = a_items + order * nrhs;
-    unsigned flags = 0;
-    for (ddblas::index_t e = first; e < items; e += step) {
-        const bool in_a = e < a_items;
-        const ddblas::index_t item = in_a ? e : e - a_items, cols = in_a ? order : nrhs;
-        const ddblas::index_t i = item / cols, j = item - i * cols;
-        flags |= in_a ? ddblas::report_flags(a_hi[p * a_bs + i * a_rs + j * a_cs],
-                                             ddblas::BATCHED_REPORT_A_NOT_FINITE,
-                                             ddblas::BATCHED_REPORT_A_LARGE)
-                      : ddblas::report_flags(b_hi[p * b_bs + i * b_rs + j * b_cs],
-                                             ddblas::BATCHED_REPORT_B_NOT_FINITE,
-                                             ddblas::BATCHED_REPORT_B_LARGE);
-    }
-    return flags;
-}
-DDBLAS_KERNEL ddblas_linalg_batched_report(
-    ddblas::index_t systems, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,
-    ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, const double *b_hi,
-    ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs, ddblas::index_t *report) {
-#if defined(__CUDACC__)
-    __shared__ unsigned block_flags;
-    for (ddblas::index_t p = blockIdx.x; p < systems; p += gridDim.x) {
-        if (threadIdx.x == 0) block_flags = 0;
-        __syncthreads();
-        const unsigned flags = system_report_flags(p, order, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi,
-                                                   b_bs, b_rs, b_cs, threadIdx.x, blockDim.x);
-        if (flags) atomicOr(&block_flags, flags);
-        __syncthreads();
-        if (threadIdx.x == 0) report[p] = block_flags;
-    }
-#else
-    const ddblas::index_t items = systems * order * (order + nrhs);
-#pragma omp parallel for schedule(static) if (items >= ddblas::PARALLEL_MIN_ITEMS)
-    for (ddblas::index_t p = 0; p < systems; ++p)
-        report[p] = system_report_flags(p, order, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs,
-                                        b_cs, 0, 1);
-#endif
-}
-
 #if defined(__CUDACC__)
 // lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team warp, small_block or block
 // (GPU, order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads:
@@ -616,8 +579,9 @@ DDBLAS_KERNEL ddblas_linalg_batched_report(
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
                                         lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
                                         col_step};                                             \
+        const ddblas::SharedRhs rhs = {{}, 0, nullptr, nullptr, report};                       \
         ddblas::lu_shared<ddblas::variants::V, TEAM, Q, false>(order, p, valid, a, m, ld, lu,  \
-                                                               piv, info, {});                 \
+                                                               piv, info, rhs);                \
     }
 #define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS, Q)                          \
     DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \

@@ -25,14 +25,14 @@ from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
 
 GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs than 256 would
-REPORT_THREADS = 128   # the report's block a system: a thread an entry of a 9 x 9 system and b
 
 
 @dataclass(frozen=True)
 class BatchLU:
     """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
     p * sys_step + i * row_step + j * col_step), piv (batch, order) int64 (LAPACK's ipiv,
-    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index)."""
+    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index), flags (batch,)
+    int64 (report_bits()'s "a_not_finite" and "a_large" of each system's entries)."""
     hi: object
     lo: object
     sys_step: int
@@ -42,6 +42,7 @@ class BatchLU:
     batch: int
     piv: object
     zero_pivot: object
+    flags: object
     device: str
 
 
@@ -94,9 +95,10 @@ def _fused_solve(device: str, n: int, nrhs: int) -> bool:
     return _team(n)[2] * _cpu.batched_shared_bytes(n, n + nrhs) <= _gpu.max_shared_bytes()
 
 
-def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
-    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); zero_pivot:
-    the (batch,) int64 device array that receives BatchLU.zero_pivot (default: a new one)."""
+def lu_factor(a: DDArray, opts: Options, zero_pivot=None, flags=None) -> BatchLU:
+    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); zero_pivot
+    and flags: the (batch,) int64 device arrays that receive BatchLU.zero_pivot and
+    BatchLU.flags (default: new ones)."""
     batch, n, _ = a.shape
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
@@ -112,20 +114,24 @@ def lu_factor(a: DDArray, opts: Options, zero_pivot=None) -> BatchLU:
     piv = xp.empty((batch, n), dtype=np.int64)
     if zero_pivot is None:
         zero_pivot = xp.empty(batch, dtype=np.int64)
-    args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot)
+    if flags is None:
+        flags = xp.empty(batch, dtype=np.int64)
+    args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot, flags)
     if not (batch and n):
         zero_pivot[...] = -1
+        flags[...] = 0
     elif teams:
         _shared_launch("lu_shared", n, n, batch, opts, *args)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
-    return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, a.device)
+    return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, flags, a.device)
 
 
 def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
     """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f (X[p]
-    is meaningless where A[p] has a zero pivot); report_bits()'s "x_not_finite" OR-ed into
-    flags[p] ((batch,) int64 on the device, e.g. report()'s) where X[p] has a non-finite entry."""
+    is meaningless where A[p] has a zero pivot); report_bits()'s "b_not_finite" and "b_large"
+    of B[p]'s entries and "x_not_finite" (X[p] has a non-finite entry) OR-ed into flags[p]
+    ((batch,) int64 on the device, e.g. f.flags)."""
     batch, n, nrhs = b.shape
     xp = b.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
@@ -147,14 +153,13 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
 def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
     """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, nrhs) stacks (any strides) without
     returning the factors, the bits of lu_factor then lu_solve: one launch where _fused_solve
-    says so (solve_shared: b beside each matrix in shared memory), else report, lu_factor and
-    lu_solve. zero_pivot (batch,) int64 on
-    the device receives BatchLU.zero_pivot, flags (the same) each system's report_bits() flags
-    of a, b (report()'s) and x (lu_solve's). X[p] is meaningless where A[p] has a zero pivot."""
+    says so (solve_shared: b beside each matrix in shared memory), else lu_factor and
+    lu_solve. zero_pivot (batch,) int64 on the device receives BatchLU.zero_pivot, flags (the
+    same) each system's report_bits() flags of a, b and x. X[p] is meaningless where A[p] has
+    a zero pivot."""
     batch, n, nrhs = b.shape
     if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs)):
-        report(a, b, flags)
-        return lu_solve(lu_factor(a, opts, zero_pivot), b, opts, flags)
+        return lu_solve(lu_factor(a, opts, zero_pivot, flags), b, opts, flags)
     xp = a.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
@@ -167,26 +172,9 @@ def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
 
 def report_bits() -> types.MappingProxyType:
     """The flags of a batched solve's report (geometry.h BATCHED_REPORT_*): "a_not_finite",
-    "a_large", "b_not_finite", "b_large" (an entry with |hi| >= 2^linalg_scale_exponent) from
-    report(), "x_not_finite" from lu_solve."""
+    "a_large" (from lu_factor), "b_not_finite", "b_large" (an entry with |hi| >=
+    2^linalg_scale_exponent) and "x_not_finite" (from lu_solve); solve_shared gives all five."""
     return _cpu.geometry()["batched_report"]
-
-
-def report(a: DDArray, b: DDArray, flags) -> None:
-    """flags (a (batch,) int64 device array) := each system's report_bits() flags of the entries
-    of the (batch, n, n) stack a and the (batch, n, nrhs) stack b (any strides)."""
-    batch, n, nrhs = b.shape
-    if not (batch and n):
-        flags[...] = 0
-        return
-    a_hi, _, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
-    b_hi, _, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
-    args = (batch, n, nrhs, a_hi, a_bs, a_rs, a_cs, b_hi, b_bs, b_rs, b_cs, flags)
-    if a.device == "gpu":   # a block a system
-        _backend.backend("gpu").launch_grid("ddblas_linalg_batched_report", (batch,),
-                                            (REPORT_THREADS,), *args)
-    else:
-        _backend.backend("cpu").launch("ddblas_linalg_batched_report", batch, *args)
 
 
 def diagonal_product(d_hi, d_lo, piv, shift, opts: Options, device: str):
