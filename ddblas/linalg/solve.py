@@ -56,9 +56,16 @@ def _choice(value, allowed, name):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
-def _broadcast(x: DDArray, shape: tuple) -> DDArray:
+def _stacked(x: DDArray, stack: tuple) -> DDArray:
+    """x (..., r, c) broadcast to stack + (r, c), as a (prod(stack), r, c) stack of views (x
+    itself where it has that shape: the batched path's small calls skip the views' cost)."""
+    shape = (math.prod(stack),) + x.shape[-2:]
+    if x.shape == shape:
+        return x
     xp = x.xp
-    return DDArray(xp.broadcast_to(x.hi, shape), xp.broadcast_to(x.lo, shape), normalize=False)
+    full = stack + x.shape[-2:]
+    return DDArray(xp.broadcast_to(x.hi, full), xp.broadcast_to(x.lo, full),
+                   normalize=False).reshape(shape)
 
 
 def _symmetrized(a: DDArray, lower: bool) -> DDArray:
@@ -541,10 +548,8 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     x = None
     if assume_a == "gen" and method != "refine" and (stack or n <= SMALL_ORDER) and n and k \
             and math.prod(stack):   # the batched DD LU, its checks from the kernels' report
-        batch = math.prod(stack)
-        x = _dd_lu_solve_stack(_broadcast(a, stack + (n, n)).reshape(batch, n, n),
-                               _broadcast(bm, stack + (n, k)).reshape(batch, n, k),
-                               stack or (1,), own, check=bool(check_finite))
+        x = _dd_lu_solve_stack(_stacked(a, stack), _stacked(bm, stack), stack or (1,), own,
+                               check=bool(check_finite))
         if x is not None:   # (None: entries that solve must scale first)
             _log_direct(log, "dd-lu (batched)" if stack else "dd-lu")
     if x is None:
@@ -556,7 +561,7 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     if info is not None:
         info.clear()
         info.update(log)
-    return x.reshape(out_shape)
+    return x if x.shape == out_shape else x.reshape(out_shape)
 
 
 def _transposed(columns):
@@ -597,8 +602,7 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
         x = _solve_one(a, b, assume_a, method, log)
     else:
         batch = math.prod(stack)
-        a3 = _broadcast(a, stack + (n, n)).reshape(batch, n, n)
-        b3 = _broadcast(b, shape).reshape(batch, n, k)
+        a3, b3 = _stacked(a, stack), _stacked(b, stack)
         if method == "refine":
             log["method"], log["systems"] = "refine (one system at a time)", []
             xs = []
