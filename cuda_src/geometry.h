@@ -73,6 +73,9 @@ constexpr int BATCHED_WARP_THREADS = 128;
 constexpr int BATCHED_SMALL_BLOCK_TEAM = 128;
 constexpr int BATCHED_SMALL_BLOCK_MAX_ORDER = 48;
 constexpr int BATCHED_BLOCK_TEAM = 256;
+// lu_solve_team's blocks (a thread a row, whole warps up to BATCHED_TEAM_MAX_ORDER) are built for
+// this many resident an SM: 60-62 registers instead of the 80 the compiler took unbounded.
+constexpr int BATCHED_SOLVE_TEAM_MIN_BLOCKS = 10;
 // The teams' updates go round the threads one entry a thread or in groups of 2 x 2 entries
 // (four independent madds a thread; linalg_batched.h trailing_update): groups of 2 x 2 from
 // order^2 >= BATCHED_QUADS_MIN_AREA x the team's threads, about 3.5 groups a thread at the first

@@ -617,7 +617,9 @@ DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
 // block of >= order threads a system (lu_solve_team).
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM(OP, V)                                             \
-    DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
+    DDBLAS_KERNEL __launch_bounds__(ddblas::BATCHED_TEAM_MAX_ORDER,                            \
+                                    ddblas::BATCHED_SOLVE_TEAM_MIN_BLOCKS)                     \
+        ddblas_linalg_batched_##OP##_##V(                                                      \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
         const ddblas::index_t p = blockIdx.x;                                                  \
         if (p >= n) return;                                                                    \
