@@ -180,7 +180,7 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
 def test_batched_solve_right_hand_sides_equal_cpu(device, n, nrhs, fused):
     if device != "gpu":
         pytest.skip("the team kernels run on the GPU; the CPU is the reference")
-    assert batched._fused_solve("gpu", n, nrhs) == fused
+    assert batched._fused_solve("gpu", n, nrhs, Options()) == fused
     a = random_stack(11, n, n, seed=n, device="cpu")
     b = random_stack(11, n, nrhs, seed=nrhs, device="cpu")
     x_cpu = linalg.solve(a, b)
@@ -195,6 +195,21 @@ def test_batched_solve_right_hand_sides_equal_cpu(device, n, nrhs, fused):
                                                 check_finite=False)))
     if nrhs == n:
         assert same_bits(linalg.inv(a), linalg.inv(a.to_device("gpu")))
+
+
+@pytest.mark.parametrize("n", [16, 35])
+def test_batched_solve_right_hand_sides_at_the_shared_memory_limit(device, n):
+    """The most right-hand sides that the one-launch solve takes (a block's dynamic shared memory
+    plus the kernel's static arrays within the device's limit; the static 72 bytes of the small
+    block's pivot candidates were once left out, and a launch asking for what the limit left
+    without them failed) and one more (the separate kernels): the CPU's bits."""
+    if device != "gpu":
+        pytest.skip("the team kernels run on the GPU; the CPU is the reference")
+    most = max(k for k in range(1, 1000) if batched._fused_solve("gpu", n, k, Options()))
+    a = random_stack(2, n, n, seed=n, device="cpu")
+    for nrhs in (most, most + 1):
+        b = random_stack(2, n, nrhs, seed=nrhs, device="cpu")
+        assert same_bits(linalg.solve(a, b), linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
 
 
 def _outcome(run):

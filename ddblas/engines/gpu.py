@@ -121,6 +121,12 @@ def max_shared_bytes() -> int:
     return _max_shared_bytes(cupy.cuda.Device().id)
 
 
+def static_shared_bytes(kernel: str) -> int:
+    """A kernel's static shared memory (its __shared__ arrays), which counts with the dynamic
+    bytes a launch asks for against max_shared_bytes()."""
+    return module(*_build.build_of(kernel)).get_function(kernel).shared_size_bytes
+
+
 @functools.lru_cache(maxsize=None)
 def module(family: str, variant: str | None = None, cooperative: bool = False):
     """One family's (or one variant's of a family built by variant) compiled GPU kernels (a

@@ -60,39 +60,43 @@ def _teams(device: str, n: int) -> bool:
     return device == "gpu" and n <= _cpu.geometry()["batched_team_max_order"]
 
 
-def _team(n: int) -> tuple[str, int, int]:
-    """(team, threads a block, systems a block) of the GPU's team kernels for order n: "warp"
-    (n <= 32: a warp a system, several a block), "small_block" or "block" (a block a system:
-    geometry's batched_small_block_team threads up to batched_small_block_max_order, else
-    batched_block_team)."""
+def _team_kernel(stem: str, n: int, opts: Options) -> tuple[str, int, int]:
+    """(kernel, threads a block, systems a block) of the GPU's team kernel <stem>_<team> for
+    order n: team "warp" (n <= 32: a warp a system, several a block), "small_block" or "block"
+    (a block a system: geometry's batched_small_block_team threads up to
+    batched_small_block_max_order, else batched_block_team), with "_quads" (updates in groups of
+    2 x 2) from n^2 >= batched_quads_min_area x the team's threads."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
-        return "warp", g["batched_warp_threads"], g["batched_warp_threads"] // g["warp_size"]
-    if n <= g["batched_small_block_max_order"]:
-        return "small_block", g["batched_small_block_team"], 1
-    return "block", g["batched_block_team"], 1
+        team, threads, systems = ("warp", g["batched_warp_threads"],
+                                  g["batched_warp_threads"] // g["warp_size"])
+    elif n <= g["batched_small_block_max_order"]:
+        team, threads, systems = "small_block", g["batched_small_block_team"], 1
+    else:
+        team, threads, systems = "block", g["batched_block_team"], 1
+    if n * n >= g["batched_quads_min_area"] * (threads // systems):
+        team += "_quads"
+    return f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", threads, systems
 
 
 def _shared_launch(stem: str, n: int, width: int, batch: int, opts: Options, *args) -> None:
-    """Launch <stem>_<team> (_team(n)), the GPU's team kernels with each system (n rows of
-    `width`: the matrix, then any right-hand sides) in dynamic shared memory; with "_quads"
-    (updates in groups of 2 x 2) from n^2 >= batched_quads_min_area x the team's threads."""
-    g = _cpu.geometry()
-    team, threads, systems = _team(n)
-    if n * n >= g["batched_quads_min_area"] * (threads // systems):
-        team += "_quads"
+    """Launch _team_kernel(stem, n), the GPU's team kernels with each system (n rows of `width`:
+    the matrix, then any right-hand sides) in dynamic shared memory."""
+    kernel, threads, systems = _team_kernel(stem, n, opts)
     _backend.backend("gpu").launch_grid(
-        f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", (-(-batch // systems),),
-        (threads,), *args, shared_mem=systems * _cpu.batched_shared_bytes(n, width))
+        kernel, (-(-batch // systems),), (threads,), *args,
+        shared_mem=systems * _cpu.batched_shared_bytes(n, width))
 
 
-def _fused_solve(device: str, n: int, nrhs: int) -> bool:
+def _fused_solve(device: str, n: int, nrhs: int, opts: Options) -> bool:
     """Whether solve() takes one launch (solve_shared): on the GPU's warp and small-block teams
-    where a block's systems with their nrhs right-hand sides fit the device's shared memory
-    (geometry.h says why not on the block teams)."""
+    where a block's systems with their nrhs right-hand sides, and the kernel's static shared
+    memory, fit the device's (geometry.h says why not on the block teams)."""
     if device != "gpu" or n > _cpu.geometry()["batched_small_block_max_order"]:
         return False
-    return _team(n)[2] * _cpu.batched_shared_bytes(n, n + nrhs) <= _gpu.max_shared_bytes()
+    kernel, _, systems = _team_kernel("solve_shared", n, opts)
+    return (systems * _cpu.batched_shared_bytes(n, n + nrhs) + _gpu.static_shared_bytes(kernel)
+            <= _gpu.max_shared_bytes())
 
 
 def lu_factor(a: DDArray, opts: Options, zero_pivot=None, flags=None) -> BatchLU:
@@ -158,7 +162,7 @@ def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
     same) each system's report_bits() flags of a, b and x. X[p] is meaningless where A[p] has
     a zero pivot."""
     batch, n, nrhs = b.shape
-    if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs)):
+    if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs, opts)):
         return lu_solve(lu_factor(a, opts, zero_pivot, flags), b, opts, flags)
     xp = a.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
