@@ -34,6 +34,25 @@ DD_HD dd float64_special_cases(dd r, double naive) {
     return out;
 }
 
+// normalized: the pair (hi, lo) as DDArray(normalize=True) stores it, `changed` where that is
+// not the pair given, which otherwise stays bit for bit (a -0 in lo, a NaN's payload): a pair
+// with a non-finite part as `loaded` reads it; a finite one as two_sum(hi, lo), kept where that
+// equals it (hi == fl(hi + lo), lo the exact rest), its lo 0 where the sum overflows. Exact:
+// the result's hi + lo is hi + lo (but for the overflow, and two_sum's one exception, eft.h).
+DD_HD dd normalized(double hi, double lo, bool &changed) {
+    dd r;
+    if (!isfinite(hi) || !isfinite(lo)) {
+        r = loaded(hi, lo);
+        const auto same = [](double x, double y) { return x == y || (isnan(x) && isnan(y)); };
+        changed = !(same(r.hi, hi) && same(r.lo, lo));
+    } else {
+        two_sum(hi, lo, r.hi, r.lo);
+        changed = !(r.hi == hi && r.lo == lo);
+        if (!isfinite(r.hi)) r.lo = 0.0;   // the sum overflowed (finite parts: no nan)
+    }
+    return changed ? r : dd{hi, lo};
+}
+
 // scaled: (a.hi * factor, a.lo * factor) for a power of two factor. Exact unless a part overflows
 // or a lo part is subnormal after scaling down (then it loses at most its last bit, 2^-1075).
 // Scaling a normalized DD up keeps it normalized, or makes hi +-inf (float64_special_cases then

@@ -52,6 +52,21 @@ DDBLAS_EFT2_KERNEL(fast_two_sum)
 DDBLAS_EFT2_KERNEL(two_prod_fma)
 DDBLAS_EFT2_KERNEL(two_prod_dekker)
 
+// normalize: (x_hi, x_lo)[i] := the pair (hi, lo)[i] as DDArray(normalize=True) stores it
+// (normalized); changed[i] where that is not the pair given. Pairs kept are stored bit for bit,
+// new ones canonically.
+DDBLAS_KERNEL ddblas_normalize(ddblas::index_t n, const double *hi, ddblas::index_t hi_step,
+                               const double *lo, ddblas::index_t lo_step, double *x_hi,
+                               double *x_lo, bool *changed) {
+    DDBLAS_FOR_EACH(i, n) {
+        bool c;
+        const ddblas::dd r = ddblas::normalized(hi[i * hi_step], lo[i * lo_step], c);
+        x_hi[i] = c ? ddblas::canonical(r.hi) : r.hi;
+        x_lo[i] = c ? ddblas::canonical(r.lo) : r.lo;
+        changed[i] = c;
+    }
+}
+
 DDBLAS_KERNEL ddblas_split(ddblas::index_t n, const double *a, double *x, double *y) {
     DDBLAS_FOR_EACH(i, n) {
         double hi, lo;

@@ -112,6 +112,19 @@ def test_normalisation_keeps_the_exact_sum(device, pairs):
         assert is_normalized(ddblas.DDArray(got_hi, got_lo, normalize=False))
 
 
+def test_kept_pairs_keep_their_bits_beside_renormalised_ones(device):
+    """Where some elements are renormalised, the normalised ones are stored as given, bit for bit
+    (a NaN hi's payload, a -0 lo), the new ones canonically; strided parts read alike."""
+    payload = np.array([0x7FF8000000000123], dtype=np.uint64).view(np.float64)[0]
+    hi = np.array([payload, 1.0, 3.0, math.inf, 0.5, math.nan])
+    lo = np.array([0.0, -0.0, 1.0, 0.0, 0.0, 2.0])
+    for h, l in ((hi, lo), (np.repeat(hi, 2)[::2], np.repeat(lo, 2)[::2])):
+        got_hi, got_lo = host(make(h, l, device))
+        assert got_hi[:2].tobytes() == hi[:2].tobytes() and got_lo[:2].tobytes() == lo[:2].tobytes()
+        assert (got_hi[2], got_lo[2]) == (4.0, 0.0) and (got_hi[3], got_lo[3]) == (math.inf, 0.0)
+        assert got_hi[5:].tobytes() == got_lo[5:].tobytes() == struct.pack("<d", CANONICAL_NAN)
+
+
 def test_normalisation_is_the_same_on_cpu_and_gpu(device):
     rng = np.random.default_rng(7)
     hi = rng.standard_normal(3000) * 2.0 ** rng.integers(-60, 60, 3000)

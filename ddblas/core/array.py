@@ -43,24 +43,20 @@ def _float64_part(name: str, part):
 
 def _normalized(hi, lo):
     """(hi, lo) themselves when every element is normalised, else new normalised arrays: the
-    exact sum renormalised by two_sum, NaN where either part is NaN, (+-inf, 0) where the sum is
-    infinite (see DDArray)."""
+    ddblas_normalize kernel (cuda_src/dd.h normalized: the exact sum renormalised by two_sum,
+    NaN where either part is NaN, (+-inf, 0) where the sum is infinite; see DDArray)."""
     if hi.size == 0:
         return hi, lo
-    xp = array_module(hi)
-    given = hi, lo
-    hi, lo = addressable(hi), addressable(lo)  # CuPy's own kernels below read them too
-    total, error = eft.two_sum(hi, lo)  # total + error == hi + lo exactly where total is finite
-    nan_hi, nan_lo = xp.isnan(hi), xp.isnan(lo)
-    normalized = ((xp.isfinite(hi) & (total == hi) & (error == lo))
-                  | (xp.isinf(hi) & (lo == 0))
-                  | (nan_hi & ((lo == 0) | nan_lo)))
-    if bool(normalized.all()):
-        return given
-    nan = nan_hi | nan_lo | xp.isnan(total)
-    new_hi = xp.where(nan, np.nan, total)
-    new_lo = xp.where(nan, np.nan, xp.where(xp.isinf(total), 0.0, error))
-    return xp.where(normalized, hi, new_hi), xp.where(normalized, lo, new_lo)
+    device = device_of_array(hi)
+    be = _backend.backend(device)
+    shape = hi.shape
+    (hi_data, hi_step), (lo_data, lo_step) = (_backend.kernel_operand(x, shape)
+                                              for x in (hi, lo))
+    new_hi, new_lo = (be.xp.empty(shape, dtype=np.float64) for _ in range(2))
+    changed = be.xp.empty(shape, dtype=bool)
+    be.launch("ddblas_normalize", hi.size, hi.size, hi_data, hi_step, lo_data, lo_step, new_hi,
+              new_lo, changed)
+    return (new_hi, new_lo) if bool(changed.any()) else (hi, lo)
 
 
 class DDType:
@@ -146,8 +142,9 @@ class DDArray:
     device (NumPy: "cpu", CuPy: "gpu"; Python numbers and lists of them are converted to NumPy
     float64 arrays, lo=None means zeros). Use :func:`ddblas.array` to convert other values.
 
-    normalize=True (default): one pass of Knuth's two_sum (ddblas.eft.two_sum, the kernel of
-    cuda_src/eft.h on the arrays' device) checks every element. When all are normalised
+    normalize=True (default): one pass of a kernel on the arrays' device (Knuth's two_sum, and
+    for non-finite parts the rule by which every kernel reads them: cuda_src/dd.h normalized)
+    checks every element. When all are normalised
     (hi == fl(hi + lo); lo == 0 where hi is inf; a NaN hi with lo 0 or NaN) the arrays are
     wrapped without copying. Otherwise the result holds NEW arrays (the caller's are never
     modified) where each element that is not normalised is replaced by the exact sum hi + lo
