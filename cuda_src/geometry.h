@@ -100,8 +100,9 @@ DD_HD constexpr index_t batched_shared_entries(index_t order, index_t width) {
 
 // The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags as
 // they load its entries, the solve kernels OR in the B_* flags and X_NOT_FINITE), read by
-// ddblas/linalg/solve.py in place of separate passes over a and b. An entry is "large" at |hi| >= 2^LINALG_SCALE_EXPONENT, where
-// solve scales its operands by powers of two (ddblas/linalg/scaling.py).
+// ddblas/linalg/solve.py in place of separate passes over a and b. An entry is "large" at
+// |hi| >= 2^LINALG_SCALE_EXPONENT, where solve scales its operands by powers of two
+// (ddblas/linalg/scaling.py).
 constexpr int LINALG_SCALE_EXPONENT = 512;
 constexpr int BATCHED_REPORT_A_NOT_FINITE = 1;
 constexpr int BATCHED_REPORT_A_LARGE = 2;

@@ -279,6 +279,13 @@ struct SharedRhs {
     index_t *report;
 };
 
+// or_into_report: report[0] |= flags atomically (the team's threads write the word together);
+// flags are rare, so no reduction comes first.
+__device__ void or_into_report(index_t *report, unsigned flags) {
+    if (flags)
+        atomicOr(reinterpret_cast<unsigned long long *>(report), (unsigned long long)flags);
+}
+
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= width),
 // n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t
@@ -325,9 +332,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         m[i * ld + j] = v;
     }
     barrier();
-    if (flags)   // rare: no reduction first
-        atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
-                 (unsigned long long)flags);
+    or_into_report(rhs.report + p, flags);
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
         const int i = k + t;
@@ -363,6 +368,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         barrier();
     }
     if (!valid) return;
+    if (t == 0) info[p] = zero_pivot;
     if constexpr (SOLVE) {
         if (t >= WARP_SIZE) return;   // the first warp substitutes
         // U x = y for the nrhs columns at once: y_ir (in column order + r) belongs to lane
@@ -385,14 +391,10 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                                                 m[j * ld + order + r]);
             }
         }
-        if (flags)
-            atomicOr(reinterpret_cast<unsigned long long *>(rhs.report + p),
-                     (unsigned long long)flags);
-        if (t == 0) info[p] = zero_pivot;
+        or_into_report(rhs.report + p, flags);
     } else {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
             lu.store(e % order, e / order, m[e % order * ld + e / order]);
-        if (t == 0) info[p] = zero_pivot;
     }
 }
 

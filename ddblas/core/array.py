@@ -144,9 +144,8 @@ class DDArray:
 
     normalize=True (default): one pass of a kernel on the arrays' device (Knuth's two_sum, and
     for non-finite parts the rule by which every kernel reads them: cuda_src/dd.h normalized)
-    checks every element. When all are normalised
-    (hi == fl(hi + lo); lo == 0 where hi is inf; a NaN hi with lo 0 or NaN) the arrays are
-    wrapped without copying. Otherwise the result holds NEW arrays (the caller's are never
+    checks every element. When all are normalised (hi == fl(hi + lo); lo == 0 where hi is inf;
+    a NaN hi with lo 0 or NaN) the arrays are wrapped without copying. Otherwise the result holds NEW arrays (the caller's are never
     modified) where each element that is not normalised is replaced by the exact sum hi + lo
     renormalised, (fl(hi + lo), hi + lo - fl(hi + lo)) with |lo| <= ulp(hi)/2; a NaN in either
     part makes both parts NaN; an inf in either part, or hi + lo overflowing, gives (+-inf, 0).

@@ -5,11 +5,11 @@ On the GPU, orders up to geometry's batched_team_max_order (96) are factored by 
 threads with the matrix in shared memory (a warp a system up to order 32, a block above) and
 solved by a block a system; solve() on the smaller teams (orders up to
 batched_small_block_max_order) factors and solves in one launch, the right-hand sides beside the
-matrix. Larger orders, and every order on the CPU, take one thread a system. The factors stay in a batch buffer laid out for the kernel that made them
-(GPU teams: each system column-major; one GPU thread a system: systems interleaved, so a warp's
-threads read consecutive doubles; CPU: each system row-major); BatchLU carries its steps with
-the pivots. Only strides, launch shapes and integer bookkeeping happen here: the arithmetic is
-the kernels'.
+matrix. Larger orders, and every order on the CPU, take one thread a system. The factors stay
+in a batch buffer laid out for the kernel that made them (GPU teams: each system column-major;
+one GPU thread a system: systems interleaved, so a warp's threads read consecutive doubles;
+CPU: each system row-major); BatchLU carries its steps with the pivots. Only strides, launch
+shapes and integer bookkeeping happen here: the arithmetic is the kernels'.
 """
 from __future__ import annotations
 
