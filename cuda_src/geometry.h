@@ -56,18 +56,19 @@ constexpr int LU_PANEL_GRID_MIN_ROWS = 2048;
 static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 1)) == 0,
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
-// Batched small LU on the GPU (linalg_batched.h lu_shared), the matrix in shared memory: orders
-// <= WARP_SIZE a warp a system (BATCHED_WARP_THREADS / WARP_SIZE systems a block), orders up to
-// BATCHED_SMALL_BLOCK_MAX_ORDER a block of BATCHED_SMALL_BLOCK_TEAM threads a system, orders up
-// to BATCHED_TEAM_MAX_ORDER a block of BATCHED_BLOCK_TEAM (measured on an H100: 128 threads
-// 1.1-1.6x faster than 256 at orders 33-48, 256 faster from 56 on); larger orders keep one
-// thread a system. The solve (lu_solve_team) takes a block of >= order threads a system. 96: a
-// system's shared memory (151 KB) fits one block on sm_80 (163 KB) as well as sm_90 (227 KB).
-// The warp and small-block teams also solve as they factor (solve_shared: the right-hand sides
-// beside the matrix, where its shared memory fits the device); on blocks of BATCHED_BLOCK_TEAM
-// the back substitution's n dependent steps on one warp, the system's shared memory held
-// throughout, made that slower than lu_shared_block then lu_solve_team (H100, 10^4 systems, one
-// right-hand side: 56 x 56 4.9 against 4.2 ms, 64 x 64 5.8 against 5.4, 96 x 96 26 against 23).
+// Batched small LU on the GPU (linalg_batched.h lu_shared), the matrix in shared memory: orders <=
+// WARP_SIZE a warp a system (BATCHED_WARP_THREADS / WARP_SIZE systems a block), orders up to
+// BATCHED_SMALL_BLOCK_MAX_ORDER a block of BATCHED_SMALL_BLOCK_TEAM threads a system, orders up to
+// BATCHED_TEAM_MAX_ORDER a block of BATCHED_BLOCK_TEAM (measured on an H100 before the block teams
+// looked ahead: 128 threads 1.1-1.6x faster than 256 at orders 33-48, 256 faster from 56 on);
+// larger orders keep one thread a system. The solve (lu_solve_team) takes a block of >= order
+// threads a system. 96: a system's shared memory (151 KB) fits one block on sm_80 (163 KB) as well
+// as sm_90 (227 KB). The warp and small-block teams also solve as they factor (solve_shared: the
+// right-hand sides beside the matrix, where its shared memory fits the device); on blocks of
+// BATCHED_BLOCK_TEAM the back substitution's n dependent steps on one warp, the system's shared
+// memory held throughout, made that slower than lu_shared_block then lu_solve_team (H100, 10^4
+// systems, one right-hand side: 56 x 56 4.9 against 4.2 ms, 64 x 64 5.8 against 5.4, 96 x 96 26
+// against 23).
 constexpr int BATCHED_TEAM_MAX_ORDER = 96;
 constexpr int BATCHED_WARP_THREADS = 128;
 constexpr int BATCHED_SMALL_BLOCK_TEAM = 128;
@@ -77,10 +78,11 @@ constexpr int BATCHED_BLOCK_TEAM = 256;
 // this many resident an SM: 60-62 registers instead of the 80 the compiler took unbounded.
 constexpr int BATCHED_SOLVE_TEAM_MIN_BLOCKS = 10;
 // The teams' updates go round the threads one entry a thread or in groups of 2 x 2 entries
-// (four independent madds a thread; linalg_batched.h trailing_update): groups of 2 x 2 from
-// order^2 >= BATCHED_QUADS_MIN_AREA x the team's threads, about 3.5 groups a thread at the first
-// step. Measured, 10^4 systems on the H200: single entries faster up to 19 (warps), 40 (blocks
-// of 128) and 58 (blocks of 256) by 4-7 %, groups from 24, 44 and 60 on by 5-26 %.
+// (four independent madds a thread; linalg_batched.h trailing_update). A warp team takes groups
+// from order^2 >= BATCHED_QUADS_MIN_AREA x WARP_SIZE (order 22 on), about 3.5 groups a thread at
+// the first step (measured, 10^4 systems on the H200: single entries 4-7 % faster up to 19,
+// groups from 24 on 5-26 %). The block teams, which look ahead (lu_shared), always take groups:
+// single entries measured 2-4x slower there (H100).
 constexpr int BATCHED_QUADS_MIN_AREA = 14;
 static_assert(BATCHED_WARP_THREADS % WARP_SIZE == 0 && BATCHED_SMALL_BLOCK_TEAM % WARP_SIZE == 0 &&
               BATCHED_BLOCK_TEAM % WARP_SIZE == 0, "blocks of whole warps");

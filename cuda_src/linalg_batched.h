@@ -217,9 +217,9 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
 }
 
 // trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for rows k < i < order
-// and columns k < j < width (l_i = a_ik, u_j = a_kj; the columns from order on are the fused
+// and columns first <= j < width (l_i = a_ik, u_j = a_kj; the columns from order on are the fused
 // solve's right-hand sides), by groups of Q x Q entries going round the TEAM threads `t`: rows
-// k + 1 + r + q hr and columns k + 1 + j + q hc (q < Q, hr = ceil(rows / Q), hc = ceil(cols /
+// k + 1 + r + q hr and columns first + j + q hc (q < Q, hr = ceil(rows / Q), hc = ceil(cols /
 // Q); group r hc + j), so that a thread loads Q multipliers, Q entries of u and Q^2 entries for
 // Q^2 independent madds, consecutive threads on consecutive columns (no bank conflicts). Where
 // a group's row or column is past the block, its madds run on the first one's entries and are
@@ -228,9 +228,10 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
 // stepped by TEAM with a wrap for single entries, e / hc and e % hc for 2 x 2 groups (each
 // measured the faster on the H200: 10 % at order 19, 4 % at 64).
 template <class V, int TEAM, int Q>
-__device__ void trailing_update(dd *m, int ld, int k, int order, int width, int t) {
-    const int rows = order - k - 1, cols = width - k - 1;
-    const int side_r = (rows + Q - 1) / Q, side_c = (cols + Q - 1) / Q;   // side_r <= side_c
+__device__ void trailing_update(dd *m, int ld, int k, int order, int first, int width, int t) {
+    const int rows = order - k - 1, cols = width - first;
+    if (rows <= 0 || cols <= 0) return;
+    const int side_r = (rows + Q - 1) / Q, side_c = (cols + Q - 1) / Q;
     const auto group = [&](int r, int j) {
         int is[Q], js[Q];
         bool row_in[Q], col_in[Q];
@@ -240,7 +241,7 @@ __device__ void trailing_update(dd *m, int ld, int k, int order, int width, int 
             row_in[q] = q == 0 || r + q * side_r < rows;   // r < side_r <= rows
             col_in[q] = q == 0 || j + q * side_c < cols;
             is[q] = k + 1 + (row_in[q] ? r + q * side_r : r);
-            js[q] = k + 1 + (col_in[q] ? j + q * side_c : j);
+            js[q] = first + (col_in[q] ? j + q * side_c : j);
             l[q] = neg(m[is[q] * ld + k]);
             u[q] = m[k * ld + js[q]];
         }
@@ -255,7 +256,6 @@ __device__ void trailing_update(dd *m, int ld, int k, int order, int width, int 
                 if (row_in[q] && col_in[w]) m[is[q] * ld + js[w]] = a[q][w];
     };
     if constexpr (Q == 1) {
-        if (side_r == 0) return;
         const int step_r = TEAM / side_c, step_c = TEAM % side_c;   // e = r side_c + j += TEAM
         for (int r = t / side_c, j = t % side_c; r < side_r; r += step_r, j += step_c) {
             if (j >= side_c) {
@@ -288,13 +288,15 @@ __device__ void or_into_report(index_t *report, unsigned flags) {
 
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= width),
-// n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: thread t
-// offers row k + t as pivot candidate (segment_best under pivot_beats within each warp, then
-// across the warps that hold rows), rows k and p swap (thread j moves column j), thread t
+// n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: the pivot
+// (column_best under pivot_beats), rows k and p swap (thread j moves column j), thread t
 // divides row k + 1 + t's a_ik by the pivot, and the updates of the trailing block go round the
 // threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
-// do rather than a row each. Writes lu (BatchMatrix), piv[k], info[p] (the first zero pivot,
-// -1: none) and rhs.report[p] (the A_* flags of the entries as loaded, report_flags).
+// do rather than a row each. A block team looks ahead: its first warp updates column k + 1 and
+// finds step k + 1's pivot while the other warps update the rest (the search cost a third of
+// the time at order 64 when the whole team waited for it). Writes lu (BatchMatrix), piv[k],
+// info[p] (the first zero pivot, -1: none) and rhs.report[p] (the A_* flags of the entries as
+// loaded, report_flags).
 //
 // SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
 // sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
@@ -309,14 +311,24 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                           const SharedRhs &rhs) {
     static_assert(TEAM % WARP_SIZE == 0, "whole warps");
     constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
-    constexpr int CANDIDATE_WARPS = ONE_WARP ? 1 : BATCHED_TEAM_MAX_ORDER / WARP_SIZE;
+    static_assert(ONE_WARP || Q == 2, "a block team updates in groups of 2 x 2 (geometry.h)");
     const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
     const int width = order + (SOLVE ? int(rhs.nrhs) : 0);
     const auto barrier = [] {
         if constexpr (ONE_WARP) __syncwarp();
         else __syncthreads();
     };
-    __shared__ TeamPivot part[CANDIDATE_WARPS];
+    // column_best: the pivot of column k (rows k.., lane l offering rows k + l + 32 q), in
+    // every lane of the calling warp
+    const auto column_best = [&](int k) {
+        const int i = k + lane;
+        TeamPivot c = {i < order ? m[i * ld + k] : dd{0.0, 0.0}, valid && i < order ? i : -1};
+        if constexpr (!ONE_WARP)   // rows past the warp's (order <= WARP_SIZE in a warp team)
+            for (int r = i + WARP_SIZE; r < order && valid; r += WARP_SIZE)
+                c.take_better(TeamPivot{m[r * ld + k], r});
+        return team_shuffle(segment_best(c, lane, WARP_SIZE), 0, 0);
+    };
+    __shared__ TeamPivot ahead;   // a block team's next pivot, found by its first warp
     unsigned flags = 0;
     if (valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
     for (int e = t; e < order * width; e += TEAM) {
@@ -333,21 +345,20 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     }
     barrier();
     or_into_report(rhs.report + p, flags);
+    // the first warp: find step k + 1's pivot for the team (k + 1 < order)
+    const auto look_ahead = [&](int k) {
+        const TeamPivot c = column_best(k + 1);
+        if (lane == 0) ahead = c;
+    };
+    if (!ONE_WARP) {
+        if (t < WARP_SIZE) look_ahead(-1);
+        barrier();
+    }
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
-        const int i = k + t;
-        const dd zero = {0.0, 0.0};
-        TeamPivot c = {i < order ? m[i * ld + k] : zero, valid && i < order ? i : -1};
-        c = segment_best(c, lane, WARP_SIZE);
         TeamPivot best;
-        if constexpr (ONE_WARP) {
-            best = team_shuffle(c, 0, 0);
-        } else {
-            if (lane == 0 && t < CANDIDATE_WARPS * WARP_SIZE) part[t / WARP_SIZE] = c;
-            __syncthreads();
-            best = part[0];
-            for (int w = 1; w < CANDIDATE_WARPS; ++w) best.take_better(part[w]);
-        }
+        if constexpr (ONE_WARP) best = column_best(k);
+        else best = ahead;
         const int pk = best.row < 0 ? k : best.row;
         if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;
         if (pk != k)
@@ -357,14 +368,29 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                 m[pk * ld + j] = r;
             }
         barrier();
+        const bool more = k + 1 < order;
         const dd pivot = m[k * ld + k];
         if (pivot.hi == 0.0) {
             if (zero_pivot < 0) zero_pivot = k;
+            if (!ONE_WARP && more) {
+                if (t < WARP_SIZE) look_ahead(k);
+                barrier();
+            }
             continue;
         }
         for (int r = k + 1 + t; r < order; r += TEAM) m[r * ld + k] = div<V>(m[r * ld + k], pivot);
         barrier();
-        trailing_update<V, TEAM, Q>(m, ld, k, order, width, t);
+        if constexpr (ONE_WARP) {
+            trailing_update<V, TEAM, Q>(m, ld, k, order, k + 1, width, t);
+        } else if (t >= WARP_SIZE) {
+            trailing_update<V, TEAM - WARP_SIZE, Q>(m, ld, k, order, k + 2, width, t - WARP_SIZE);
+        } else if (more) {   // column k + 1, as trailing_update would, then the search
+            const dd u = m[k * ld + k + 1];
+            for (int i = k + 1 + lane; i < order; i += WARP_SIZE)
+                m[i * ld + k + 1] = madd<V>(m[i * ld + k + 1], neg(m[i * ld + k]), u);
+            __syncwarp();
+            look_ahead(k);
+        }
         barrier();
     }
     if (!valid) return;
@@ -556,16 +582,17 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 
 #if defined(__CUDACC__)
-// lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team warp, small_block or block
-// (GPU, order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads:
-// trailing_update's groups of 2 x 2, else of one entry; Python picks by geometry.h
-// BATCHED_QUADS_MIN_AREA): lu_shared by a warp a system (BATCHED_WARP_THREADS / 32 systems a
-// block) or a block of BATCHED_SMALL_BLOCK_TEAM or BATCHED_BLOCK_TEAM threads a system, each
-// system with batched_shared_entries(order, width) DD entries of dynamic shared memory (order
-// rows of ld = width rounded up to odd: no bank conflicts on columns). lu_shared: lu_factor's
-// arguments and results (width = order; lu column-major per system). solve_shared (warp and
-// small-block teams; width = order + nrhs): x[p] = A[p]^-1 b[p] (b + p b_bs, strides b_rs,
-// b_cs, order x nrhs; x contiguous), info and report (written: a's, b's and x's flags).
+// lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team warp, small_block or block (GPU,
+// order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads:
+// trailing_update's groups of 2 x 2, else of one entry: the warp team's by geometry.h
+// BATCHED_QUADS_MIN_AREA, the block teams' always): lu_shared by a warp a system
+// (BATCHED_WARP_THREADS / 32 systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or
+// BATCHED_BLOCK_TEAM threads a system, each system with batched_shared_entries(order, width) DD
+// entries of dynamic shared memory (order rows of ld = width rounded up to odd: no bank conflicts
+// on columns). lu_shared: lu_factor's arguments and results (width = order; lu column-major per
+// system). solve_shared (warp and small-block teams; width = order + nrhs): x[p] = A[p]^-1 b[p] (b
+// + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info and report (written: a's, b's and
+// x's flags).
 #define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, WIDTH)                                      \
     extern __shared__ ddblas::dd shared_systems[];                                             \
     const int team = threadIdx.x / (TEAM), ld = int(WIDTH) | 1;                                \
@@ -605,13 +632,9 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
                         1)                                                                     \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp_quads, ddblas::WARP_SIZE,                          \
                         ddblas::BATCHED_WARP_THREADS, 2)                                       \
-    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_small_block, ddblas::BATCHED_SMALL_BLOCK_TEAM,          \
-                        ddblas::BATCHED_SMALL_BLOCK_TEAM, 1)                                   \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_small_block_quads, ddblas::BATCHED_SMALL_BLOCK_TEAM,    \
                         ddblas::BATCHED_SMALL_BLOCK_TEAM, 2)
 DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared)
-DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block, ddblas::BATCHED_BLOCK_TEAM,
-                    ddblas::BATCHED_BLOCK_TEAM, 1)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block_quads,
                     ddblas::BATCHED_BLOCK_TEAM, ddblas::BATCHED_BLOCK_TEAM, 2)
 DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)

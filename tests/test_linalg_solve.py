@@ -118,11 +118,11 @@ def test_batched_gpu_equals_cpu(device, variant):
     assert same_bits(d_cpu, d_dev)
 
 
-# The GPU's team kernels (lu_shared_warp up to 32, lu_shared_small_block up to 48,
-# lu_shared_block up to 96, each with updates by single entries, then from 22, 43 and 60 on by
-# groups of 2 x 2, lu_solve_team) around each shape boundary, groups with a row and a column
-# past the block (odd orders), systems per block not dividing the batch; above 96, one thread a
-# system again.
+# The GPU's team kernels (lu_shared_warp up to 32, its updates by single entries up to 21 and
+# by groups of 2 x 2 from 22 on; lu_shared_small_block up to 48 and lu_shared_block up to 96,
+# by groups and looking ahead; lu_solve_team) around each shape boundary, groups with a row and
+# a column past the block (odd orders), systems per block not dividing the batch; above 96, one
+# thread a system again.
 TEAM_ORDERS = [1, 2, 9, 11, 16, 17, 21, 22, 23, 24, 25, 31, 32, 33, 40, 42, 43, 48, 49, 59, 60,
                63, 64, 65, 95, 96, 97]
 

@@ -65,7 +65,7 @@ def _team_kernel(stem: str, n: int, opts: Options) -> tuple[str, int, int]:
     order n: team "warp" (n <= 32: a warp a system, several a block), "small_block" or "block"
     (a block a system: geometry's batched_small_block_team threads up to
     batched_small_block_max_order, else batched_block_team), with "_quads" (updates in groups of
-    2 x 2) from n^2 >= batched_quads_min_area x the team's threads."""
+    2 x 2): a warp's from n^2 >= batched_quads_min_area x 32, the block teams' always."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
         team, threads, systems = ("warp", g["batched_warp_threads"],
@@ -74,7 +74,7 @@ def _team_kernel(stem: str, n: int, opts: Options) -> tuple[str, int, int]:
         team, threads, systems = "small_block", g["batched_small_block_team"], 1
     else:
         team, threads, systems = "block", g["batched_block_team"], 1
-    if n * n >= g["batched_quads_min_area"] * (threads // systems):
+    if team != "warp" or n * n >= g["batched_quads_min_area"] * g["warp_size"]:
         team += "_quads"
     return f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", threads, systems
 
