@@ -216,6 +216,32 @@ __device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
     return c;
 }
 
+// pivot_key: a candidate's rank by |hi| alone, as an integer: 0 none, 1 NaN, then |hi| in
+// increasing order (-0 as +0), so that pivot_beats settles only between equal keys.
+__device__ unsigned long long pivot_key(const TeamPivot &c) {
+    if (c.row < 0) return 0;
+    if (isnan(c.value.hi)) return 1;
+    return (unsigned long long)__double_as_longlong(fabs(c.value.hi)) + 2;
+}
+
+// warp_best_row: the row of the best of the warp's candidates under pivot_beats (-1: none), in
+// every lane: the largest pivot_key by a butterfly, then where several lanes share it (equal
+// |hi|, NaNs, no candidates) segment_best among those. Two 32-bit shuffles a level instead of
+// five and pivot_beats (the search had cost a quarter of the factorization at order 19).
+__device__ int warp_best_row(const TeamPivot &c, int lane) {
+    const unsigned long long key = pivot_key(c);
+    unsigned long long top = key;
+    for (unsigned d = WARP_SIZE / 2; d > 0; d /= 2) {
+        const unsigned long long o = __shfl_xor_sync(FULL_WARP, top, d);
+        top = o > top ? o : top;
+    }
+    const unsigned tied = __ballot_sync(FULL_WARP, key == top);
+    if (__popc(tied) == 1) return __shfl_sync(FULL_WARP, c.row, __ffs(tied) - 1);
+    TeamPivot only_tied = c;
+    if (key != top) only_tied.row = -1;
+    return team_shuffle(segment_best(only_tied, lane, WARP_SIZE), 0, 0).row;
+}
+
 // trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for rows k < i < order
 // and columns first <= j < width (l_i = a_ik, u_j = a_kj; the columns from order on are the fused
 // solve's right-hand sides), by groups of Q x Q entries going round the TEAM threads `t`: rows
@@ -318,7 +344,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         if constexpr (ONE_WARP) __syncwarp();
         else __syncthreads();
     };
-    // column_best: the pivot of column k (rows k.., lane l offering rows k + l + 32 q), in
+    // column_best: the pivot row of column k (rows k.., lane l offering rows k + l + 32 q), in
     // every lane of the calling warp
     const auto column_best = [&](int k) {
         const int i = k + lane;
@@ -326,9 +352,9 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         if constexpr (!ONE_WARP)   // rows past the warp's (order <= WARP_SIZE in a warp team)
             for (int r = i + WARP_SIZE; r < order && valid; r += WARP_SIZE)
                 c.take_better(TeamPivot{m[r * ld + k], r});
-        return team_shuffle(segment_best(c, lane, WARP_SIZE), 0, 0);
+        return warp_best_row(c, lane);
     };
-    __shared__ TeamPivot ahead;   // a block team's next pivot, found by its first warp
+    __shared__ int ahead;   // a block team's next pivot row, found by its first warp
     unsigned flags = 0;
     if (valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
     for (int e = t; e < order * width; e += TEAM) {
@@ -347,8 +373,8 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     or_into_report(rhs.report + p, flags);
     // the first warp: find step k + 1's pivot for the team (k + 1 < order)
     const auto look_ahead = [&](int k) {
-        const TeamPivot c = column_best(k + 1);
-        if (lane == 0) ahead = c;
+        const int row = column_best(k + 1);
+        if (lane == 0) ahead = row;
     };
     if (!ONE_WARP) {
         if (t < WARP_SIZE) look_ahead(-1);
@@ -356,10 +382,10 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     }
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
-        TeamPivot best;
+        int best;
         if constexpr (ONE_WARP) best = column_best(k);
         else best = ahead;
-        const int pk = best.row < 0 ? k : best.row;
+        const int pk = best < 0 ? k : best;
         if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;
         if (pk != k)
             for (int j = t; j < width; j += TEAM) {
@@ -601,8 +627,8 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
     ddblas::dd *m = shared_systems + team * ddblas::batched_shared_entries(order, WIDTH);      \
     const ddblas::StridedMatrix a = {a_hi + (valid ? p * a_bs : 0),                            \
                                      a_lo + (valid ? p * a_bs : 0), a_rs, a_cs}
-#define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS, Q)                             \
-    DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
+#define DDBLAS_LINALG_BATCHED_LU_SHARED(V, NAME, TEAM, THREADS, Q, MIN_BLOCKS)                 \
+    DDBLAS_KERNEL __launch_bounds__(THREADS, MIN_BLOCKS) ddblas_linalg_batched_##NAME##_##V(   \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
         DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, order);                                    \
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
@@ -612,8 +638,8 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
         ddblas::lu_shared<ddblas::variants::V, TEAM, Q, false>(order, p, valid, a, m, ld, lu,  \
                                                                piv, info, rhs);                \
     }
-#define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS, Q)                          \
-    DDBLAS_KERNEL __launch_bounds__(THREADS, 1) ddblas_linalg_batched_##NAME##_##V(            \
+#define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS, Q, MIN_BLOCKS)              \
+    DDBLAS_KERNEL __launch_bounds__(THREADS, MIN_BLOCKS) ddblas_linalg_batched_##NAME##_##V(   \
         ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,    \
         const double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,  \
         const double *b_hi, const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs,    \
@@ -629,14 +655,16 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
     }
 #define DDBLAS_BATCHED_SMALL_TEAMS(KERNEL, STEM)                                               \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp, ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS,  \
-                        1)                                                                     \
+                        1, 1)                                                                  \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp_quads, ddblas::WARP_SIZE,                          \
-                        ddblas::BATCHED_WARP_THREADS, 2)                                       \
+                        ddblas::BATCHED_WARP_THREADS, 2, 1)                                    \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_small_block_quads, ddblas::BATCHED_SMALL_BLOCK_TEAM,    \
-                        ddblas::BATCHED_SMALL_BLOCK_TEAM, 2)
+                        ddblas::BATCHED_SMALL_BLOCK_TEAM, 2,                                   \
+                        ddblas::BATCHED_SMALL_BLOCK_MIN_BLOCKS)
 DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared)
 DDBLAS_FOR_VARIANTS(DDBLAS_LINALG_BATCHED_LU_SHARED, lu_shared_block_quads,
-                    ddblas::BATCHED_BLOCK_TEAM, ddblas::BATCHED_BLOCK_TEAM, 2)
+                    ddblas::BATCHED_BLOCK_TEAM, ddblas::BATCHED_BLOCK_TEAM, 2,
+                    ddblas::BATCHED_BLOCK_MIN_BLOCKS)
 DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)
 
 // lu_solve_team (GPU, order <= BATCHED_TEAM_MAX_ORDER): lu_solve's arguments and results, one
