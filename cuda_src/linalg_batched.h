@@ -59,14 +59,15 @@ struct BatchMatrix {
     }
 };
 
-// StridedMatrix: a read-only matrix with element strides (row rs, column cs), or a writable
-// one; what Python passes for the caller's operands and the solution.
+// StridedMatrix: a read-only matrix with element strides (row rs, column cs); what Python passes
+// for the caller's operands. Entries are read as `loaded` reads them (a NaN or infinite low part
+// makes the value so: dropped by a division's special-value rule, a NaN low part once gave a
+// finite solution of a system whose a was not finite).
 struct StridedMatrix {
     const double *hi, *lo;
     index_t rs, cs;
     DD_HD dd load(index_t i, index_t j) const {
-        dd v = {hi[i * rs + j * cs], lo[i * rs + j * cs]};
-        return v;
+        return loaded(hi[i * rs + j * cs], lo[i * rs + j * cs]);
     }
 };
 

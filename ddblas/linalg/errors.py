@@ -77,14 +77,16 @@ def require_algorithm(algorithm) -> None:
 
 
 def require_finite(*named) -> None:
-    """ValueError naming the first of the (DDArray, name) pairs that holds an inf or a NaN (in a
-    hi part: a DD value is finite exactly when its hi part is); every pair's check comes back in
-    one device round trip."""
+    """ValueError naming the first of the (DDArray, name) pairs that holds an inf or a NaN in
+    either part (a normalised DD value is finite exactly when its hi part is; an unnormalised
+    pair with a non-finite lo is not finite either, as ddblas.isfinite and the kernels read it);
+    every pair's check comes back in one device round trip."""
     named = [(x, name) for x, name in named if x.size]
     if not named:
         return
     xp = named[0][0].xp
-    finite = _backend.move(xp.stack([xp.isfinite(x.hi).all() for x, _ in named]), "cpu")
+    finite = _backend.move(xp.stack([xp.isfinite(x.hi).all() & xp.isfinite(x.lo).all()
+                                     for x, _ in named]), "cpu")
     for (_, name), ok in zip(named, finite):
         if not ok:
             raise not_finite_error(name)
