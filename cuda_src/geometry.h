@@ -77,11 +77,11 @@ constexpr int BATCHED_BLOCK_TEAM = 256;
 // lu_solve_team's blocks (a thread a row, whole warps up to BATCHED_TEAM_MAX_ORDER) are built for
 // this many resident an SM: 60-62 registers instead of the 80 the compiler took unbounded.
 constexpr int BATCHED_SOLVE_TEAM_MIN_BLOCKS = 10;
-// The block teams' kernels are built for as many blocks an SM as the shared memory of their
-// largest common systems allows (order 48 with a right-hand side: 38 KB, 6 blocks of 128
-// threads; order 64: 66 KB, 3 blocks of 256), at most 80 registers a thread. Unbounded, the
-// look-ahead took 84-96, and registers (allocated 256 a warp at a time) then left 2 blocks of 256
-// an SM: 64 x 64 5.8 ms instead of 4.7 (H100, 10^4 systems).
+// The block teams' kernels are built for as many blocks an SM as an H100's shared memory allows
+// their largest common systems (order 48 with a right-hand side: 38 KB, 6 blocks of 128 threads;
+// order 64: 66 KB, 3 blocks of 256; an A100 fits 4 and 2), at most 80 registers a thread.
+// Unbounded, the look-ahead took 84-96, and registers (allocated 256 a warp at a time) then left
+// 2 blocks of 256 an SM: 64 x 64 5.8 ms instead of 4.7 (H100, 10^4 systems).
 constexpr int BATCHED_SMALL_BLOCK_MIN_BLOCKS = 6;
 constexpr int BATCHED_BLOCK_MIN_BLOCKS = 3;
 // The teams' updates go round the threads one entry a thread or in groups of 2 x 2 entries

@@ -60,9 +60,9 @@ struct BatchMatrix {
 };
 
 // StridedMatrix: a read-only matrix with element strides (row rs, column cs); what Python passes
-// for the caller's operands. Entries are read as `loaded` reads them (a NaN or infinite low part
-// makes the value so: dropped by a division's special-value rule, a NaN low part once gave a
-// finite solution of a system whose a was not finite).
+// for the caller's operands. Entries are read as `loaded` reads them: a pair with a NaN or
+// infinite low part is a non-finite value (read raw, a NaN low part was dropped by the division's
+// special-value rule, and a system whose a was not finite got a finite solution).
 struct StridedMatrix {
     const double *hi, *lo;
     index_t rs, cs;
@@ -190,29 +190,16 @@ struct TeamPivot {
 
 constexpr unsigned FULL_WARP = 0xffffffffu;
 
-// team_shuffle: c as lane src holds it (down > 0: as lane + down holds it, or c where that is
-// past the warp), every lane of the warp taking part.
-__device__ TeamPivot team_shuffle(const TeamPivot &c, int src, unsigned down) {
-    TeamPivot r;
-    if (down) {
-        r.value.hi = __shfl_down_sync(FULL_WARP, c.value.hi, down);
-        r.value.lo = __shfl_down_sync(FULL_WARP, c.value.lo, down);
-        r.row = __shfl_down_sync(FULL_WARP, c.row, down);
-    } else {
-        r.value.hi = __shfl_sync(FULL_WARP, c.value.hi, src);
-        r.value.lo = __shfl_sync(FULL_WARP, c.value.lo, src);
-        r.row = __shfl_sync(FULL_WARP, c.row, src);
-    }
-    return r;
-}
-
-// segment_best: the best candidate of the lanes [base, base + len) of a warp (len <= 32 - base),
-// in lane `base` (rank 0); the other lanes' results are partial. A tree: pivot_beats is a strict
-// total order, so it picks what a sequential scan picks.
-__device__ TeamPivot segment_best(TeamPivot c, int rank, int len) {
+// warp_best: the best candidate of the warp's lanes under pivot_beats, in lane 0 (the other
+// lanes' results are partial). A tree: pivot_beats is a strict total order, so it picks what a
+// sequential scan picks.
+__device__ TeamPivot warp_best(TeamPivot c, int lane) {
     for (unsigned down = WARP_SIZE / 2; down > 0; down /= 2) {
-        const TeamPivot o = team_shuffle(c, 0, down);
-        if (rank + int(down) < len) c.take_better(o);
+        TeamPivot o;   // the candidate of lane + down (past the warp: c's own, not taken)
+        o.value.hi = __shfl_down_sync(FULL_WARP, c.value.hi, down);
+        o.value.lo = __shfl_down_sync(FULL_WARP, c.value.lo, down);
+        o.row = __shfl_down_sync(FULL_WARP, c.row, down);
+        if (lane + int(down) < WARP_SIZE) c.take_better(o);
     }
     return c;
 }
@@ -227,8 +214,8 @@ __device__ unsigned long long pivot_key(const TeamPivot &c) {
 
 // warp_best_row: the row of the best of the warp's candidates under pivot_beats (-1: none), in
 // every lane: the largest pivot_key by a butterfly, then where several lanes share it (equal
-// |hi|, NaNs, no candidates) segment_best among those. Two 32-bit shuffles a level instead of
-// five and pivot_beats (the search had cost a quarter of the factorization at order 19).
+// |hi|, NaNs, no candidates) warp_best among those. Two 32-bit shuffles a level instead of five
+// and pivot_beats (the search had cost a quarter of the factorization at order 19).
 __device__ int warp_best_row(const TeamPivot &c, int lane) {
     const unsigned long long key = pivot_key(c);
     unsigned long long top = key;
@@ -240,7 +227,7 @@ __device__ int warp_best_row(const TeamPivot &c, int lane) {
     if (__popc(tied) == 1) return __shfl_sync(FULL_WARP, c.row, __ffs(tied) - 1);
     TeamPivot only_tied = c;
     if (key != top) only_tied.row = -1;
-    return team_shuffle(segment_best(only_tied, lane, WARP_SIZE), 0, 0).row;
+    return __shfl_sync(FULL_WARP, warp_best(only_tied, lane).row, 0);
 }
 
 // trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for rows k < i < order
@@ -316,7 +303,7 @@ __device__ void or_into_report(index_t *report, unsigned flags) {
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
 // whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= width),
 // n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: the pivot
-// (column_best under pivot_beats), rows k and p swap (thread j moves column j), thread t
+// (column_best under pivot_beats), rows k and pk swap (thread j moves column j), thread t
 // divides row k + 1 + t's a_ik by the pivot, and the updates of the trailing block go round the
 // threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
 // do rather than a row each. A block team looks ahead: its first warp updates column k + 1 and

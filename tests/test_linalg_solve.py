@@ -132,7 +132,10 @@ def _team_inputs(n: int, batch: int, kind: str):
     have equal magnitudes (the first row must win on both devices); "singular": every third
     system with a zero column (the factorization goes on past the zero pivot); "special": NaN,
     inf and signed zeros among the candidates (the GPU ranks them by |hi| as an integer key,
-    pivot_beats settling ties: NaNs last, +0 and -0 equal, a NaN low part as -inf)."""
+    pivot_beats settling ties: NaNs last, +0 and -0 equal), a NaN low part (read as NaN),
+    candidates of equal magnitude, zero pivots at the last two steps (the block teams' last
+    look-ahead) and entries near DBL_MAX whose updates overflow (non-finite candidates made by
+    the arithmetic)."""
     if kind == "ties":
         rng = np.random.default_rng(n)
         a = ddblas.asarray(rng.integers(-2, 3, (batch, n, n)).astype(np.float64))
@@ -145,13 +148,16 @@ def _team_inputs(n: int, batch: int, kind: str):
         a = ddblas.DDArray(*a64, normalize=False)
     if kind == "special":
         hi, lo = a.hi.copy(), a.lo.copy()
-        hi[::5, n // 3, 0] = np.nan             # a NaN candidate, then rows of NaNs
-        hi[1::5, n - 1, 0] = np.inf             # an infinite pivot
-        hi[2::5, :, 0], lo[2::5, :, 0] = 0.0, 0.0
-        hi[2::5, ::2, 0] = -0.0                 # +0 and -0 tie: a zero pivot
-        lo[3::5, n // 2, 0] = np.nan            # a NaN low part
-        if n > 1:   # ties in column 1 after step 0
-            hi[4::5, :, 1], lo[4::5, :, 1] = np.copysign(1.0, hi[4::5, :, 1]), 0.0
+        hi[::8, n // 3, 0] = np.nan             # a NaN candidate, then rows of NaNs
+        hi[1::8, n - 1, 0] = np.inf             # an infinite pivot
+        hi[2::8, :, 0], lo[2::8, :, 0] = 0.0, 0.0
+        hi[2::8, ::2, 0] = -0.0                 # +0 and -0 tie: a zero pivot
+        lo[3::8, n // 2, 0] = np.nan            # a NaN low part
+        hi[5::8, :, n - 1], lo[5::8, :, n - 1] = 0.0, 0.0   # a zero pivot at the last step
+        hi[6::8, :, n // 2], lo[6::8, :, n // 2] = 1.5e308, 0.0   # updates that overflow
+        if n > 1:
+            hi[4::8, :, 1], lo[4::8, :, 1] = np.copysign(1.0, hi[4::8, :, 1]), 0.0   # ties
+            hi[7::8, :, n - 2], lo[7::8, :, n - 2] = 0.0, 0.0   # a zero pivot one step before
         a = ddblas.DDArray(hi, lo, normalize=False)
     return a, random_stack(batch, n, 2, seed=n + 1, device="cpu")
 

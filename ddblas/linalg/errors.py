@@ -79,8 +79,8 @@ def require_algorithm(algorithm) -> None:
 def require_finite(*named) -> None:
     """ValueError naming the first of the (DDArray, name) pairs that holds an inf or a NaN in
     either part (a normalised DD value is finite exactly when its hi part is; an unnormalised
-    pair with a non-finite lo is not finite either, as ddblas.isfinite and the kernels read it);
-    every pair's check comes back in one device round trip."""
+    pair with a non-finite lo is not finite either, as ddblas.isfinite says); every pair's check
+    comes back in one device round trip."""
     named = [(x, name) for x, name in named if x.size]
     if not named:
         return
