@@ -20,7 +20,8 @@ constexpr unsigned DYNAMIC_SHARED_LIMIT = 227 * 1024;   // dynamic, after the op
 // CPU: loops with at least this many items run on an OpenMP team (DDBLAS_FOR_EACH, the Ozaki
 // loops); smaller ones stay on one thread (starting the team costs more than the work).
 constexpr index_t PARALLEL_MIN_ITEMS = 16384;
-// CPU GEMMs (single and batched) start a team from this many multiply-adds M N K (batch M N K).
+// CPU GEMMs (single and batched) start a team from this many multiply-adds M N K (batch M N K),
+// the batched small systems from count x a system's (cpu_entry.h DDBLAS_FOR_EACH_SYSTEM).
 constexpr index_t PARALLEL_MIN_MADDS = 32768;
 
 // CUDA's launch limits that the Python side plans with: threads a warp, gridDim.y and gridDim.z.

@@ -5,7 +5,7 @@
 #define DDBLAS_FOR_EACH(i, n)                                                       \
     for (ddblas::index_t i = blockIdx.x * (ddblas::index_t)blockDim.x + threadIdx.x; i < n; \
          i += (ddblas::index_t)blockDim.x * gridDim.x)
-// Heavy items (a whole small system each): the same grid-stride loop.
-#define DDBLAS_FOR_EACH_SYSTEM(i, count)                                                   \
+// Heavy items (a whole small system each; madds: the CPU's measure of one): the same loop.
+#define DDBLAS_FOR_EACH_SYSTEM(i, count, madds)                                            \
     for (ddblas::index_t i = blockIdx.x * (ddblas::index_t)blockDim.x + threadIdx.x; i < count; \
          i += (ddblas::index_t)blockDim.x * gridDim.x)

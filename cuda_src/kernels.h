@@ -4,8 +4,9 @@
 //                           `extern "C" void` (CPU);
 //   DDBLAS_FOR_EACH(i, n)   a loop header running the body for i in [0, n): a grid-stride loop
 //                           (GPU) or an OpenMP loop (CPU). The count must be a variable named n.
-//   DDBLAS_FOR_EACH_SYSTEM(i, count)  the same for heavy items (a whole small system each):
-//                           the CPU runs OpenMP over any count (linalg_batched.h).
+//   DDBLAS_FOR_EACH_SYSTEM(i, count, madds)  the same for heavy items (a whole small system of
+//                           about `madds` multiply-adds each): the CPU runs OpenMP from
+//                           count x madds >= PARALLEL_MIN_MADDS (linalg_batched.h).
 // Kernel names are ddblas_<op>[_<variant>], variant in {fma,nofma}_{accurate,sloppy}; the Python
 // backends build the same names (ddblas/_kernels.py).
 //

@@ -531,7 +531,7 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
 #define DDBLAS_LINALG_BATCHED_LU_FACTOR(OP, V)                                                 \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
-        DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
+        DDBLAS_FOR_EACH_SYSTEM(p, n, order * order * order / 3 + 1) {                          \
             ddblas::StridedMatrix a = {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs};          \
             ddblas::BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, order,       \
                                       row_step, col_step};                                     \
@@ -554,7 +554,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
-        DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
+        DDBLAS_FOR_EACH_SYSTEM(p, n, order * (order + 1) * nrhs) {                             \
             DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
             const ddblas::index_t size = order * nrhs;                                         \
             double *xh = x_hi + p * size, *xl = x_lo + p * size;                               \
@@ -584,7 +584,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
         const ddblas::index_t *piv, ddblas::index_t piv_bs, const ddblas::index_t *shift,      \
         double *det_hi, double *det_lo, double *mant_hi, double *mant_lo,                      \
         ddblas::index_t *expo) {                                                               \
-        DDBLAS_FOR_EACH_SYSTEM(p, n) {                                                         \
+        DDBLAS_FOR_EACH_SYSTEM(p, n, order) {                                                  \
             ddblas::StridedMatrix d = {d_hi + p * d_bs, d_lo + p * d_bs, d_rs, d_cs};          \
             ddblas::dd det, mant;                                                              \
             ddblas::diagonal_product<ddblas::variants::V>(order, d, piv + p * piv_bs,          \
