@@ -322,6 +322,8 @@ class CpuBackend:
 
 
 def _c_arg(a):
+    if type(a) is int:   # the most common argument first
+        return ctypes.c_int64(a)
     if isinstance(a, np.ndarray):
         return ctypes.c_void_p(a.ctypes.data)
     if isinstance(a, float):

@@ -58,10 +58,13 @@ def _choice(value, allowed, name):
 
 def _stacked(x: DDArray, stack: tuple) -> DDArray:
     """x (..., r, c) broadcast to stack + (r, c), as a (prod(stack), r, c) stack of views (x
-    itself where it has that shape: the batched path's small calls skip the views' cost)."""
+    itself where it has that shape, x's parts reshaped where both stacks hold one matrix: the
+    batched path's small calls skip the views' cost)."""
     shape = (math.prod(stack),) + x.shape[-2:]
     if x.shape == shape:
         return x
+    if shape[0] == 1 and math.prod(x.shape[:-2]) == 1:   # only axes of length 1: views
+        return DDArray(x.hi.reshape(shape), x.lo.reshape(shape), normalize=False)
     xp = x.xp
     full = stack + x.shape[-2:]
     return DDArray(xp.broadcast_to(x.hi, full), xp.broadcast_to(x.lo, full),
