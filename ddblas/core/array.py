@@ -143,19 +143,20 @@ class DDArray:
     float64 arrays, lo=None means zeros). Use :func:`ddblas.array` to convert other values.
 
     normalize=True (default): one pass of a kernel on the arrays' device (Knuth's two_sum, and
-    for non-finite parts the rule by which every kernel reads them: cuda_src/dd.h normalized)
-    checks every element. When all are normalised (hi == fl(hi + lo); lo == 0 where hi is inf;
-    a NaN hi with lo 0 or NaN) the arrays are wrapped without copying. Otherwise the result holds NEW arrays (the caller's are never
-    modified) where each element that is not normalised is replaced by the exact sum hi + lo
+    for non-finite parts the rule by which the elementwise, reduction and batched linalg kernels
+    read them: cuda_src/dd.h normalized) checks every element. When all are normalised (hi ==
+    fl(hi + lo); lo == 0 where hi is inf; a NaN hi with lo 0 or NaN) the arrays are wrapped
+    without copying. Otherwise the result holds NEW arrays (the caller's are never modified)
+    where each element that is not normalised is replaced by the exact sum hi + lo
     renormalised, (fl(hi + lo), hi + lo - fl(hi + lo)) with |lo| <= ulp(hi)/2; a NaN in either
     part makes both parts NaN; an inf in either part, or hi + lo overflowing, gives (+-inf, 0).
     The same kernel runs on both devices, so the result is bitwise the same on CPU and GPU.
 
     normalize=False: the parts are wrapped as given, with no check and no pass over the data,
     for data you know is normalised (e.g. another DD library's output). ddblas operations are
-    not defined on pairs that are not, except that elementwise operations, reductions and
-    sorting read a pair with a non-finite part as normalize=True makes it (a nan in either part
-    gives nan).
+    not defined on pairs that are not, except that elementwise operations, reductions, sorting
+    and the batched solvers of small systems read a pair with a non-finite part as
+    normalize=True makes it (a nan in either part gives nan).
 
     Either way, a lo that shares memory with hi (``DDArray(z, z)`` of zeros) is copied, so
     that writing one part never writes the other.
