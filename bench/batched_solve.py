@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 import ddblas
 from ddblas import linalg
 from ddblas.core.options import Options
@@ -45,10 +43,9 @@ def main() -> None:
         t_unchecked = time_gpu(lambda: linalg.solve(a, b, check_finite=False), args.repeat)
         t_factor = time_gpu(lambda: batched.lu_factor(a, opts), args.repeat)
         f = batched.lu_factor(a, opts)
-        flags = a.xp.zeros(args.batch, dtype=np.int64)
-        t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts, flags), args.repeat)
-        zero_pivot = a.xp.empty(args.batch, dtype=np.int64)
-        t_kernels, how = time_gpu_graph(lambda: batched.solve(a, b, opts, zero_pivot, flags),
+        t_solve = time_gpu(lambda: batched.lu_solve(f, b, opts), args.repeat)
+        summary = batched.new_summary(a.xp)
+        t_kernels, how = time_gpu_graph(lambda: batched.solve(a, b, opts, summary),
                                         args.repeat, 20)
         flops = args.batch * (2 * n ** 3 / 3 + 2 * n ** 2)
         rate, kernel_rate = flops / t_call / 1e9, flops / t_kernels / 1e9

@@ -108,8 +108,8 @@ DD_HD constexpr index_t batched_shared_entries(index_t order, index_t width) {
     return order * (width | 1);
 }
 
-// The batched LU's report (linalg_batched.h: the factor kernels write a system's A_* flags as
-// they load its entries, the solve kernels OR in the B_* flags and X_NOT_FINITE), read by
+// The batched LU's report flags (linalg_batched.h BatchReport: the factor kernels OR in the A_*
+// flags as they load the entries, the solve kernels the B_* flags and X_NOT_FINITE), read by
 // ddblas/linalg/solve.py in place of separate passes over a and b. An entry is "large" at
 // |hi| >= 2^LINALG_SCALE_EXPONENT, where solve scales its operands by powers of two
 // (ddblas/linalg/scaling.py).

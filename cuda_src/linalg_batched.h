@@ -71,13 +71,55 @@ struct StridedMatrix {
     }
 };
 
-// report_flags: `not_finite` for a non-finite x, `large` for |x| >= 2^LINALG_SCALE_EXPONENT,
-// else 0: the batched kernels' report (geometry.h BATCHED_REPORT_*) of what solve.py's checks of
-// finite and of large entries look at (hi parts).
-DD_HD unsigned report_flags(double x, unsigned not_finite, unsigned large) {
+// ReportedOperand: whose entry report_flags looks at: the matrix a, the right-hand sides b or
+// the solution x.
+enum class ReportedOperand { a, b, x };
+
+// report_flags: the operand's NOT_FINITE bit for a non-finite x, its LARGE bit (a and b) for
+// |x| >= 2^LINALG_SCALE_EXPONENT, else 0: the batched kernels' report (geometry.h
+// BATCHED_REPORT_*) of what solve.py's checks of finite and of large entries look at (hi parts).
+DD_HD unsigned report_flags(double x, ReportedOperand of) {
     const double threshold = from_bits((1023ULL + LINALG_SCALE_EXPONENT) << 52);
+    const unsigned not_finite = of == ReportedOperand::a   ? BATCHED_REPORT_A_NOT_FINITE
+                                : of == ReportedOperand::b ? BATCHED_REPORT_B_NOT_FINITE
+                                                           : BATCHED_REPORT_X_NOT_FINITE;
+    const unsigned large = of == ReportedOperand::a   ? BATCHED_REPORT_A_LARGE
+                           : of == ReportedOperand::b ? BATCHED_REPORT_B_LARGE
+                                                      : 0u;
     return !isfinite(x) ? not_finite : fabs(x) >= threshold ? large : 0u;
 }
+
+// BatchReport: what a batched call reports. info (the factor kernels'; null where not kept):
+// info[p] = system p's first zero pivot, -1 for none. summary (index_t[2], zeroed by the caller):
+// summary[0] = the OR of every system's report_flags, summary[1] = batch * order - (p * order +
+// k) for the first singular system p and its first zero pivot k (0: none). Two words come back
+// to the host instead of a word a system (10^4 systems of order 9: 160 KB copied and reduced
+// at each solve); the atomics run only where a flag or a zero pivot is found.
+struct BatchReport {
+    index_t *info, *summary;
+    index_t batch, order;
+    DD_HD void flags(unsigned f) const {
+        if (!f) return;
+#if defined(__CUDA_ARCH__)
+        atomicOr(reinterpret_cast<unsigned long long *>(summary), (unsigned long long)f);
+#else
+        __atomic_fetch_or(summary, index_t(f), __ATOMIC_RELAXED);
+#endif
+    }
+    DD_HD void factored(index_t p, index_t zero_pivot) const {
+        if (info) info[p] = zero_pivot;
+        if (zero_pivot < 0) return;
+        const index_t key = batch * order - (p * order + zero_pivot);   // the largest: the first
+#if defined(__CUDA_ARCH__)
+        atomicMax(reinterpret_cast<long long *>(summary + 1), (long long)key);
+#else
+        index_t seen = __atomic_load_n(summary + 1, __ATOMIC_RELAXED);
+        while (seen < key && !__atomic_compare_exchange_n(summary + 1, &seen, key, true,
+                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+#endif
+    }
+};
 
 // lu_factor_in_place: P A = L U in place (L unit lower below the diagonal, U on and above),
 // piv[k] = the row swapped with row k at step k (LAPACK's ipiv, 0-based). Returns -1, or the
@@ -284,20 +326,20 @@ __device__ void trailing_update(dd *m, int ld, int k, int order, int first, int 
     }
 }
 
-// SharedRhs: the report (geometry.h BATCHED_REPORT_*) and what lu_shared's fused solve adds:
-// the right-hand sides b (order x nrhs) and x (contiguous, order x nrhs a system).
+// SharedRhs: what lu_shared's fused solve adds: the right-hand sides b (order x nrhs) and x
+// (contiguous, order x nrhs a system).
 struct SharedRhs {
     StridedMatrix b;
     index_t nrhs;
     double *x_hi, *x_lo;
-    index_t *report;
 };
 
-// or_into_report: report[0] |= flags atomically (the team's threads write the word together);
-// flags are rare, so no reduction comes first.
-__device__ void or_into_report(index_t *report, unsigned flags) {
-    if (flags)
-        atomicOr(reinterpret_cast<unsigned long long *>(report), (unsigned long long)flags);
+// report_warp_flags: the OR of the calling warp's flags into the report by its lane 0 (all 32
+// lanes call it; a vote first, so flag-free calls cost one instruction).
+__device__ void report_warp_flags(const BatchReport &report, unsigned flags, int lane) {
+    if (!__any_sync(FULL_WARP, flags != 0u)) return;
+    flags = __reduce_or_sync(FULL_WARP, flags);
+    if (lane == 0) report.flags(flags);
 }
 
 // lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
@@ -308,20 +350,19 @@ __device__ void or_into_report(index_t *report, unsigned flags) {
 // threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
 // do rather than a row each. A block team looks ahead: its first warp updates column k + 1 and
 // finds step k + 1's pivot while the other warps update the rest (the search cost a third of
-// the time at order 64 when the whole team waited for it). Writes lu (BatchMatrix), piv[k],
-// info[p] (the first zero pivot, -1: none) and rhs.report[p] (the A_* flags of the entries as
-// loaded, report_flags).
+// the time at order 64 when the whole team waited for it). Writes lu (BatchMatrix), piv[k] and
+// the report: system p's zero pivot and the A_* flags of the entries as loaded (report_flags).
 //
 // SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
 // sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
 // updates carry out the forward substitution (L y = P b: each y_i's terms in increasing j, as in
 // lu_solve_in_place); then the team's first warp substitutes backwards by columns (x_j =
 // y_j / u_jj, then the rows above take their term: each sum's terms in decreasing j), all
-// columns at once, while the other warps leave. Writes x, info[p] and rhs.report[p]: the A_*
+// columns at once, while the other warps leave. Writes x and the report: the zero pivot, the A_*
 // and B_* flags of the entries as loaded and X_NOT_FINITE.
 template <class V, int TEAM, int Q, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
-                          const BatchMatrix &lu, index_t *piv, index_t *info,
+                          const BatchMatrix &lu, index_t *piv, const BatchReport &report,
                           const SharedRhs &rhs) {
     static_assert(TEAM % WARP_SIZE == 0, "whole warps");
     constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
@@ -344,21 +385,20 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     };
     __shared__ int ahead;   // a block team's next pivot row, found by its first warp
     unsigned flags = 0;
-    if (valid && t == 0) rhs.report[p] = 0;   // OR-ed into after the first barrier
     for (int e = t; e < order * width; e += TEAM) {
         const int i = e / width, j = e % width;
         dd v = {0.0, 0.0};
         if (valid && j < order) {
             v = a.load(i, j);
-            flags |= report_flags(v.hi, BATCHED_REPORT_A_NOT_FINITE, BATCHED_REPORT_A_LARGE);
+            flags |= report_flags(v.hi, ReportedOperand::a);
         } else if (SOLVE && valid) {
             v = rhs.b.load(i, j - order);
-            flags |= report_flags(v.hi, BATCHED_REPORT_B_NOT_FINITE, BATCHED_REPORT_B_LARGE);
+            flags |= report_flags(v.hi, ReportedOperand::b);
         }
         m[i * ld + j] = v;
     }
+    report_warp_flags(report, flags, lane);
     barrier();
-    or_into_report(rhs.report + p, flags);
     // the first warp: find step k + 1's pivot for the team (k + 1 < order)
     const auto look_ahead = [&](int k) {
         const int row = column_best(k + 1);
@@ -398,17 +438,15 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
             trailing_update<V, TEAM, Q>(m, ld, k, order, k + 1, width, t);
         } else if (t >= WARP_SIZE) {
             trailing_update<V, TEAM - WARP_SIZE, Q>(m, ld, k, order, k + 2, width, t - WARP_SIZE);
-        } else if (more) {   // column k + 1, as trailing_update would, then the search
-            const dd u = m[k * ld + k + 1];
-            for (int i = k + 1 + lane; i < order; i += WARP_SIZE)
-                m[i * ld + k + 1] = madd<V>(m[i * ld + k + 1], neg(m[i * ld + k]), u);
+        } else if (more) {   // column k + 1, then the search
+            trailing_update<V, WARP_SIZE, 1>(m, ld, k, order, k + 1, k + 2, lane);
             __syncwarp();
             look_ahead(k);
         }
         barrier();
     }
     if (!valid) return;
-    if (t == 0) info[p] = zero_pivot;
+    if (t == 0) report.factored(p, zero_pivot);
     if constexpr (SOLVE) {
         if (t >= WARP_SIZE) return;   // the first warp substitutes
         // U x = y for the nrhs columns at once: y_ir (in column order + r) belongs to lane
@@ -422,7 +460,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                 const dd x = div<V>(m[j * ld + order + r], m[j * ld + j]);
                 m[j * ld + order + r] = x;
                 DDBLAS_DD_STORE(rhs.x, (p * n + j) * nrhs + r, x);
-                flags |= report_flags(x.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
+                flags |= report_flags(x.hi, ReportedOperand::x);
             }
             __syncwarp();   // row j's x written before the others read them
             for (int e = lane; e < j * nrhs; e += WARP_SIZE) {
@@ -431,7 +469,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
                                                 m[j * ld + order + r]);
             }
         }
-        or_into_report(rhs.report + p, flags);
+        report_warp_flags(report, flags, lane);
     } else {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
             lu.store(e % order, e / order, m[e % order * ld + e / order]);
@@ -442,12 +480,12 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
 // holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
 // (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
 // then the rows above), so each sum gets lu_solve_in_place's terms in its order; a thread reads
-// its row's next factor before each barrier, so the load's latency overlaps the wait. ORs b's
-// B_* flags and X_NOT_FINITE (an entry of x not finite) into *report.
+// its row's next factor before each barrier, so the load's latency overlaps the wait. Reports b's
+// B_* flags and X_NOT_FINITE (an entry of x not finite).
 template <class V>
 __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
                               const StridedMatrix &b, double *x_hi, double *x_lo,
-                              index_t *report) {
+                              const BatchReport &report) {
     __shared__ dd shared_x[BATCHED_TEAM_MAX_ORDER];
     __shared__ unsigned block_flags;
     unsigned flags = 0;
@@ -466,7 +504,7 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
         dd acc = zero;
         if (has_row) {
             acc = b.load(q, r);
-            flags |= report_flags(acc.hi, BATCHED_REPORT_B_NOT_FINITE, BATCHED_REPORT_B_LARGE);
+            flags |= report_flags(acc.hi, ReportedOperand::b);
         }
         dd next = lu.load(row, 0);   // each step's factor read a step ahead, over the barrier
         for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower
@@ -485,7 +523,7 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
                 acc = div<V>(acc, uij);
                 shared_x[j] = acc;
                 DDBLAS_DD_STORE(x, j * nrhs + r, acc);
-                flags |= report_flags(acc.hi, BATCHED_REPORT_X_NOT_FINITE, 0u);
+                flags |= report_flags(acc.hi, ReportedOperand::x);
             }
             __syncthreads();
             if (has_row && i < j) acc = madd<V>(acc, neg(uij), shared_x[j]);
@@ -494,30 +532,30 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
     }
     if (flags) atomicOr(&block_flags, flags);
     __syncthreads();
-    if (i == 0) *report |= block_flags;
+    if (i == 0) report.flags(block_flags);
 }
 #endif
 }  // namespace ddblas
 
 // ---- kernels: one per variant; `n` is the number of systems ----
 // The factor kernels' parameters: n systems of `order` at a (a + p a_bs, strides a_rs, a_cs);
-// the batch buffer lu (BatchMatrix's steps), piv (n x order), info (n), report (n: each
-// system's A_* flags of its entries written, geometry.h BATCHED_REPORT_*).
+// the batch buffer lu (BatchMatrix's steps), piv (n x order), info (n) and summary (2), the
+// BatchReport (the A_* flags of the entries, geometry.h BATCHED_REPORT_*).
 #define DDBLAS_BATCHED_FACTOR_PARAMS                                                           \
     ddblas::index_t n, ddblas::index_t order, const double *a_hi, const double *a_lo,          \
         ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs, double *lu_hi,        \
         double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,                     \
         ddblas::index_t col_step, ddblas::index_t *piv, ddblas::index_t *info,                 \
-        ddblas::index_t *report
+        ddblas::index_t *summary
 // The solve kernels' parameters: the factors as the factor kernels left them, b (b + p b_bs,
-// strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs), report (n: each
-// system's B_* flags of b's entries and X_NOT_FINITE OR-ed in).
+// strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs), summary (the
+// BatchReport's: the B_* flags of b's entries and X_NOT_FINITE OR-ed in).
 #define DDBLAS_BATCHED_SOLVE_PARAMS                                                            \
     ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,       \
         const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,               \
         ddblas::index_t col_step, const ddblas::index_t *piv, const double *b_hi,              \
         const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,  \
-        double *x_hi, double *x_lo, ddblas::index_t *report
+        double *x_hi, double *x_lo, ddblas::index_t *summary
 // System p's right-hand sides `b` and factors `lu` from the solve kernels' parameters.
 #define DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu)                                                  \
     const ddblas::StridedMatrix b = {b_hi + (p) * b_bs, b_lo + (p) * b_bs, b_rs, b_cs};        \
@@ -526,8 +564,8 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
                                     row_step, col_step}
 
 // lu_factor: copies system p of A (a + p a_bs, strides a_rs, a_cs) into the batch buffer lu and
-// factors it there; piv[p * order + k], info[p] = -1 or the first zero pivot's index, report[p]
-// its entries' flags.
+// factors it there; piv[p * order + k], info[p] = -1 or the first zero pivot's index, and the
+// entries' flags in the summary.
 #define DDBLAS_LINALG_BATCHED_LU_FACTOR(OP, V)                                                 \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
@@ -539,18 +577,19 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t j = 0; j < order; ++j) {                                  \
                     const ddblas::dd v = a.load(i, j);                                         \
-                    flags |= ddblas::report_flags(v.hi, ddblas::BATCHED_REPORT_A_NOT_FINITE,   \
-                                                  ddblas::BATCHED_REPORT_A_LARGE);             \
+                    flags |= ddblas::report_flags(v.hi, ddblas::ReportedOperand::a);           \
                     lu.store(i, j, v);                                                         \
                 }                                                                              \
-            report[p] = flags;                                                                 \
-            info[p] = ddblas::lu_factor_in_place<ddblas::variants::V>(lu, piv + p * order);    \
+            const ddblas::BatchReport report = {info, summary, n, order};                      \
+            report.flags(flags);                                                               \
+            report.factored(p, ddblas::lu_factor_in_place<ddblas::variants::V>(                \
+                                   lu, piv + p * order));                                      \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 
 // lu_solve: x[p] (contiguous, order x nrhs) := A[p]^-1 b[p] from lu_factor's buffer and pivots;
-// b[p] at b + p b_bs with strides b_rs, b_cs; b's flags and X_NOT_FINITE OR-ed into report[p].
+// b[p] at b + p b_bs with strides b_rs, b_cs; b's flags and X_NOT_FINITE OR-ed into the summary.
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
@@ -562,14 +601,13 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
             for (ddblas::index_t i = 0; i < order; ++i)                                        \
                 for (ddblas::index_t r = 0; r < nrhs; ++r) {                                   \
                     const ddblas::dd v = b.load(i, r);                                         \
-                    flags |= ddblas::report_flags(v.hi, ddblas::BATCHED_REPORT_B_NOT_FINITE,   \
-                                                  ddblas::BATCHED_REPORT_B_LARGE);             \
+                    flags |= ddblas::report_flags(v.hi, ddblas::ReportedOperand::b);           \
                     DDBLAS_DD_STORE(x, p * size + i * nrhs + r, v);                            \
                 }                                                                              \
             ddblas::lu_solve_in_place<ddblas::variants::V>(lu, piv + p * order, xh, xl, nrhs); \
             for (ddblas::index_t i = 0; i < size; ++i)                                         \
-                flags |= ddblas::report_flags(xh[i], ddblas::BATCHED_REPORT_X_NOT_FINITE, 0u); \
-            report[p] |= flags;                                                                \
+                flags |= ddblas::report_flags(xh[i], ddblas::ReportedOperand::x);              \
+            ddblas::BatchReport{nullptr, summary, n, order}.flags(flags);                      \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
@@ -605,8 +643,8 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 // entries of dynamic shared memory (order rows of ld = width rounded up to odd: no bank conflicts
 // on columns). lu_shared: lu_factor's arguments and results (width = order; lu column-major per
 // system). solve_shared (warp and small-block teams; width = order + nrhs): x[p] = A[p]^-1 b[p] (b
-// + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous), info and report (written: a's, b's and
-// x's flags).
+// + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous) and the summary (the first zero
+// pivot; a's, b's and x's flags).
 #define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, WIDTH)                                      \
     extern __shared__ ddblas::dd shared_systems[];                                             \
     const int team = threadIdx.x / (TEAM), ld = int(WIDTH) | 1;                                \
@@ -622,24 +660,23 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
         const ddblas::BatchMatrix lu = {lu_hi + (valid ? p * sys_step : 0),                    \
                                         lu_lo + (valid ? p * sys_step : 0), order, row_step,   \
                                         col_step};                                             \
-        const ddblas::SharedRhs rhs = {{}, 0, nullptr, nullptr, report};                       \
-        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, false>(order, p, valid, a, m, ld, lu,  \
-                                                               piv, info, rhs);                \
+        const ddblas::SharedRhs rhs = {{}, 0, nullptr, nullptr};                               \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, false>(                                \
+            order, p, valid, a, m, ld, lu, piv, {info, summary, n, order}, rhs);               \
     }
 #define DDBLAS_LINALG_BATCHED_SOLVE_SHARED(V, NAME, TEAM, THREADS, Q, MIN_BLOCKS)              \
     DDBLAS_KERNEL __launch_bounds__(THREADS, MIN_BLOCKS) ddblas_linalg_batched_##NAME##_##V(   \
         ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,    \
         const double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,  \
         const double *b_hi, const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs,    \
-        ddblas::index_t b_cs, double *x_hi, double *x_lo, ddblas::index_t *info,               \
-        ddblas::index_t *report) {                                                             \
+        ddblas::index_t b_cs, double *x_hi, double *x_lo, ddblas::index_t *summary) {          \
         DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, order + nrhs);                             \
         const ddblas::SharedRhs rhs = {                                                        \
             {b_hi + (valid ? p * b_bs : 0), b_lo + (valid ? p * b_bs : 0), b_rs, b_cs},        \
-            nrhs, x_hi, x_lo, report};                                                         \
+            nrhs, x_hi, x_lo};                                                                 \
         const ddblas::BatchMatrix none = {nullptr, nullptr, order, 0, 0};                      \
-        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, true>(order, p, valid, a, m, ld, none, \
-                                                              nullptr, info, rhs);             \
+        ddblas::lu_shared<ddblas::variants::V, TEAM, Q, true>(                                 \
+            order, p, valid, a, m, ld, none, nullptr, {nullptr, summary, n, order}, rhs);      \
     }
 #define DDBLAS_BATCHED_SMALL_TEAMS(KERNEL, STEM)                                               \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp, ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS,  \
@@ -667,7 +704,8 @@ DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)
         DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                                 \
         ddblas::lu_solve_team<ddblas::variants::V>(order, nrhs, lu, piv + p * order, b,        \
                                                    x_hi + p * order * nrhs,                    \
-                                                   x_lo + p * order * nrhs, report + p);       \
+                                                   x_lo + p * order * nrhs,                    \
+                                                   {nullptr, summary, n, order});              \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM, lu_solve_team)
 #endif

@@ -75,6 +75,7 @@ def test_batched_lu_factor_backward_error(device, variant, n):
     f = batched.lu_factor(a, opts)
     zero_pivot, piv = (v.get() if device == "gpu" else v for v in (f.zero_pivot, f.piv))
     assert (zero_pivot == -1).all()
+    assert batched.read_summary(f.summary, 3, n) == batched.Summary(0, None)
     hi, lo = batched.factor_views(f)
     lu = ddblas.DDArray(hi, lo, normalize=False).to_device("cpu")
     g = gamma(n, unit_error(**variant))
@@ -186,6 +187,43 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
     a, b = a[keep], b[keep]
     x_cpu = linalg.solve(a, b)
     assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
+
+
+@pytest.mark.parametrize("n", [1, 5, 19, 40, 64, 97])
+def test_batched_summary_names_the_first_singular_system_and_every_flag(device, n):
+    """The kernels' report is two words (BatchReport): the OR of every system's flags and the
+    first singular system with its first zero pivot, by atomics from all systems at once. Here
+    systems from 7 on are singular at pivots that vary, several hundred at once, behind a
+    nonsingular system 6, with a large entry of a in one system and a NaN of b in another."""
+    batch = 600
+    a, b = random_stack(batch, n, n, seed=n, device="cpu"), random_stack(batch, n, 1, seed=1,
+                                                                          device="cpu")
+    a_hi, a_lo, b_hi = a.hi.copy(), a.lo.copy(), b.hi.copy()
+    zero_columns = np.arange(batch) % n
+    for p in range(7, batch):   # column k zero: k is the first zero pivot
+        a_hi[p, :, zero_columns[p]] = a_lo[p, :, zero_columns[p]] = 0.0
+    a_hi[3, n // 2, 0] = 2.0 ** 600
+    b_hi[batch - 1, n - 1, 0] = np.nan
+    a = ddblas.DDArray(a_hi, a_lo, normalize=False).to_device(device)
+    b = ddblas.DDArray(b_hi, b.lo, normalize=False).to_device(device)
+    bits = batched.report_bits()
+    for run in ("solve", "factor"):
+        summary = batched.new_summary(a.xp)
+        if run == "solve":
+            batched.solve(a, b, Options(), summary)
+        else:
+            f = batched.lu_factor(a, Options(), summary)
+            zero = f.zero_pivot.get() if device == "gpu" else f.zero_pivot
+            assert (zero[7:] == zero_columns[7:]).all() and (zero[:7] == -1).all()
+        report = batched.read_summary(summary, batch, n)
+        assert report.singular == (7, zero_columns[7])
+        expected = bits["a_large"] | (bits["b_not_finite"] | bits["x_not_finite"]
+                                      if run == "solve" else 0)
+        assert report.flags == expected
+    # with the singular systems left out, the same flags and none singular
+    summary = batched.new_summary(a.xp)
+    batched.solve(a[:7], b[:7], Options(), summary)
+    assert batched.read_summary(summary, 7, n) == batched.Summary(bits["a_large"], None)
 
 
 # solve_shared (the warp and small-block teams, up to order 48) carries the right-hand sides
@@ -1023,6 +1061,17 @@ def test_cond_is_scale_invariant_at_every_order(device):
     assert abs(got - exact) <= 2.0 ** -100 * exact
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         linalg.cond(ddblas.zeros((0, 0), device=device))
+
+
+def test_cond_of_a_non_finite_matrix_names_a(device):
+    """Review of 2026-11-26: cond's ValueError for a NaN or an inf (either part) came from inv
+    and told the caller to pass check_finite=True, a parameter cond does not have."""
+    for hi, lo in ((np.nan, 0.0), (np.inf, 0.0), (1.0, np.nan)):
+        a = ddblas.DDArray(np.array([[hi, 0.0], [0.0, 1.0]]), np.array([[lo, 0.0], [0.0, 0.0]]),
+                           normalize=False).to_device(device)
+        for p in (None, 1, "fro"):
+            with pytest.raises(ValueError, match="^a must not contain infs or NaNs$"):
+                linalg.cond(a, p)
 
 
 def test_slogdet_returns_numpys_named_result(device):

@@ -68,6 +68,7 @@ def family_of(kernel: str) -> str:
                 "elementwise")
 
 
+@functools.cache
 def build_of(kernel: str) -> tuple[str, str | None]:
     """(family, variant) of the artifact that defines `kernel`; variant None for the families
     built whole."""

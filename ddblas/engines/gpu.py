@@ -124,7 +124,28 @@ def max_shared_bytes() -> int:
 def static_shared_bytes(kernel: str) -> int:
     """A kernel's static shared memory (its __shared__ arrays), which counts with the dynamic
     bytes a launch asks for against max_shared_bytes()."""
-    return module(*_build.build_of(kernel)).get_function(kernel).shared_size_bytes
+    import cupy
+    return _static_shared_bytes(kernel, cupy.cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _static_shared_bytes(kernel: str, device_id: int) -> int:
+    return function(kernel).shared_size_bytes
+
+
+def function(kernel: str, cooperative: bool = False):
+    """A kernel of module(...) as one cupy.RawKernel a module, which finds the current device's
+    function at each launch (RawModule.get_function builds a new RawKernel at each call)."""
+    return _kernel_of(module(*_build.build_of(kernel), cooperative), kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_of(raw_module, kernel: str):
+    return raw_module.get_function(kernel)
+
+
+# (kernel, cooperative, device id) -> the dynamic shared memory the kernel has opted in to
+_opted_in_shared: dict = {}
 
 
 @functools.lru_cache(maxsize=None)
@@ -161,7 +182,11 @@ class GpuBackend:
         device): ints go as int64, floats as double (CuPy's conversion of Python scalars; the
         same in Python here cost 20 us a launch of 17 arguments). cooperative: a cooperative
         launch (all blocks resident at once, or CuPy raises), for kernels with grid barriers."""
-        function = module(*_build.build_of(kernel), cooperative).get_function(kernel)
+        import cupy
+        raw = function(kernel, cooperative)
         if shared_mem and shared_mem > _cpu.geometry()["static_shared_bytes"]:
-            function.max_dynamic_shared_size_bytes = shared_mem
-        function(grid, block, args, shared_mem=shared_mem)
+            key = (kernel, cooperative, cupy.cuda.runtime.getDevice())
+            if shared_mem > _opted_in_shared.get(key, 0):   # once a size, not at each launch
+                raw.max_dynamic_shared_size_bytes = shared_mem
+                _opted_in_shared[key] = shared_mem
+        raw(grid, block, args, shared_mem=shared_mem)

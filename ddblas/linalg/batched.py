@@ -8,11 +8,13 @@ batched_small_block_max_order) factors and solves in one launch, the right-hand 
 matrix. Larger orders, and every order on the CPU, take one thread a system. The factors stay
 in a batch buffer laid out for the kernel that made them (GPU teams: each system column-major;
 one GPU thread a system: systems interleaved, so a warp's threads read consecutive doubles;
-CPU: each system row-major); BatchLU carries its steps with the pivots. Only strides, launch
-shapes and integer bookkeeping happen here: the arithmetic is the kernels'.
+CPU: each system row-major); BatchLU carries its steps with the pivots. Every kernel reports
+into a summary of two words (new_summary, read_summary) that a solve copies back alone. Only
+strides, launch shapes and integer bookkeeping happen here: the arithmetic is the kernels'.
 """
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass
 
@@ -31,8 +33,8 @@ GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs
 class BatchLU:
     """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
     p * sys_step + i * row_step + j * col_step), piv (batch, order) int64 (LAPACK's ipiv,
-    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index), flags (batch,)
-    int64 (report_bits()'s "a_not_finite" and "a_large" of each system's entries)."""
+    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index), summary (the
+    kernels' report: read_summary; "a_not_finite" and "a_large" of the entries)."""
     hi: object
     lo: object
     sys_step: int
@@ -42,7 +44,7 @@ class BatchLU:
     batch: int
     piv: object
     zero_pivot: object
-    flags: object
+    summary: object
     device: str
 
 
@@ -60,12 +62,14 @@ def _teams(device: str, n: int) -> bool:
     return device == "gpu" and n <= _cpu.geometry()["batched_team_max_order"]
 
 
-def _team_kernel(stem: str, n: int, opts: Options) -> tuple[str, int, int]:
-    """(kernel, threads a block, systems a block) of the GPU's team kernel <stem>_<team> for
-    order n: team "warp" (n <= 32: a warp a system, several a block), "small_block" or "block"
-    (a block a system: geometry's batched_small_block_team threads up to
-    batched_small_block_max_order, else batched_block_team), with "_quads" (updates in groups of
-    2 x 2): a warp's from n^2 >= batched_quads_min_area x 32, the block teams' always."""
+@functools.lru_cache(maxsize=None)
+def _team_kernel(stem: str, n: int, suffix: str) -> tuple[str, int, int]:
+    """(kernel, threads a block, systems a block) of the GPU's team kernel
+    <stem>_<team>_<suffix> (suffix: Options.suffix) for order n: team "warp" (n <= 32: a warp a
+    system, several a block), "small_block" or "block" (a block a system: geometry's
+    batched_small_block_team threads up to batched_small_block_max_order, else
+    batched_block_team), with "_quads" (updates in groups of 2 x 2): a warp's from n^2 >=
+    batched_quads_min_area x 32, the block teams' always."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
         team, threads, systems = ("warp", g["batched_warp_threads"],
@@ -76,13 +80,13 @@ def _team_kernel(stem: str, n: int, opts: Options) -> tuple[str, int, int]:
         team, threads, systems = "block", g["batched_block_team"], 1
     if team != "warp" or n * n >= g["batched_quads_min_area"] * g["warp_size"]:
         team += "_quads"
-    return f"ddblas_linalg_batched_{stem}_{team}_{opts.suffix}", threads, systems
+    return f"ddblas_linalg_batched_{stem}_{team}_{suffix}", threads, systems
 
 
 def _shared_launch(stem: str, n: int, width: int, batch: int, opts: Options, *args) -> None:
     """Launch _team_kernel(stem, n), the GPU's team kernels with each system (n rows of `width`:
     the matrix, then any right-hand sides) in dynamic shared memory."""
-    kernel, threads, systems = _team_kernel(stem, n, opts)
+    kernel, threads, systems = _team_kernel(stem, n, opts.suffix)
     _backend.backend("gpu").launch_grid(
         kernel, (-(-batch // systems),), (threads,), *args,
         shared_mem=systems * _cpu.batched_shared_bytes(n, width))
@@ -94,15 +98,14 @@ def _fused_solve(device: str, n: int, nrhs: int, opts: Options) -> bool:
     memory, fit the device's (geometry.h says why not on the block teams)."""
     if device != "gpu" or n > _cpu.geometry()["batched_small_block_max_order"]:
         return False
-    kernel, _, systems = _team_kernel("solve_shared", n, opts)
+    kernel, _, systems = _team_kernel("solve_shared", n, opts.suffix)
     return (systems * _cpu.batched_shared_bytes(n, n + nrhs) + _gpu.static_shared_bytes(kernel)
             <= _gpu.max_shared_bytes())
 
 
-def lu_factor(a: DDArray, opts: Options, zero_pivot=None, flags=None) -> BatchLU:
-    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); zero_pivot
-    and flags: the (batch,) int64 device arrays that receive BatchLU.zero_pivot and
-    BatchLU.flags (default: new ones)."""
+def lu_factor(a: DDArray, opts: Options, summary=None) -> BatchLU:
+    """LU with partial pivoting of each matrix of a (batch, n, n) stack (any strides); summary:
+    the new_summary() that the kernel reports into (default: a new one), BatchLU.summary."""
     batch, n, _ = a.shape
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
@@ -116,26 +119,23 @@ def lu_factor(a: DDArray, opts: Options, zero_pivot=None, flags=None) -> BatchLU
     lu_hi = xp.empty(batch * n * n, dtype=np.float64)
     lu_lo = xp.empty(batch * n * n, dtype=np.float64)
     piv = xp.empty((batch, n), dtype=np.int64)
-    if zero_pivot is None:
-        zero_pivot = xp.empty(batch, dtype=np.int64)
-    if flags is None:
-        flags = xp.empty(batch, dtype=np.int64)
-    args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot, flags)
+    zero_pivot = xp.empty(batch, dtype=np.int64)
+    if summary is None:
+        summary = new_summary(xp)
+    args = (batch, n, hi, lo, a_bs, a_rs, a_cs, lu_hi, lu_lo, *steps, piv, zero_pivot, summary)
     if not (batch and n):
         zero_pivot[...] = -1
-        flags[...] = 0
     elif teams:
         _shared_launch("lu_shared", n, n, batch, opts, *args)
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
-    return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, flags, a.device)
+    return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, summary, a.device)
 
 
-def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
+def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
     """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f (X[p]
     is meaningless where A[p] has a zero pivot); report_bits()'s "b_not_finite" and "b_large"
-    of B[p]'s entries and "x_not_finite" (X[p] has a non-finite entry) OR-ed into flags[p]
-    ((batch,) int64 on the device, e.g. f.flags)."""
+    of B's entries and "x_not_finite" (an entry of X not finite) OR-ed into f.summary."""
     batch, n, nrhs = b.shape
     xp = b.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
@@ -143,7 +143,7 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
     if batch and n and nrhs:
         hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
         args = (batch, n, nrhs, f.hi, f.lo, f.sys_step, f.row_step, f.col_step, f.piv, hi, lo,
-                b_bs, b_rs, b_cs, x_hi, x_lo, flags)
+                b_bs, b_rs, b_cs, x_hi, x_lo, f.summary)
         if _teams(f.device, n):   # a block a system, its threads whole warps
             warp = _cpu.geometry()["warp_size"]
             _backend.backend("gpu").launch_grid(
@@ -154,24 +154,45 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options, flags) -> DDArray:
     return DDArray(x_hi, x_lo, normalize=False)
 
 
-def solve(a: DDArray, b: DDArray, opts: Options, zero_pivot, flags) -> DDArray:
+def solve(a: DDArray, b: DDArray, opts: Options, summary) -> DDArray:
     """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, nrhs) stacks (any strides) without
     returning the factors, the bits of lu_factor then lu_solve: one launch where _fused_solve
     says so (solve_shared: b beside each matrix in shared memory), else lu_factor and
-    lu_solve. zero_pivot (batch,) int64 on the device receives BatchLU.zero_pivot, flags (the
-    same) each system's report_bits() flags of a, b and x. X[p] is meaningless where A[p] has
-    a zero pivot."""
+    lu_solve. summary (new_summary()) receives the report: the first zero pivot, the
+    report_bits() flags of a, b and x. X[p] is meaningless where A[p] has a zero pivot."""
     batch, n, nrhs = b.shape
     if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs, opts)):
-        return lu_solve(lu_factor(a, opts, zero_pivot, flags), b, opts, flags)
+        return lu_solve(lu_factor(a, opts, summary), b, opts)
     xp = a.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
     a_hi, a_lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
     b_hi, b_lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
     _shared_launch("solve_shared", n, n + nrhs, batch, opts, batch, n, nrhs, a_hi, a_lo, a_bs,
-                   a_rs, a_cs, b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, zero_pivot, flags)
+                   a_rs, a_cs, b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, summary)
     return DDArray(x_hi, x_lo, normalize=False)
+
+
+def new_summary(xp):
+    """A zeroed summary for the kernels' report (linalg_batched.h BatchReport): two int64 on
+    the device of xp."""
+    return xp.zeros(2, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a batched call's kernels reported: flags, the OR of every system's report_bits();
+    singular, (p, k) for the first system p with a zero pivot and its first zero pivot k, or
+    None."""
+    flags: int
+    singular: tuple[int, int] | None
+
+
+def read_summary(summary, batch: int, order: int) -> Summary:
+    """The Summary of a call on `batch` systems of `order` from its summary array (one copy of
+    two words to the host)."""
+    flags, key = (int(v) for v in _backend.move(summary, "cpu"))
+    return Summary(flags, divmod(batch * order - key, order) if key else None)
 
 
 def report_bits() -> types.MappingProxyType:

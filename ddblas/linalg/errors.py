@@ -76,11 +76,12 @@ def require_algorithm(algorithm) -> None:
                          f"{algorithm!r}")
 
 
-def require_finite(*named) -> None:
+def require_finite(*named, switch: bool = True) -> None:
     """ValueError naming the first of the (DDArray, name) pairs that holds an inf or a NaN in
     either part (a normalised DD value is finite exactly when its hi part is; an unnormalised
     pair with a non-finite lo is not finite either, as ddblas.isfinite says); every pair's check
-    comes back in one device round trip."""
+    comes back in one device round trip. switch: the caller has a check_finite parameter, which
+    the message names (not_finite_error)."""
     named = [(x, name) for x, name in named if x.size]
     if not named:
         return
@@ -89,9 +90,10 @@ def require_finite(*named) -> None:
                                      for x, _ in named]), "cpu")
     for (_, name), ok in zip(named, finite):
         if not ok:
-            raise not_finite_error(name)
+            raise not_finite_error(name, switch)
 
 
-def not_finite_error(name: str) -> ValueError:
-    """require_finite's error for the argument `name`."""
-    return ValueError(f"{name} must not contain infs or NaNs (check_finite=True)")
+def not_finite_error(name: str, switch: bool = True) -> ValueError:
+    """require_finite's error for the argument `name`; switch: name the caller's check_finite."""
+    return ValueError(f"{name} must not contain infs or NaNs" +
+                      (" (check_finite=True)" if switch else ""))

@@ -20,7 +20,6 @@ from ..blas.gemm import rgemm
 from ..core import ops
 from ..core.array import DDArray
 from ..core.options import get_options
-from ..engines import backend as _backend
 from ..engines.backend import broadcast_shape
 from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
@@ -397,24 +396,22 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     2^512, for solve's scaled path; without (None: that path, a and b checked and scaled) the
     report's flags of a and b are not looked at."""
     opts = get_options()
-    report = a.xp.empty((2, a.shape[0]), dtype=np.int64)   # zero pivots, flags: one copy back
-    x = batched.solve(a, b, opts, report[0], report[1])
-    zero, flags = _backend.move(report, "cpu")
+    summary = batched.new_summary(a.xp)
+    x = batched.solve(a, b, opts, summary)
+    report = batched.read_summary(summary, a.shape[0], a.shape[-1])
     bits = batched.report_bits()
-    seen = int(np.bitwise_or.reduce(flags))
     if check is not None:
         if check:
             for name in ("a", "b"):
-                if seen & bits[f"{name}_not_finite"]:
+                if report.flags & bits[f"{name}_not_finite"]:
                     raise not_finite_error(name)
-        if seen & (bits["a_not_finite"] | bits["a_large"] | bits["b_not_finite"] |
-                   bits["b_large"]):
+        if report.flags & (bits["a_not_finite"] | bits["a_large"] | bits["b_not_finite"] |
+                           bits["b_large"]):
             return None
-    singular = np.flatnonzero(zero >= 0)
-    if singular.size:
-        p = int(singular[0])
-        raise in_stack(zero_pivot_error(int(zero[p])), stack_index(p, stack, own))
-    if seen & bits["x_not_finite"]:   # where factors overflow, x does (factored again)
+    if report.singular is not None:
+        p, k = report.singular
+        raise in_stack(zero_pivot_error(k), stack_index(p, stack, own))
+    if report.flags & bits["x_not_finite"]:   # where factors overflow, x does (factored again)
         factors = batched.factor_views(batched.lu_factor(a, opts))[0]
         require_finite_factors(a.xp.isfinite(factors).all(axis=(1, 2)), a, stack, own)
     return x
@@ -802,6 +799,7 @@ def cond(a, p=None) -> DDArray:
     if a.size == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError)
         raise np.linalg.LinAlgError("cond is not defined on empty arrays (a has shape "
                                     f"{tuple(a.shape)})")
+    require_finite((a, "a"), switch=False)
     xp = a.xp
     # cond(A 2^-k) = cond(A): a matrix reaching 2^512 scaled below it and one below 2^-500 into
     # [1/2, 1), so that neither ||A|| (near DBL_MAX) nor A^-1 (of a tiny A) overflows where the
