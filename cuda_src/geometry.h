@@ -58,7 +58,8 @@ static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 
               "a power of two of whole warps: the pivot search's tree reduction halves it");
 
 // Batched small LU on the GPU (linalg_batched.h lu_shared), the matrix in shared memory: orders <=
-// WARP_SIZE a warp a system (BATCHED_WARP_THREADS / WARP_SIZE systems a block), orders up to
+// WARP_SIZE a warp a system (BATCHED_WARP_THREADS / WARP_SIZE systems a block; a quarter of a warp
+// up to BATCHED_QUARTER_WARP_MAX_ORDER, a half up to BATCHED_HALF_WARP_MAX_ORDER), orders up to
 // BATCHED_SMALL_BLOCK_MAX_ORDER a block of BATCHED_SMALL_BLOCK_TEAM threads a system, orders up to
 // BATCHED_TEAM_MAX_ORDER a block of BATCHED_BLOCK_TEAM (measured on an H100 before the block teams
 // looked ahead: 128 threads 1.1-1.6x faster than 256 at orders 33-48, 256 faster from 56 on);
@@ -71,6 +72,15 @@ static_assert(LU_PANEL_THREADS >= 32 && (LU_PANEL_THREADS & (LU_PANEL_THREADS - 
 // systems, one right-hand side: 56 x 56 4.9 against 4.2 ms, 64 x 64 5.8 against 5.4, 96 x 96 26
 // against 23).
 constexpr int BATCHED_TEAM_MAX_ORDER = 96;
+// Teams of 8 and 16 lanes put more systems in flight where a warp's lanes would idle: an SM holds
+// as many systems as shared memory and registers allow, and a warp team's registers capped it at
+// about 30 (order 9: a quarter of a warp fits 4 times as many). Measured (H100, 10^4 systems, one
+// right-hand side, solve's kernels in us, quarter / half / warp): 9: 37 / 53 / 71, 12: 63 / 81 /
+// 104, 13: 123 / 94 / 119, 16: 193 / 141 / 163, 17: - / 166 / 182, 19: - / 259 / 218.
+constexpr int BATCHED_QUARTER_WARP_MAX_ORDER = 12;
+constexpr int BATCHED_HALF_WARP_MAX_ORDER = 17;
+static_assert(BATCHED_QUARTER_WARP_MAX_ORDER < BATCHED_HALF_WARP_MAX_ORDER &&
+              BATCHED_HALF_WARP_MAX_ORDER < WARP_SIZE, "teams grow with the order");
 constexpr int BATCHED_WARP_THREADS = 128;
 constexpr int BATCHED_SMALL_BLOCK_TEAM = 128;
 constexpr int BATCHED_SMALL_BLOCK_MAX_ORDER = 48;

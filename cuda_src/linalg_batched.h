@@ -232,16 +232,17 @@ struct TeamPivot {
 
 constexpr unsigned FULL_WARP = 0xffffffffu;
 
-// warp_best: the best candidate of the warp's lanes under pivot_beats, in lane 0 (the other
-// lanes' results are partial). A tree: pivot_beats is a strict total order, so it picks what a
-// sequential scan picks.
-__device__ TeamPivot warp_best(TeamPivot c, int lane) {
-    for (unsigned down = WARP_SIZE / 2; down > 0; down /= 2) {
-        TeamPivot o;   // the candidate of lane + down (past the warp: c's own, not taken)
-        o.value.hi = __shfl_down_sync(FULL_WARP, c.value.hi, down);
-        o.value.lo = __shfl_down_sync(FULL_WARP, c.value.lo, down);
-        o.row = __shfl_down_sync(FULL_WARP, c.row, down);
-        if (lane + int(down) < WARP_SIZE) c.take_better(o);
+// lanes_best: the best candidate of LANES lanes (a warp, or an aligned segment of one: `mask`,
+// `lane` within it) under pivot_beats, in lane 0 (the other lanes' results are partial). A tree:
+// pivot_beats is a strict total order, so it picks what a sequential scan picks.
+template <int LANES>
+__device__ TeamPivot lanes_best(TeamPivot c, int lane, unsigned mask) {
+    for (unsigned down = LANES / 2; down > 0; down /= 2) {
+        TeamPivot o;   // the candidate of lane + down (past the lanes: c's own, not taken)
+        o.value.hi = __shfl_down_sync(mask, c.value.hi, down, LANES);
+        o.value.lo = __shfl_down_sync(mask, c.value.lo, down, LANES);
+        o.row = __shfl_down_sync(mask, c.row, down, LANES);
+        if (lane + int(down) < LANES) c.take_better(o);
     }
     return c;
 }
@@ -254,22 +255,24 @@ __device__ unsigned long long pivot_key(const TeamPivot &c) {
     return (unsigned long long)__double_as_longlong(fabs(c.value.hi)) + 2;
 }
 
-// warp_best_row: the row of the best of the warp's candidates under pivot_beats (-1: none), in
-// every lane: the largest pivot_key by a butterfly, then where several lanes share it (equal
-// |hi|, NaNs, no candidates) warp_best among those. Two 32-bit shuffles a level instead of five
-// and pivot_beats (the search had cost a quarter of the factorization at order 19).
-__device__ int warp_best_row(const TeamPivot &c, int lane) {
+// lanes_best_row: the row of the best of LANES lanes' candidates (as lanes_best) under
+// pivot_beats (-1: none), in each of them: the largest pivot_key by a butterfly, then where
+// several lanes share it (equal |hi|, NaNs, no candidates) lanes_best among those. Two 32-bit
+// shuffles a level instead of five and pivot_beats (the search had cost a quarter of the
+// factorization at order 19).
+template <int LANES>
+__device__ int lanes_best_row(const TeamPivot &c, int lane, unsigned mask) {
     const unsigned long long key = pivot_key(c);
     unsigned long long top = key;
-    for (unsigned d = WARP_SIZE / 2; d > 0; d /= 2) {
-        const unsigned long long o = __shfl_xor_sync(FULL_WARP, top, d);
+    for (unsigned d = LANES / 2; d > 0; d /= 2) {
+        const unsigned long long o = __shfl_xor_sync(mask, top, d, LANES);
         top = o > top ? o : top;
     }
-    const unsigned tied = __ballot_sync(FULL_WARP, key == top);
-    if (__popc(tied) == 1) return __shfl_sync(FULL_WARP, c.row, __ffs(tied) - 1);
+    const unsigned tied = __ballot_sync(mask, key == top) & mask;
+    if (__popc(tied) == 1) return __shfl_sync(mask, c.row, __ffs(tied) - 1);
     TeamPivot only_tied = c;
     if (key != top) only_tied.row = -1;
-    return __shfl_sync(FULL_WARP, warp_best(only_tied, lane).row, 0);
+    return __shfl_sync(mask, lanes_best<LANES>(only_tied, lane, mask).row, 0, LANES);
 }
 
 // trailing_update: lu_shared's updates of step k, a_ij := a_ij - l_i u_j for rows k < i < order
@@ -334,24 +337,27 @@ struct SharedRhs {
     double *x_hi, *x_lo;
 };
 
-// report_warp_flags: the OR of the calling warp's flags into the report by its lane 0 (all 32
-// lanes call it; a vote first, so flag-free calls cost one instruction).
-__device__ void report_warp_flags(const BatchReport &report, unsigned flags, int lane) {
-    if (!__any_sync(FULL_WARP, flags != 0u)) return;
-    flags = __reduce_or_sync(FULL_WARP, flags);
+// report_lanes_flags: the OR of the flags of the lanes in `mask` (all of them call it; `lane`
+// within them) into the report by their lane 0: a vote first, so flag-free calls cost one
+// instruction.
+__device__ void report_lanes_flags(const BatchReport &report, unsigned flags, int lane,
+                                   unsigned mask) {
+    if (!__any_sync(mask, flags != 0u)) return;
+    flags = __reduce_or_sync(mask, flags);
     if (lane == 0) report.flags(flags);
 }
 
-// lu_shared: lu_factor_in_place of system p by a team of TEAM threads (a warp, or a block of
-// whole warps), the matrix in shared memory `m` (row-major, leading dimension ld >= width),
-// n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over the threads. Step k: the pivot
-// (column_best under pivot_beats), rows k and pk swap (thread j moves column j), thread t
-// divides row k + 1 + t's a_ik by the pivot, and the updates of the trailing block go round the
-// threads in groups of Q x Q (trailing_update), so that a step costs the threads what it has to
-// do rather than a row each. A block team looks ahead: its first warp updates column k + 1 and
-// finds step k + 1's pivot while the other warps update the rest (the search cost a third of
-// the time at order 64 when the whole team waited for it). Writes lu (BatchMatrix), piv[k] and
-// the report: system p's zero pivot and the A_* flags of the entries as loaded (report_flags).
+// lu_shared: lu_factor_in_place of system p by a team of TEAM threads (an aligned half or quarter
+// of a warp, a warp, or a block of whole warps), the matrix in shared memory `m` (row-major,
+// leading dimension ld >= width), n <= BATCHED_TEAM_MAX_ORDER: the same steps, each spread over
+// the threads. Step k: the pivot (column_best under pivot_beats), rows k and pk swap (thread j
+// moves column j), thread t divides row k + 1 + t's a_ik by the pivot, and the updates of the
+// trailing block go round the threads in groups of Q x Q (trailing_update), so that a step costs
+// the threads what it has to do rather than a row each. A block team looks ahead: its first warp
+// updates column k + 1 and finds step k + 1's pivot while the other warps update the rest (the
+// search cost a third of the time at order 64 when the whole team waited for it). Writes lu
+// (BatchMatrix), piv[k] and the report: system p's zero pivot and the A_* flags of the entries as
+// loaded (report_flags).
 //
 // SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
 // sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
@@ -364,24 +370,29 @@ template <class V, int TEAM, int Q, bool SOLVE>
 __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix &a, dd *m, int ld,
                           const BatchMatrix &lu, index_t *piv, const BatchReport &report,
                           const SharedRhs &rhs) {
-    static_assert(TEAM % WARP_SIZE == 0, "whole warps");
-    constexpr bool ONE_WARP = TEAM == WARP_SIZE;   // several teams a block: warp barriers
-    static_assert(ONE_WARP || Q == 2, "a block team updates in groups of 2 x 2 (geometry.h)");
-    const int t = threadIdx.x % TEAM, lane = t % WARP_SIZE, order = int(n);
+    static_assert(TEAM % WARP_SIZE == 0 || WARP_SIZE % TEAM == 0,
+                  "whole warps, or a team a half or quarter of one");
+    constexpr bool IN_WARP = TEAM <= WARP_SIZE;   // several teams a block: warp barriers
+    static_assert(IN_WARP || Q == 2, "a block team updates in groups of 2 x 2 (geometry.h)");
+    constexpr int LANES = IN_WARP ? TEAM : WARP_SIZE;   // a team's lanes in one warp
+    const int t = threadIdx.x % TEAM, lane = t % LANES, order = int(n);
+    // an in-warp team's lanes (the others of its warp may be at other steps), else the warp's
+    const unsigned mask = IN_WARP && TEAM < WARP_SIZE
+                              ? ((1u << LANES) - 1u) << (threadIdx.x % WARP_SIZE - lane)
+                              : FULL_WARP;
     const int width = order + (SOLVE ? int(rhs.nrhs) : 0);
-    const auto barrier = [] {
-        if constexpr (ONE_WARP) __syncwarp();
+    const auto barrier = [mask] {
+        if constexpr (IN_WARP) __syncwarp(mask);
         else __syncthreads();
     };
-    // column_best: the pivot row of column k (rows k.., lane l offering rows k + l + 32 q), in
-    // every lane of the calling warp
+    // column_best: the pivot row of column k (rows k.., lane l offering rows k + l + LANES q),
+    // in every lane of the calling team (in-warp) or warp
     const auto column_best = [&](int k) {
         const int i = k + lane;
         TeamPivot c = {i < order ? m[i * ld + k] : dd{0.0, 0.0}, valid && i < order ? i : -1};
-        if constexpr (!ONE_WARP)   // rows past the warp's (order <= WARP_SIZE in a warp team)
-            for (int r = i + WARP_SIZE; r < order && valid; r += WARP_SIZE)
-                c.take_better(TeamPivot{m[r * ld + k], r});
-        return warp_best_row(c, lane);
+        for (int r = i + LANES; r < order && valid; r += LANES)
+            c.take_better(TeamPivot{m[r * ld + k], r});
+        return lanes_best_row<LANES>(c, lane, mask);
     };
     __shared__ int ahead;   // a block team's next pivot row, found by its first warp
     unsigned flags = 0;
@@ -397,21 +408,21 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         }
         m[i * ld + j] = v;
     }
-    report_warp_flags(report, flags, lane);
+    report_lanes_flags(report, flags, lane, mask);
     barrier();
     // the first warp: find step k + 1's pivot for the team (k + 1 < order)
     const auto look_ahead = [&](int k) {
         const int row = column_best(k + 1);
         if (lane == 0) ahead = row;
     };
-    if (!ONE_WARP) {
+    if (!IN_WARP) {
         if (t < WARP_SIZE) look_ahead(-1);
         barrier();
     }
     index_t zero_pivot = -1;
     for (int k = 0; k < order; ++k) {
         int best;
-        if constexpr (ONE_WARP) best = column_best(k);
+        if constexpr (IN_WARP) best = column_best(k);
         else best = ahead;
         const int pk = best < 0 ? k : best;
         if (!SOLVE && valid && t == 0) piv[p * n + k] = pk;
@@ -426,7 +437,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         const dd pivot = m[k * ld + k];
         if (pivot.hi == 0.0) {
             if (zero_pivot < 0) zero_pivot = k;
-            if (!ONE_WARP && more) {
+            if (!IN_WARP && more) {
                 if (t < WARP_SIZE) look_ahead(k);
                 barrier();
             }
@@ -434,7 +445,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         }
         for (int r = k + 1 + t; r < order; r += TEAM) m[r * ld + k] = div<V>(m[r * ld + k], pivot);
         barrier();
-        if constexpr (ONE_WARP) {
+        if constexpr (IN_WARP) {
             trailing_update<V, TEAM, Q>(m, ld, k, order, k + 1, width, t);
         } else if (t >= WARP_SIZE) {
             trailing_update<V, TEAM - WARP_SIZE, Q>(m, ld, k, order, k + 2, width, t - WARP_SIZE);
@@ -450,26 +461,26 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     if constexpr (SOLVE) {
         if (t >= WARP_SIZE) return;   // the first warp substitutes
         // U x = y for the nrhs columns at once: y_ir (in column order + r) belongs to lane
-        // (i nrhs + r) % WARP_SIZE, which divides it when i = j and takes its terms
+        // (i nrhs + r) % LANES, which divides it when i = j and takes its terms
         const int nrhs = int(rhs.nrhs);
-        int first = ((lane - order * nrhs) % WARP_SIZE + WARP_SIZE) % WARP_SIZE;
+        int first = ((lane - order * nrhs) % LANES + LANES) % LANES;
         flags = 0;
         for (int j = order - 1; j >= 0; --j) {
-            first = (first + nrhs) % WARP_SIZE;   // this lane's first r in row j
-            for (int r = first; r < nrhs; r += WARP_SIZE) {
+            first = (first + nrhs) % LANES;   // this lane's first r in row j
+            for (int r = first; r < nrhs; r += LANES) {
                 const dd x = div<V>(m[j * ld + order + r], m[j * ld + j]);
                 m[j * ld + order + r] = x;
                 DDBLAS_DD_STORE(rhs.x, (p * n + j) * nrhs + r, x);
                 flags |= report_flags(x.hi, ReportedOperand::x);
             }
-            __syncwarp();   // row j's x written before the others read them
-            for (int e = lane; e < j * nrhs; e += WARP_SIZE) {
+            __syncwarp(mask);   // row j's x written before the others read them
+            for (int e = lane; e < j * nrhs; e += LANES) {
                 const int i = nrhs == 1 ? e : e / nrhs, r = e - i * nrhs;   // (no division for one)
                 m[i * ld + order + r] = madd<V>(m[i * ld + order + r], neg(m[i * ld + j]),
                                                 m[j * ld + order + r]);
             }
         }
-        report_warp_flags(report, flags, lane);
+        report_lanes_flags(report, flags, lane, mask);
     } else {
         for (int e = t; e < order * order; e += TEAM)   // column-major lu: e = i + j n
             lu.store(e % order, e / order, m[e % order * ld + e / order]);
@@ -634,16 +645,17 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
 
 #if defined(__CUDACC__)
-// lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team warp, small_block or block (GPU,
-// order <= WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads:
-// trailing_update's groups of 2 x 2, else of one entry: the warp team's by geometry.h
-// BATCHED_QUADS_MIN_AREA, the block teams' always): lu_shared by a warp a system
-// (BATCHED_WARP_THREADS / 32 systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or
-// BATCHED_BLOCK_TEAM threads a system, each system with batched_shared_entries(order, width) DD
+// lu_shared_<team>[_quads] and solve_shared_<team>[_quads], team quarter_warp, half_warp, warp,
+// small_block or block (GPU, order <= BATCHED_QUARTER_WARP_MAX_ORDER | BATCHED_HALF_WARP_MAX_ORDER
+// | WARP_SIZE | BATCHED_SMALL_BLOCK_MAX_ORDER | BATCHED_TEAM_MAX_ORDER; _quads: trailing_update's
+// groups of 2 x 2, else of one entry: the warp team's by geometry.h BATCHED_QUADS_MIN_AREA, the
+// block teams' always): lu_shared by 8, 16 or 32 lanes of a warp a system (BATCHED_WARP_THREADS /
+// team systems a block) or a block of BATCHED_SMALL_BLOCK_TEAM or BATCHED_BLOCK_TEAM threads a
+// system, each system with batched_shared_entries(order, width) DD
 // entries of dynamic shared memory (order rows of ld = width rounded up to odd: no bank conflicts
 // on columns). lu_shared: lu_factor's arguments and results (width = order; lu column-major per
-// system). solve_shared (warp and small-block teams; width = order + nrhs): x[p] = A[p]^-1 b[p] (b
-// + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous) and the summary (the first zero
+// system). solve_shared (in-warp and small-block teams; width = order + nrhs): x[p] = A[p]^-1
+// b[p] (b + p b_bs, strides b_rs, b_cs, order x nrhs; x contiguous) and the summary (the first zero
 // pivot; a's, b's and x's flags).
 #define DDBLAS_BATCHED_SHARED_SYSTEM(TEAM, THREADS, WIDTH)                                      \
     extern __shared__ ddblas::dd shared_systems[];                                             \
@@ -679,6 +691,10 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_DET, det)
             order, p, valid, a, m, ld, none, nullptr, {nullptr, summary, n, order}, rhs);      \
     }
 #define DDBLAS_BATCHED_SMALL_TEAMS(KERNEL, STEM)                                               \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_quarter_warp, ddblas::WARP_SIZE / 4,                    \
+                        ddblas::BATCHED_WARP_THREADS, 1, 1)                                    \
+    DDBLAS_FOR_VARIANTS(KERNEL, STEM##_half_warp, ddblas::WARP_SIZE / 2,                       \
+                        ddblas::BATCHED_WARP_THREADS, 1, 1)                                    \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp, ddblas::WARP_SIZE, ddblas::BATCHED_WARP_THREADS,  \
                         1, 1)                                                                  \
     DDBLAS_FOR_VARIANTS(KERNEL, STEM##_warp_quads, ddblas::WARP_SIZE,                          \

@@ -54,6 +54,8 @@ static std::string geometry_text() {
     put("trsm_threads", ddblas::TRSM_THREADS);
     put("batched_team_max_order", ddblas::BATCHED_TEAM_MAX_ORDER);
     put("batched_warp_threads", ddblas::BATCHED_WARP_THREADS);
+    put("batched_quarter_warp_max_order", ddblas::BATCHED_QUARTER_WARP_MAX_ORDER);
+    put("batched_half_warp_max_order", ddblas::BATCHED_HALF_WARP_MAX_ORDER);
     put("batched_block_team", ddblas::BATCHED_BLOCK_TEAM);
     put("batched_small_block_team", ddblas::BATCHED_SMALL_BLOCK_TEAM);
     put("batched_small_block_max_order", ddblas::BATCHED_SMALL_BLOCK_MAX_ORDER);

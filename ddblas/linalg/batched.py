@@ -2,8 +2,8 @@
 pivoting, the solve with its factors, and det from the factors.
 
 On the GPU, orders up to geometry's batched_team_max_order (96) are factored by teams of
-threads with the matrix in shared memory (a warp a system up to order 32, a block above) and
-solved by a block a system; solve() on the smaller teams (orders up to
+threads with the matrix in shared memory (8, 16 or 32 lanes of a warp a system up to order 32, a
+block above) and solved by a block a system; solve() on the smaller teams (orders up to
 batched_small_block_max_order) factors and solves in one launch, the right-hand sides beside the
 matrix. Larger orders, and every order on the CPU, take one thread a system. The factors stay
 in a batch buffer laid out for the kernel that made them (GPU teams: each system column-major;
@@ -72,13 +72,17 @@ def _team_kernel(stem: str, n: int, suffix: str) -> tuple[str, int, int]:
     batched_quads_min_area x 32, the block teams' always."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
-        team, threads, systems = ("warp", g["batched_warp_threads"],
-                                  g["batched_warp_threads"] // g["warp_size"])
+        team, lanes = next((name, g["warp_size"] // parts) for name, parts, top in (
+            ("quarter_warp", 4, g["batched_quarter_warp_max_order"]),
+            ("half_warp", 2, g["batched_half_warp_max_order"]), ("warp", 1, n)) if n <= top)
+        threads = g["batched_warp_threads"]
+        systems = threads // lanes
     elif n <= g["batched_small_block_max_order"]:
         team, threads, systems = "small_block", g["batched_small_block_team"], 1
     else:
         team, threads, systems = "block", g["batched_block_team"], 1
-    if team != "warp" or n * n >= g["batched_quads_min_area"] * g["warp_size"]:
+    if not team.endswith("warp") or (team == "warp" and
+                                     n * n >= g["batched_quads_min_area"] * g["warp_size"]):
         team += "_quads"
     return f"ddblas_linalg_batched_{stem}_{team}_{suffix}", threads, systems
 
