@@ -5,7 +5,8 @@
 // Two organisations of the same arithmetic. One thread a system (lu_factor_in_place,
 // lu_solve_in_place; GPU: a grid-stride loop over systems, CPU: OpenMP over systems) for every
 // order on the CPU and for orders above BATCHED_TEAM_MAX_ORDER on the GPU. On the GPU, smaller
-// systems are factored by a team of threads, a warp or a block, with the matrix in shared memory
+// systems are factored by a team of threads, 8 or 16 lanes of a warp, a warp or a block, with the
+// matrix in shared memory
 // (lu_shared: each step's pivot search a reduction, its updates spread over the threads), and
 // solved by a block a system (lu_solve_team), or up to BATCHED_SMALL_BLOCK_MAX_ORDER factored
 // and solved in one kernel, the right-hand sides beside the matrix (solve_shared). Every entry
@@ -377,9 +378,10 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     constexpr int LANES = IN_WARP ? TEAM : WARP_SIZE;   // a team's lanes in one warp
     const int t = threadIdx.x % TEAM, lane = t % LANES, order = int(n);
     // an in-warp team's lanes (the others of its warp may be at other steps), else the warp's
-    const unsigned mask = IN_WARP && TEAM < WARP_SIZE
-                              ? ((1u << LANES) - 1u) << (threadIdx.x % WARP_SIZE - lane)
-                              : FULL_WARP;
+    const unsigned mask =
+        IN_WARP && TEAM < WARP_SIZE
+            ? (FULL_WARP >> (WARP_SIZE - LANES)) << (threadIdx.x % WARP_SIZE - lane)
+            : FULL_WARP;
     const int width = order + (SOLVE ? int(rhs.nrhs) : 0);
     const auto barrier = [mask] {
         if constexpr (IN_WARP) __syncwarp(mask);

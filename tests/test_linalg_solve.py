@@ -119,13 +119,14 @@ def test_batched_gpu_equals_cpu(device, variant):
     assert same_bits(d_cpu, d_dev)
 
 
-# The GPU's team kernels (lu_shared_warp up to 32, its updates by single entries up to 21 and
+# The GPU's team kernels (lu_shared_quarter_warp up to 12, lu_shared_half_warp up to 17 and
+# lu_shared_warp up to 32, its updates by single entries up to 21 and
 # by groups of 2 x 2 from 22 on; lu_shared_small_block up to 48 and lu_shared_block up to 96,
 # by groups and looking ahead; lu_solve_team) around each shape boundary, groups with a row and
 # a column past the block (odd orders), systems per block not dividing the batch; above 96, one
 # thread a system again.
-TEAM_ORDERS = [1, 2, 9, 11, 16, 17, 21, 22, 23, 24, 25, 31, 32, 33, 40, 42, 43, 48, 49, 59, 60,
-               63, 64, 65, 95, 96, 97]
+TEAM_ORDERS = [1, 2, 9, 11, 12, 13, 16, 17, 18, 21, 22, 23, 24, 25, 31, 32, 33, 40, 42, 43, 48,
+               49, 59, 60, 63, 64, 65, 95, 96, 97]
 
 
 def _team_inputs(n: int, batch: int, kind: str):
@@ -226,10 +227,11 @@ def test_batched_summary_names_the_first_singular_system_and_every_flag(device, 
     assert batched.read_summary(summary, 7, n) == batched.Summary(bits["a_large"], None)
 
 
-# solve_shared (the warp and small-block teams, up to order 48) carries the right-hand sides
-# beside the matrix and substitutes them together, y_ir owned by lane (i nrhs + r) % 32: more
-# than 32 columns wrap round the lanes; where a block's systems with their columns exceed the
-# device's shared memory (9 x 2000), and on the block teams (49), the separate kernels.
+# solve_shared (the in-warp and small-block teams, up to order 48) carries the right-hand sides
+# beside the matrix and substitutes them together, y_ir owned by lane (i nrhs + r) % L of the
+# team's L lanes: more than L columns wrap round the lanes; where a block's systems with their
+# columns exceed the device's shared memory (9 x 2000), and on the block teams (49), the
+# separate kernels.
 @pytest.mark.parametrize("n, nrhs, fused", [
     (1, 1, True), (5, 3, True), (9, 9, True), (9, 40, True), (19, 2, True), (19, 33, True),
     (32, 5, True), (33, 33, True), (48, 4, True), (48, 48, True), (49, 3, False),

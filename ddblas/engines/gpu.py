@@ -144,9 +144,6 @@ def _kernel_of(raw_module, kernel: str):
     return raw_module.get_function(kernel)
 
 
-# (kernel, cooperative, device id) -> the dynamic shared memory the kernel has opted in to
-_opted_in_shared: dict = {}
-
 
 @functools.lru_cache(maxsize=None)
 def module(family: str, variant: str | None = None, cooperative: bool = False):
@@ -182,11 +179,7 @@ class GpuBackend:
         device): ints go as int64, floats as double (CuPy's conversion of Python scalars; the
         same in Python here cost 20 us a launch of 17 arguments). cooperative: a cooperative
         launch (all blocks resident at once, or CuPy raises), for kernels with grid barriers."""
-        import cupy
         raw = function(kernel, cooperative)
         if shared_mem and shared_mem > _cpu.geometry()["static_shared_bytes"]:
-            key = (kernel, cooperative, cupy.cuda.runtime.getDevice())
-            if shared_mem > _opted_in_shared.get(key, 0):   # once a size, not at each launch
-                raw.max_dynamic_shared_size_bytes = shared_mem
-                _opted_in_shared[key] = shared_mem
+            raw.max_dynamic_shared_size_bytes = shared_mem   # on the current device's function
         raw(grid, block, args, shared_mem=shared_mem)

@@ -65,11 +65,13 @@ def _teams(device: str, n: int) -> bool:
 @functools.lru_cache(maxsize=None)
 def _team_kernel(stem: str, n: int, suffix: str) -> tuple[str, int, int]:
     """(kernel, threads a block, systems a block) of the GPU's team kernel
-    <stem>_<team>_<suffix> (suffix: Options.suffix) for order n: team "warp" (n <= 32: a warp a
-    system, several a block), "small_block" or "block" (a block a system: geometry's
-    batched_small_block_team threads up to batched_small_block_max_order, else
-    batched_block_team), with "_quads" (updates in groups of 2 x 2): a warp's from n^2 >=
-    batched_quads_min_area x 32, the block teams' always."""
+    <stem>_<team>_<suffix> (suffix: Options.suffix) for order n: team "quarter_warp", "half_warp"
+    or "warp" (up to geometry's batched_quarter_warp_max_order, batched_half_warp_max_order and
+    32: 8, 16 or 32 lanes of a warp a system, several a block), "small_block" or "block" (a
+    block a system: geometry's batched_small_block_team threads up to
+    batched_small_block_max_order, else batched_block_team), with "_quads" (updates in groups of
+    2 x 2): a whole warp's from n^2 >= batched_quads_min_area x 32 (never the smaller teams'),
+    the block teams' always."""
     g = _cpu.geometry()
     if n <= g["warp_size"]:
         team, lanes = next((name, g["warp_size"] // parts) for name, parts, top in (
