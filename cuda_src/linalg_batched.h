@@ -194,6 +194,42 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
     }
 }
 
+// factor_system: system p's part of the factor kernels: its entries as loaded (StridedMatrix) into
+// lu, lu_factor_in_place there (pivots into piv[0 .. order)), the entries' A_* flags and the zero
+// pivot into the report.
+template <class V>
+DD_HD void factor_system(index_t p, const StridedMatrix &a, const BatchMatrix &lu, index_t *piv,
+                         const BatchReport &report) {
+    unsigned flags = 0;
+    for (index_t i = 0; i < lu.order; ++i)
+        for (index_t j = 0; j < lu.order; ++j) {
+            const dd v = a.load(i, j);
+            flags |= report_flags(v.hi, ReportedOperand::a);
+            lu.store(i, j, v);
+        }
+    report.flags(flags);
+    report.factored(p, lu_factor_in_place<V>(lu, piv));
+}
+
+// solve_system: one system's part of the solve kernels: x (contiguous, order x nrhs) := b's
+// entries as loaded, then lu_solve_in_place with factor_system's lu and piv; b's B_* flags and
+// X_NOT_FINITE into the report.
+template <class V>
+DD_HD void solve_system(const BatchMatrix &lu, const index_t *piv, const StridedMatrix &b,
+                        index_t nrhs, double *x_hi, double *x_lo, const BatchReport &report) {
+    unsigned flags = 0;
+    for (index_t i = 0; i < lu.order; ++i)
+        for (index_t r = 0; r < nrhs; ++r) {
+            const dd v = b.load(i, r);
+            flags |= report_flags(v.hi, ReportedOperand::b);
+            DDBLAS_DD_STORE(x, i * nrhs + r, v);
+        }
+    lu_solve_in_place<V>(lu, piv, x_hi, x_lo, nrhs);
+    for (index_t i = 0; i < lu.order * nrhs; ++i)
+        flags |= report_flags(x_hi[i], ReportedOperand::x);
+    report.flags(flags);
+}
+
 // diagonal_product: the product of d's diagonal times sign = (-1)^(number of k with piv[k] !=
 // k) as m 2^e (|m.hi| in [0.5, 1), never overflowing; m = 0, e = 0 for a zero factor), e
 // including `shift`, for slogdet; and det = m 2^e in DD (ldexp_dd), which overflows (inf) or
@@ -583,20 +619,11 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_FACTOR_PARAMS) {                                                        \
         DDBLAS_FOR_EACH_SYSTEM(p, n, order * order * order / 3 + 1) {                          \
-            ddblas::StridedMatrix a = {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs};          \
-            ddblas::BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, order,       \
-                                      row_step, col_step};                                     \
-            unsigned flags = 0;                                                                \
-            for (ddblas::index_t i = 0; i < order; ++i)                                        \
-                for (ddblas::index_t j = 0; j < order; ++j) {                                  \
-                    const ddblas::dd v = a.load(i, j);                                         \
-                    flags |= ddblas::report_flags(v.hi, ddblas::ReportedOperand::a);           \
-                    lu.store(i, j, v);                                                         \
-                }                                                                              \
-            const ddblas::BatchReport report = {info, summary, n, order};                      \
-            report.flags(flags);                                                               \
-            report.factored(p, ddblas::lu_factor_in_place<ddblas::variants::V>(                \
-                                   lu, piv + p * order));                                      \
+            const ddblas::StridedMatrix a = {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs};    \
+            const ddblas::BatchMatrix lu = {lu_hi + p * sys_step, lu_lo + p * sys_step, order, \
+                                            row_step, col_step};                               \
+            ddblas::factor_system<ddblas::variants::V>(p, a, lu, piv + p * order,              \
+                                                       {info, summary, n, order});             \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
@@ -608,22 +635,41 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
         DDBLAS_FOR_EACH_SYSTEM(p, n, order * (order + 1) * nrhs) {                             \
             DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
-            const ddblas::index_t size = order * nrhs;                                         \
-            double *xh = x_hi + p * size, *xl = x_lo + p * size;                               \
-            unsigned flags = 0;                                                                \
-            for (ddblas::index_t i = 0; i < order; ++i)                                        \
-                for (ddblas::index_t r = 0; r < nrhs; ++r) {                                   \
-                    const ddblas::dd v = b.load(i, r);                                         \
-                    flags |= ddblas::report_flags(v.hi, ddblas::ReportedOperand::b);           \
-                    DDBLAS_DD_STORE(x, p * size + i * nrhs + r, v);                            \
-                }                                                                              \
-            ddblas::lu_solve_in_place<ddblas::variants::V>(lu, piv + p * order, xh, xl, nrhs); \
-            for (ddblas::index_t i = 0; i < size; ++i)                                         \
-                flags |= ddblas::report_flags(xh[i], ddblas::ReportedOperand::x);              \
-            ddblas::BatchReport{nullptr, summary, n, order}.flags(flags);                      \
+            ddblas::solve_system<ddblas::variants::V>(                                         \
+                lu, piv + p * order, b, nrhs, x_hi + p * order * nrhs, x_lo + p * order * nrhs, \
+                {nullptr, summary, n, order});                                                 \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
+
+#if !defined(__CUDACC__)
+// solve (CPU): lu_factor's and lu_solve's work on each system in one pass, in one launch, the
+// factors still in cache when the solve reads them: a (a + p a_bs, strides a_rs, a_cs), b (b +
+// p b_bs, strides b_rs, b_cs, order x nrhs), x (contiguous, n x order x nrhs), the factors'
+// buffer lu (row-major, order^2 a system), piv (n x order) and the summary (the first zero
+// pivot; a's, b's and x's flags).
+#define DDBLAS_LINALG_BATCHED_SOLVE(OP, V)                                                     \
+    DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
+        ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *a_hi,    \
+        const double *a_lo, ddblas::index_t a_bs, ddblas::index_t a_rs, ddblas::index_t a_cs,  \
+        const double *b_hi, const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs,    \
+        ddblas::index_t b_cs, double *x_hi, double *x_lo, double *lu_hi, double *lu_lo,        \
+        ddblas::index_t *piv, ddblas::index_t *summary) {                                      \
+        DDBLAS_FOR_EACH_SYSTEM(p, n, order * order * order / 3 + order * (order + 1) * nrhs) { \
+            const ddblas::index_t size = order * order;                                        \
+            const ddblas::BatchMatrix lu = {lu_hi + p * size, lu_lo + p * size, order, order,  \
+                                            1};                                                \
+            const ddblas::BatchReport report = {nullptr, summary, n, order};                   \
+            ddblas::factor_system<ddblas::variants::V>(                                        \
+                p, {a_hi + p * a_bs, a_lo + p * a_bs, a_rs, a_cs}, lu, piv + p * order,        \
+                report);                                                                       \
+            ddblas::solve_system<ddblas::variants::V>(                                         \
+                lu, piv + p * order, {b_hi + p * b_bs, b_lo + p * b_bs, b_rs, b_cs}, nrhs,     \
+                x_hi + p * order * nrhs, x_lo + p * order * nrhs, report);                     \
+        }                                                                                      \
+    }
+DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_SOLVE, solve)
+#endif
 
 // det: for each of n factored systems (U's diagonal: d + p d_bs, element (k, k) at
 // k (d_rs + d_cs); pivots piv + p piv_bs; shift[p] added to the exponent: the matrix was

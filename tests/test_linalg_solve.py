@@ -190,6 +190,23 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
     assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
 
 
+@pytest.mark.parametrize("n", [1, 3, 9, 33, 64])
+@pytest.mark.parametrize("kind", ["random", "ties", "singular", "special"])
+def test_batched_solve_in_one_launch_equals_factor_then_solve(device, n, kind):
+    """batched.solve's one launch (the CPU's solve kernel, the GPU's solve_shared up to order 48)
+    gives lu_factor then lu_solve's bits and report, every variant."""
+    a, b = _team_inputs(n, 37, kind)
+    a, b = a.to_device(device), b.to_device(device)
+    for fma in (True, False):
+        for add in ("accurate", "sloppy"):
+            opts = Options(fma=fma, add=add)
+            one, two = batched.new_summary(a.xp), batched.new_summary(a.xp)
+            x = batched.solve(a, b, opts, one)
+            y = batched.lu_solve(batched.lu_factor(a, opts, two), b, opts)
+            assert same_bits(x, y)
+            assert batched.read_summary(one, 37, n) == batched.read_summary(two, 37, n)
+
+
 @pytest.mark.parametrize("n", [1, 5, 19, 40, 64, 97])
 def test_batched_summary_names_the_first_singular_system_and_every_flag(device, n):
     """The kernels' report is two words (BatchReport): the OR of every system's flags and the

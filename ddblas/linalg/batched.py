@@ -162,20 +162,28 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
 
 def solve(a: DDArray, b: DDArray, opts: Options, summary) -> DDArray:
     """X[p] = A[p]^-1 B[p] for (batch, n, n) and (batch, n, nrhs) stacks (any strides) without
-    returning the factors, the bits of lu_factor then lu_solve: one launch where _fused_solve
-    says so (solve_shared: b beside each matrix in shared memory), else lu_factor and
-    lu_solve. summary (new_summary()) receives the report: the first zero pivot, the
-    report_bits() flags of a, b and x. X[p] is meaningless where A[p] has a zero pivot."""
+    returning the factors, the bits of lu_factor then lu_solve: one launch on the CPU (solve:
+    each system factored, then solved) and where _fused_solve says so on the GPU
+    (solve_shared: b beside each matrix in shared memory), else lu_factor and lu_solve.
+    summary (new_summary()) receives the report: the first zero pivot, the report_bits()
+    flags of a, b and x. X[p] is meaningless where A[p] has a zero pivot."""
     batch, n, nrhs = b.shape
-    if not (batch and n and nrhs and _fused_solve(a.device, n, nrhs, opts)):
+    cpu = a.device == "cpu"
+    if not (batch and n and nrhs and (cpu or _fused_solve(a.device, n, nrhs, opts))):
         return lu_solve(lu_factor(a, opts, summary), b, opts)
     xp = a.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
     x_lo = xp.empty((batch, n, nrhs), dtype=np.float64)
     a_hi, a_lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
     b_hi, b_lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
-    _shared_launch("solve_shared", n, n + nrhs, batch, opts, batch, n, nrhs, a_hi, a_lo, a_bs,
-                   a_rs, a_cs, b_hi, b_lo, b_bs, b_rs, b_cs, x_hi, x_lo, summary)
+    args = (batch, n, nrhs, a_hi, a_lo, a_bs, a_rs, a_cs, b_hi, b_lo, b_bs, b_rs, b_cs, x_hi,
+            x_lo)
+    if cpu:   # the factors' buffer and pivots, row-major systems
+        _launch("cpu", "ddblas_linalg_batched_solve_" + opts.suffix, *args,
+                np.empty(batch * n * n), np.empty(batch * n * n),
+                np.empty((batch, n), dtype=np.int64), summary)
+    else:
+        _shared_launch("solve_shared", n, n + nrhs, batch, opts, *args, summary)
     return DDArray(x_hi, x_lo, normalize=False)
 
 
