@@ -1029,6 +1029,55 @@ def test_tiny_columns_beside_huge_ones_keep_their_bits(device, n, assume_a):
     assert float(inverse.hi[1, 1]) == pytest.approx(1e300, rel=1e-15)
 
 
+def _exact_solution(a, b):
+    """x = A^-1 b in exact rationals (Gaussian elimination on Fractions of the float64 a, b)."""
+    n = len(a)
+    m = [[Fraction(float(v)) for v in row] + [Fraction(float(b[i]))] for i, row in enumerate(a)]
+    for k in range(n):
+        p = next(i for i in range(k, n) if m[i][k] != 0)
+        m[k], m[p] = m[p], m[k]
+        for i in range(k + 1, n):
+            f = m[i][k] / m[k][k]
+            m[i] = [u - f * v for u, v in zip(m[i], m[k])]
+    x = [Fraction(0)] * n
+    for i in reversed(range(n)):
+        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
+    return x
+
+
+@pytest.mark.parametrize("n", [2, 6, 40])
+def test_rows_of_far_apart_magnitudes_are_equilibrated(device, n):
+    """Review of 2026-11-26: rows 2^2000 apart with an entry >= 2^512: solve scaled the whole
+    matrix down, which flushed the small row, and [[1e300, 1e300], [1e-300, -1e-300]] was
+    "singular" (inv too); rows 2^1160 apart without one: the LU's multiplier 1e-350 underflowed
+    and x was [2, 0] (method="refine", and "auto" from order 33). Rows more than 2^ROW_SPREAD
+    above the smallest now come down (R A x = R b, with R b 2^-kb formed in one step: b's 1 in
+    a row brought down by 2^1493 had become 0, and inv's 5e-301 with it)."""
+    rng = np.random.default_rng(n)
+    for top, bottom in ((1e300, 1e-300), (1e150, 1e-200)):
+        a = rng.integers(-3, 4, (n, n)).astype(np.float64) + 8 * np.eye(n)
+        a[0] *= top
+        a[1] *= bottom
+        if n == 2:
+            a = np.array([[top, top], [bottom, -bottom]])
+        b = a @ np.ones(n) if top < 1e200 else np.where(np.arange(n) == 0, 2 * top, 0.0)
+        method = "refine" if top < 1e200 and n <= 32 else "auto"
+        x = linalg.solve(ddblas.asarray(a).to_device(device), ddblas.asarray(b).to_device(device),
+                         method=method)
+        # the forward error bound 10 kappa u^2 ||x|| (docs/linalg.md), kappa of the rows scaled
+        # to unit size (Skeel's condition number ignores row scaling)
+        rows = a / np.max(np.abs(a), axis=1, keepdims=True)
+        kappa = np.linalg.cond(rows, np.inf)
+        want = _exact_solution(a, b)
+        bound = 10 * Fraction(kappa) * U2 * max(abs(v) for v in want)
+        assert all(abs(g - w) <= bound for g, w in zip(exact_values(x), want))
+    a = np.array([[1e300, 1e300], [1e-300, -1e-300]])
+    inverse = exact_values(linalg.inv(ddblas.asarray(a).to_device(device)).reshape(4))
+    t, s = Fraction(1e300), Fraction(1e-300)   # inverse [[1/2t, 1/2s], [1/2t, -1/2s]]
+    assert inverse == pytest.approx([1 / (2 * t), 1 / (2 * s), 1 / (2 * t), -1 / (2 * s)],
+                                    rel=2.0 ** -100)
+
+
 def test_det_and_slogdet_scale_columns_both_ways(device):
     """Review of 2026-11-26: a 1e308 block beside 3e-250 gave det 0 and slogdet -inf (the
     overflow fallback scaled the whole matrix, flushing 3e-250); entries near 2^-1000 lost the

@@ -14,8 +14,9 @@ from ..engines import cpu as _cpu
 
 TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
 EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
-ROW_SPREAD = 500            # det: rows whose largest entries' exponents differ by more: equilibrated
-                            # (LU's multipliers 2^-spread would lose bits to the subnormals)
+ROW_SPREAD = 500            # det and solve: rows whose largest entries' exponents differ by more:
+                            # equilibrated (LU's multipliers 2^-spread would lose bits to the
+                            # subnormals)
 
 
 def scale_exponent() -> int:
@@ -69,10 +70,50 @@ def unit_exponents(x: DDArray, axes: tuple):
     return x.xp.where(present, exponent, 0)
 
 
+def row_exponents(a: DDArray):
+    """k (int64, shaped (..., n, 1)) that puts each row's largest entry into [1/2, 1) (A's rows
+    times 2^-k) in the matrices whose rows' largest entries span more than ROW_SPREAD binades
+    (k = 0 in the others and in zero rows); None where no matrix does. R A x = R b (R = 2^-k)
+    keeps x; row_scaled_range_exponents says how to form R b."""
+    found = _largest_exponents(a, (a.ndim - 1,))
+    if found is None:
+        return None
+    exponent, present = found
+    xp = a.xp
+    present &= xp.isfinite(xp.max(xp.abs(a.hi), axis=-1, keepdims=True))
+    high = xp.max(xp.where(present, exponent, -2 ** 20), axis=-2, keepdims=True)
+    low = xp.min(xp.where(present, exponent, 2 ** 20), axis=-2, keepdims=True)
+    spread = present & (high - low > ROW_SPREAD)
+    return xp.where(spread, exponent, 0) if bool(spread.any()) else None
+
+
+def row_scaled_range_exponents(b: DDArray, rows):
+    """range_exponents(R b, (b.ndim - 2,)) for R = 2^-rows (row_exponents' k, shaped (..., n,
+    1)), from b's exponents alone: R b itself may leave float64's range (a row brought down by
+    2^1493 took b's 1 to zero in inv([[1e300, 1e300], [1e-300, -1e-300]]))."""
+    if b.size == 0:
+        return _zeros_over(b, (b.ndim - 2,))
+    xp = b.xp
+    present = (b.hi != 0) & xp.isfinite(b.hi)
+    exponent = xp.frexp(xp.where(present, b.hi, 1.0))[1].astype(np.int64) - rows
+    exponent = xp.max(xp.where(present, exponent, -2 ** 20), axis=-2, keepdims=True)
+    found = exponent > -2 ** 19
+    tiny = found & (exponent < TINY_EXPONENT)
+    return xp.where(tiny, exponent, xp.where(found, xp.maximum(exponent - scale_exponent(), 0),
+                                             0))
+
+
 def scale_wide(x: DDArray, k) -> DDArray:
     """x 2^k for |k| <= 2044 (two steps of scale): exact under the same conditions."""
     half = k // 2
     return scale(scale(x, half), k - half)
+
+
+def scale_wider(x: DDArray, k) -> DDArray:
+    """x 2^k for |k| <= 4088 (scale_wide twice, both steps of one sign: no intermediate leaves
+    the range between x and the result)."""
+    half = k // 2
+    return scale_wide(scale_wide(x, half), k - half)
 
 
 def column_exponents(a: DDArray, symmetric: bool):

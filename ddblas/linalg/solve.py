@@ -26,7 +26,8 @@ from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
 from .scaling import (ROW_SPREAD, column_exponents, downscale_exponents, range_exponents,
-                      scale_wide, unit_exponents)
+                      row_exponents, row_scaled_range_exponents, scale_wide, scale_wider,
+                      unit_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -518,9 +519,10 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     A matrix with entries >= 2^512 (or a column of b) is scaled by a power of two that puts
     its largest entry into [2^511, 2^512), and x scaled back (exact but for parts that become
     subnormal; the backward errors are those of the unscaled system), so that neither the
-    factors nor |A| |x| overflow unless x does. Outside the batched path, columns of A whose
-    magnitudes differ by more than 2^16 or lie below 2^-500 are equilibrated by powers of two
-    (info's backward errors are then the equilibrated system's: docs/linalg.md, "Equilibration").
+    factors nor |A| |x| overflow unless x does. Outside the batched path, rows of A whose
+    magnitudes span more than 2^500 ("gen", "sym") and columns whose magnitudes differ by more
+    than 2^16 or lie below 2^-500 are equilibrated by powers of two (info's backward errors are
+    then the equilibrated system's: docs/linalg.md, "Equilibration").
 
     Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106; it
     refines on to 16 u^2 while the corrections shrink) and a
@@ -576,6 +578,15 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     entries >= 2^512 (x scaled back): one system (_solve_one), a stack one system at a time
     (method="refine"), or the batched DD LU."""
     n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
+    # rows spanning more than 2^ROW_SPREAD: each into [1/2, 1), R A x = R b with R = 2^-kr (x
+    # unchanged; not for "pos", whose Cholesky needs the symmetric scaling below). The LU's
+    # multipliers (ratios of rows) underflowed otherwise ([[1e150, 1e150], [1e-200, -1e-200]]
+    # gave x = [2, 0]), one scaling of the whole matrix flushed the small rows ([[1e300, 1e300],
+    # [1e-300, -1e-300]] was "singular"), and rows brought down only as far as the smallest one
+    # left DD values near 2^-997 with subnormal low parts
+    rows = row_exponents(a) if assume_a != "pos" else None
+    if rows is not None:
+        a = scale_wide(a, -rows)
     # columns near DBL_MAX, or of very different or tiny magnitudes: A D y = b with D = 2^-kc
     # (2^-kc A 2^-kc y = 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that
     # stops the refinement is met by the float64 solution (columns 2^+-30: x only
@@ -591,8 +602,12 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     # a that is not positive definite): A 2^-ka y = b, y = x 2^ka, the same backward errors
     shift_a = downscale_exponents(a, (a.ndim - 2, a.ndim - 1))
     a = _scaled(a, shift_a)
-    shift_b = range_exponents(b, (b.ndim - 2,))   # each column of b into range: y = x 2^-kb
-    b = _scaled(b, shift_b)
+    if rows is None:
+        shift_b = range_exponents(b, (b.ndim - 2,))   # each column of b into range: y = x 2^-kb
+        b = _scaled(b, shift_b)
+    else:   # R b 2^-kb in one step per entry: R b itself may leave float64's range
+        shift_b = row_scaled_range_exponents(b, rows)
+        b = scale_wider(b, -(rows + shift_b))
     shape = stack + (n, k)
     if n == 0 or k == 0 or math.prod(stack) == 0:
         xp = a.xp
