@@ -32,16 +32,16 @@ def exact(x: ddblas.DDArray) -> list:
 
 
 def check_qr(a: ddblas.DDArray, q: ddblas.DDArray, r: ddblas.DDArray,
-             variant: dict | None = None) -> None:
-    """Column-wise backward error ||a_j - (Q R)_j||_2 <= c_QR ||a_j||_2 and
-    ||Q^T Q - I||_max <= c_QR, in exact rationals; R upper triangular."""
+             variant: dict | None = None, backward: bool = True) -> None:
+    """Column-wise backward error ||a_j - (Q R)_j||_2 <= c_QR ||a_j||_2 (unless not backward)
+    and ||Q^T Q - I||_max <= c_QR, in exact rationals; R upper triangular."""
     m, n = a.shape
     A, Q, R = exact(a), exact(q), exact(r)
     k = q.shape[1]
     assert r.shape == (k, n)
     assert all(R[i][j] == 0 for i in range(k) for j in range(min(i, n)))
     c = qr_constant(m, n, variant or {})
-    for j in range(n):
+    for j in range(n if backward else 0):
         residual = sum((A[i][j] - sum(Q[i][l] * R[l][j] for l in range(min(k, j + 1)))) ** 2
                        for i in range(m))
         norm = sum(A[i][j] ** 2 for i in range(m))
@@ -132,7 +132,10 @@ def test_columns_near_dbl_max(shape, big, device):
 @pytest.mark.parametrize("scale", [1e300, 1e-280, 1e-300, 2.0 ** -1070])
 def test_extreme_columns(scale, device):
     """Columns near DBL_MAX or deep in the subnormals: the scaled norm neither overflows nor
-    loses the column (R's diagonal is finite and nonzero)."""
+    loses the column (R's diagonal is finite and nonzero), and Q is orthogonal to the bound at
+    every scale (review of 2026-11-26: tiny columns were not scaled up, the reflectors divided in
+    the subnormals, and Q of [[3], [4]] 1e-310 was 1.8e-16 from orthogonal; a column of
+    multiples of 5e-324 in a 40 x 36 matrix, 0.02)."""
     base = random_matrix(6, 3, seed=5, spread=0)
     hi = np.array(base.hi)
     hi[:, 1] *= scale
@@ -140,8 +143,15 @@ def test_extreme_columns(scale, device):
     q, r = linalg.qr(a, mode="economic")
     rh = np.array(r.to_device("cpu").hi)
     assert np.isfinite(rh).all() and (np.diag(rh) != 0).all()
-    if scale >= 2.0 ** -960:   # below, DD's lo parts are subnormal: no relative DD bound
-        check_qr(a, q, r)
+    # below 2^-960 R's parts are subnormal: no relative backward bound, but Q's holds
+    check_qr(a, q, r, backward=scale >= 2.0 ** -960)
+    for tiny in (np.array([[3.0], [4.0]]) * 1e-310, np.array([[1.0, 2.0], [3.0, 4.0]]) * 1e-300):
+        t = ddblas.asarray(tiny).to_device(device)
+        check_qr(t, *linalg.qr(t, mode="economic"), backward=False)
+    wide = np.array(random_matrix(40, 36, seed=7, spread=0).hi)
+    wide[:, 1] = np.arange(1, 41) % 4 * 5e-324
+    w = ddblas.asarray(wide).to_device(device)
+    check_qr(w, *linalg.qr(w, mode="economic"), backward=False)
 
 
 def test_zero_column_and_views(device):
@@ -231,6 +241,25 @@ def test_lstsq_exact(shape, device, variant):
         assert abs(got - res) <= Fraction(1, 2 ** 90) * max(res, sum(v * v for v in B))
     else:
         assert residues.shape == (0,)
+
+
+@pytest.mark.parametrize("shape", [(40, 5), (3, 5)])
+def test_lstsq_of_a_tiny_system_is_the_scaled_one(shape, device):
+    """Review of 2026-11-26: lstsq(A 2^-1000, b 2^-1000) was 2.9e-22 from the exact solution
+    (4e-32 unscaled): R and Q^T b lost their low parts to the subnormals. Tiny columns (tall) or
+    rows (wide) and b's columns are now scaled up first, so x has the unscaled system's bits."""
+    m, n = shape   # float64 entries, so that A 2^-1000 is exact (DD lo parts would not be)
+    a = ddblas.DDArray(random_matrix(m, n, seed=13, spread=0).hi)
+    b = ddblas.DDArray(random_matrix(m, 2, seed=14, spread=0).hi)
+    x, _, _, _ = linalg.lstsq(a.to_device(device), b.to_device(device))
+    tiny = ddblas.array(2.0 ** -1000)
+    x_tiny, _, _, _ = linalg.lstsq((a * tiny).to_device(device), (b * tiny).to_device(device))
+    assert same_bits(x, x_tiny)
+    A, B = exact(a), exact(b)
+    for col in range(2):
+        xe = exact_lstsq(A, [row[col] for row in B])
+        X = [row[col] for row in exact(x_tiny)]
+        assert max(abs(u - v) for u, v in zip(X, xe)) <= Fraction(1, 2 ** 90) * max(map(abs, xe))
 
 
 @pytest.mark.parametrize("a, b", [

@@ -18,13 +18,12 @@ from ..blas.gemm import rgemm
 from ..blas.level3 import view_args
 from ..core import ops
 from ..core.array import DDArray, asarray
-from ..core.ops import scale
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from .errors import LinAlgError, require_algorithm, require_finite
 from .factor import solve_triangular
-from .scaling import downscale_exponents, scale_wide
+from .scaling import range_exponents, scale_wide, scale_wider
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
@@ -113,7 +112,8 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     -----
     Blocked Householder QR (module docstring); LAPACK's sign convention (R's diagonal may be
     negative). Columns with entries >= 2^512 are factored scaled by a power of two into
-    [2^511, 2^512) (exact; R's columns are scaled back), so that no reflector overflows.
+    [2^511, 2^512), and columns whose entries all lie below 2^-500 into [1/2, 1) (exact; R's
+    columns are scaled back), so that no reflector overflows or works in the subnormals.
     Backward error (docs/linalg.md, "QR"): Q R = A + dA with
     ||dA[:, j]||_2 <= c_QR(m, n) u_DD ||A[:, j]||_2 (Higham, Thm 19.4).
     """
@@ -135,10 +135,12 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     xp = a.xp
     m, n = a.shape
     k = min(m, n)
-    shift = downscale_exponents(a, (0,))   # columns near DBL_MAX: QR of A 2^-shift
-    scaled = bool((shift > 0).any())
+    # columns near DBL_MAX or below 2^-500: QR of A 2^-shift (the reflectors' divisions had
+    # worked in the subnormals: Q of [[3], [4]] 1e-310 was 1.8e-16 from orthogonal)
+    shift = range_exponents(a, (0,))
+    scaled = bool((shift != 0).any())
     if scaled:
-        a = scale(a, -shift)
+        a = scale_wide(a, -shift)
     parts = []
     for x in (a.hi, a.lo):
         y = _backend.contiguous(x)
@@ -146,7 +148,7 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     work = DDArray(*parts, normalize=False)
     tau, blocks = _geqrf(work, opts, algorithm)
     if scaled:  # R's columns back to A's scale (V and tau do not depend on it)
-        up, keep = scale(work, shift), xp.tri(m, n, -1, dtype=bool)
+        up, keep = scale_wide(work, shift), xp.tri(m, n, -1, dtype=bool)
         work = DDArray(xp.where(keep, work.hi, up.hi), xp.where(keep, work.lo, up.lo),
                        normalize=False)
     rows = k if mode in ("economic", "raw") else m
@@ -211,9 +213,10 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
 
     Notes
     -----
-    Entries >= 2^512 are first scaled by powers of two (exact) that keep the solution set: A's
-    columns for M >= N, A's rows with b's for M < N, then b's columns; so R and Q^T b stay
-    finite wherever x is representable (residues may still overflow to inf, as NumPy's).
+    Entries >= 2^512, and those below 2^-500, are first scaled by powers of two (exact) that
+    keep the solution set: A's columns for M >= N, A's rows with b's for M < N, then b's
+    columns; so R and Q^T b stay finite wherever x is representable (residues may still
+    overflow to inf, as NumPy's) and keep their low parts out of the subnormals.
 
     Raises
     ------
@@ -241,16 +244,19 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
     # that R and Q^T b stay finite wherever x is: for m >= n A's columns (x_j scaled
     # inversely), for m < n A's rows with b's (the minimum-norm x is unchanged), then b's
     # columns (x's columns scaled alike).
+    # The same for tiny entries (below 2^-500, scaled up), whose R and Q^T b lost their low
+    # parts to the subnormals (x 2.9e-22 from exact for A, b 2^-1000 times a well-conditioned
+    # system).
     if m >= n:
-        shift_a = downscale_exponents(a, (0,))
-        a = scale(a, -shift_a) if bool((shift_a > 0).any()) else a
+        shift_a = range_exponents(a, (0,))
+        a = scale_wide(a, -shift_a) if bool((shift_a != 0).any()) else a
     else:
-        shift_rows = downscale_exponents(a, (1,))
-        if bool((shift_rows > 0).any()):
-            a, b2 = scale(a, -shift_rows), scale(b2, -shift_rows)
-    shift_b = downscale_exponents(b2, (0,))
-    b_scaled = bool((shift_b > 0).any())
-    b2 = scale(b2, -shift_b) if b_scaled else b2
+        shift_rows = range_exponents(a, (1,))
+        if bool((shift_rows != 0).any()):
+            a, b2 = scale_wide(a, -shift_rows), scale_wide(b2, -shift_rows)
+    shift_b = range_exponents(b2, (0,))
+    b_scaled = bool((shift_b != 0).any())
+    b2 = scale_wide(b2, -shift_b) if b_scaled else b2
     if m >= n:
         q, r = qr(a, mode="economic", check_finite=False, **kw)
         _rank_check(r, rcond, max(m, n), "a")
@@ -263,13 +269,13 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         residual = rgemm(a, y, b2.copy(), alpha=-1, beta=1, **kw)
         residues = ops.sum(ops.multiply(residual, residual, fma=fma, add=add), axis=0,
                            fma=fma, add=add)
-        if b_scaled:  # |residual|^2 4^shift_b (2 shift_b may pass 1022)
-            residues = scale_wide(residues, 2 * shift_b[0])
+        if b_scaled:  # |residual|^2 4^shift_b (2 shift_b may pass 2044)
+            residues = scale_wider(residues, 2 * shift_b[0])
         residues = residues.reshape(()) if b.ndim == 1 else residues
     else:
         residues = _zeros(a.xp, (0,))
-    if m >= n and bool((shift_a > 0).any()):
-        y = scale(y, shift_b - shift_a.T)
+    if m >= n and bool((shift_a != 0).any()):
+        y = scale_wide(y, shift_b - shift_a.T)
     elif b_scaled:
-        y = scale(y, shift_b)
+        y = scale_wide(y, shift_b)
     return (y.reshape(n) if b.ndim == 1 else y), residues, min(m, n), None
