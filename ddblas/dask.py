@@ -497,8 +497,9 @@ def _axes(axis, ndim: int) -> tuple:
     if not isinstance(axes, (tuple, list)) or not all(
             isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes):
         raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
-    if any(not -ndim <= a < ndim for a in axes):
-        raise ValueError(f"axis {axis!r} is out of bounds for an array of dimension {ndim}")
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ops.axis_error(a, ndim)
     normalized = tuple(int(a) % ndim for a in axes)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"repeated axis in {axis!r}")

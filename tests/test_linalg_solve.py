@@ -923,6 +923,8 @@ def test_norms_of_empty_arrays_minimum(device, shape, kw, ord_):
 def test_norm_axis_of_another_type(axis):
     with pytest.raises(ValueError, match="axis must be None, an int or a tuple of ints"):
         linalg.norm(np.ones((2, 2)), axis=axis)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+        linalg.norm(np.ones((2, 2)), axis=(0, 2))
 
 
 @pytest.mark.parametrize("p", [None, 1, -1, np.inf, "fro"])

@@ -329,9 +329,16 @@ def power(x, exponent, *, fma=None, add=None) -> DDArray:
 
 
 # ---- reductions ----
+def axis_error(axis: int, ndim: int) -> ValueError:
+    """NumPy's AxisError (a ValueError and an IndexError, as NumPy raises for an axis out of
+    bounds; numpy.exceptions from NumPy 1.25, numpy before)."""
+    return getattr(np, "exceptions", np).AxisError(int(axis), ndim)
+
+
 def normalize_axes(axis, ndim: int) -> tuple:
     """axis (None, an int or a tuple/list of ints, as NumPy takes them) as a tuple of distinct
-    non-negative axes; a TypeError for other types, a ValueError when out of bounds or repeated."""
+    non-negative axes; a TypeError for other types, axis_error when out of bounds, a ValueError
+    when repeated."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if _is_axis_index(axis) else axis
@@ -340,7 +347,7 @@ def normalize_axes(axis, ndim: int) -> tuple:
     out = []
     for ax in axes:
         if not -ndim <= ax < ndim:
-            raise ValueError(f"axis {ax!r} is out of bounds for an array of dimension {ndim}")
+            raise axis_error(ax, ndim)
         out.append(int(ax) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis!r}")

@@ -193,9 +193,10 @@ def _axes(axis, ndim: int) -> tuple:
         raise ValueError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
     out = []
     for ax in axes:
-        if not isinstance(ax, (int, np.integer)) or not -ndim <= ax < ndim:
-            raise ValueError(f"axis {axis!r} is out of bounds (or not an int) for a "
-                             f"{ndim}-D array")
+        if not isinstance(ax, (int, np.integer)):
+            raise ValueError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
+        if not -ndim <= ax < ndim:
+            raise ops.axis_error(ax, ndim)
         out.append(int(ax) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"axis {axis!r} repeats an axis")
