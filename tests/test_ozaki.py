@@ -166,6 +166,25 @@ def test_scan_of_a_zero_operand_forms_no_product(device):
         assert (c.hi == expected.hi).all() and (c.lo == expected.lo).all()
 
 
+def test_a_non_finite_low_part_falls_back(device):
+    """Review of 2026-11-26: the scan looked at the hi parts alone, so a pair wrapped with
+    normalize=False with a NaN or inf lo was sliced as a number and every Ozaki scheme gave a
+    finite product (4098 for (1, nan) . (1, 1)), also through the zero-operand shortcut; the
+    classic kernel gives nan. They now fall back to it."""
+    for bad in (np.nan, np.inf):
+        lo = np.array([[bad, 0.0]])
+        a = ddblas.DDArray(np.ones((1, 2)), lo, normalize=False).to_device(device)
+        zero = ddblas.DDArray(np.zeros((1, 2)), lo, normalize=False).to_device(device)
+        b = ddblas.ones((2, 1), device=device)
+        for x, y in ((a, b), (b.T, a.T), (zero, b)):
+            classic = ddblas.rgemm(x, y, algorithm="naive")
+            for algorithm in (OZAKI, "ozaki-int8", "ozaki2-int8"):
+                info = {}
+                c = ddblas.rgemm(x, y, algorithm=algorithm, info=info)
+                assert info["fallback"] is not None and "non-finite" in info["fallback"]
+                assert same_bits(c, classic)
+
+
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 9), st.sampled_from(TRANS),
        st.sampled_from([(1, 0), ("0.75", 0), (-3, "1.5"), (1, 1)]), st.integers(0, 10 ** 6),
        st.sampled_from([0, 5, 40, 200]), st.sampled_from([0, 250]),

@@ -237,14 +237,17 @@ def scan(op_a, op_b) -> Scan:
     (m x K) and op(B) (K x n), DDArrays on one device. The bound comes from the first int8
     digits (exact, one int8 GEMM), or where that proves nothing from a float64 GEMM of the
     scaled |hi| parts: M >= fl(M) (1 - (K+2) u); None without a GEMM when every row of op(A)
-    or every column of op(B) is zero. Falls back for inf or nan among the hi parts
-    (a normalized DD with a finite hi has a finite lo) and for entries too far below their
+    or every column of op(B) is zero. Falls back for inf or nan in either part (the lo parts
+    too: a pair wrapped with normalize=False, NaN in its lo, had been sliced as a number and
+    gave finite products where the classic kernel gives nan) and for entries too far below their
     row's or column's largest."""
     be = _backend.backend(op_a.device)
     xp = be.xp
     (row_exp, row_max, row_min), (col_exp, col_max, col_min) = \
         _line_stats(xp, op_a.hi, 1), _line_stats(xp, op_b.hi, 0)
-    if not (bool(xp.isfinite(row_max).all()) and bool(xp.isfinite(col_max).all())):
+    finite = (xp.isfinite(row_max).all() & xp.isfinite(col_max).all()
+              & xp.isfinite(op_a.lo).all() & xp.isfinite(op_b.lo).all())
+    if not bool(finite):   # one round trip for the four
         return Scan(fallback="non-finite entries (inf or nan) in A or B")
     for exps, smallest in ((row_exp, row_min), (col_exp, col_min)):  # scaled may underflow to 0
         if float(xp.ldexp(smallest, (-exps).astype(np.int32)).min()) < 2.0 ** -GAP_LIMIT:
