@@ -73,3 +73,28 @@ def test_argument_errors_come_from_the_subcommand_parser(tmp_path, capsys, monke
     assert sorted(os.listdir(tmp_path)) == ["file", "latin1.md"]  # nothing ran or was written
     monkeypatch.setattr(ddblas, "gpu_available", lambda: False)
     assert "--device gpu: no usable GPU" in _usage_error(capsys, "demo", "--device", "gpu")
+
+
+def test_library_errors_are_one_line_with_status_two(capsys):
+    """Review of 2026-11-26: what the library raised on the way (memory, a compiler that fails,
+    files) came out as a traceback with exit status 1, the demo's 'bound exceeded'."""
+    assert cli.main(["demo", "--n", "1048576", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m ddblas demo: error: ") and "GiB" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_too_many_openmp_threads_are_named():
+    """Review of 2026-11-26: OMP_NUM_THREADS=100000 reached libgomp unchecked and crashed the
+    process (32768: 'Thread creation failed'); values above MAX_THREADS are now an error naming
+    the variable, at the first kernel library's load."""
+    from ddblas.engines import cpu
+    env = dict(os.environ, PYTHONPATH=REPO, OMP_NUM_THREADS=str(10 * cpu.MAX_THREADS))
+    result = subprocess.run([sys.executable, "-m", "ddblas", "demo", "--n", "8", "--device",
+                             "cpu"], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 2 and "OMP_NUM_THREADS" in result.stderr
+    assert "Traceback" not in result.stderr
+    for ok in ("", "4", "2,1", "abc"):   # libgomp warns about "abc" itself and takes its default
+        cpu._check_omp_num_threads(ok)
+    with pytest.raises(RuntimeError, match="OMP_NUM_THREADS=4,99999999"):
+        cpu._check_omp_num_threads("4,99999999")

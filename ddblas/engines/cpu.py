@@ -99,9 +99,26 @@ def library(family: str, vectorize: bool = True, variant: str | None = None) -> 
     otherwise: spinning threads take the cores from the BLAS threads of NumPy's matmul (and
     the BLAS threads' spinning from the kernels), which made rgemm(algorithm="ozaki-fp64"),
     alternating BLAS GEMMs and kernels, up to 10x slower on 2 cores. libgomp reads the variable
-    when it is loaded, i.e. with the first library (unless another module loaded it before)."""
+    when it is loaded, i.e. with the first library (unless another module loaded it before).
+    An $OMP_NUM_THREADS above MAX_THREADS is a RuntimeError naming it (libgomp took 32768 and
+    failed to create the threads, 100000 and crashed the process)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    _check_omp_num_threads(os.environ.get("OMP_NUM_THREADS", ""))
     return load(str(artifact(family, vectorize, variant)))
+
+
+def _check_omp_num_threads(value: str) -> None:
+    """RuntimeError where $OMP_NUM_THREADS (a count, or OpenMP's comma-separated list of counts
+    for nested levels) asks for more than MAX_THREADS; values libgomp itself rejects (it warns
+    and takes its default) pass."""
+    for count in value.split(","):
+        try:
+            n = int(count.strip())
+        except ValueError:
+            return
+        if n > MAX_THREADS:
+            raise RuntimeError(f"OMP_NUM_THREADS={value} asks for more than {MAX_THREADS} threads, "
+                               f"ddblas's limit (MAX_THREADS): set it lower")
 
 
 def artifact(family: str, vectorize: bool = True, variant: str | None = None) -> pathlib.Path:

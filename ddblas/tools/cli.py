@@ -117,8 +117,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ddblas",
                                      description="double-double linear algebra on GPU and CPU")
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="multiply two random DD matrices and check them "
-                                            "against mpmath (GPU if present, else CPU)")
+    demo = commands.add_parser("demo", help="multiply two random n x n DD matrices and check the "
+                                            "product's error exactly (ddblas.accuracy), then "
+                                            "solve a 200 x 200 system (GPU if present, else CPU)")
     demo.add_argument("--n", type=int, default=512, help="matrix size (default 512)")
     demo.add_argument("--device", choices=("cpu", "gpu"), default=None,
                       help="default: the GPU if one is available, else the CPU")
@@ -127,15 +128,19 @@ def main(argv=None) -> int:
                                               "(other libraries), fma (FMA vs non-FMA), batched "
                                               "(rgemm_batched on CFD shapes), transfers "
                                               "(host operands: synchronous vs overlapped, GPU "
-                                              "only), tsm (tall-and-skinny), all")
+                                              "only), tsm (tall-and-skinny), linalg "
+                                              "(factorizations and solves), dask (several GPUs; "
+                                              "needs the dask extra), all (every suite but dask)")
     bench.add_argument("what", choices=("rgemm", "baselines", "fma", "batched", "transfers",
                                         "tsm", "linalg", "dask", "all"))
     bench.add_argument("--quick", action="store_true",
-                       help="small sizes: under two minutes on 2 CPU cores")
-    bench.add_argument("--sizes", type=int, nargs="+", help="GPU rgemm sizes")
-    bench.add_argument("--cpu-sizes", type=int, nargs="+", help="CPU rgemm sizes")
+                       help="small sizes (minutes a suite on 2 CPU cores)")
+    bench.add_argument("--sizes", type=int, nargs="+",
+                       help="GPU rgemm sizes (the rgemm suite; ignored without a GPU)")
+    bench.add_argument("--cpu-sizes", type=int, nargs="+", help="CPU rgemm sizes (the rgemm "
+                                                                "suite)")
     bench.add_argument("--baseline-sizes", type=int, nargs="+", help="sizes of the library "
-                                                                     "comparison")
+                                                                     "comparison (baselines)")
     bench.add_argument("--repeat", type=int, help="timed repetitions (median)")
     bench.add_argument("--out-dir", default="bench-results",
                        help="where bench.json, bench.csv, bench.md and the plots go")
@@ -150,7 +155,7 @@ def main(argv=None) -> int:
                           "if missing; pass --out-dir docs to regenerate the repository's docs)")
     acc.add_argument("--sizes", type=int, nargs="+", default=None,
                      help="N of the 'against N' section (default: 1024 .. 16384 on the GPU, "
-                          "256 .. 1024 on the CPU)")
+                          "256 .. 1024 on the CPU; with --quick 128 and 256 on the CPU)")
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
@@ -161,15 +166,21 @@ def main(argv=None) -> int:
     build_log.setLevel(logging.INFO)
     if not build_log.handlers:
         build_log.addHandler(logging.StreamHandler())
-    # every argument is checked before any work, errors through the subcommand's parser
-    if args.command == "bench":
-        return _bench(bench, args, argv)
-    if args.command == "accuracy":
-        return _accuracy(acc, args)
-    if args.command == "demo":
-        return _demo(demo, args)
-    from .kernelcheck import main as check
-    return check()
+    # every argument is checked before any work, errors through the subcommand's parser; what
+    # the library raises on the way (a compiler that fails, memory, files) is one line and exit
+    # status 2, not a traceback (demo's exit status 1 is an error bound exceeded)
+    try:
+        if args.command == "bench":
+            return _bench(bench, args, argv)
+        if args.command == "accuracy":
+            return _accuracy(acc, args)
+        if args.command == "demo":
+            return _demo(demo, args)
+        from .kernelcheck import main as check
+        return check()
+    except (RuntimeError, MemoryError, OSError) as error:
+        print(f"python -m ddblas {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
