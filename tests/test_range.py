@@ -213,8 +213,8 @@ def test_divide_near_the_top(device, variant, pairs):
     assert_in_range_contract(ddblas.divide(a, b, **variant), exact, [DIV * abs(e) for e in exact])
 
 
-@given(st.lists(dd_near(TOP), min_size=N, max_size=N))
-def test_sqrt_near_the_top(device, variant, values):
+def _assert_sqrt_within_bound(values, device, variant):
+    """sqrt of the DDs |values| normalized and within c_sqrt relative of mpmath's at 320 bits."""
     values = [_absolute(p) for p in values]
     a = to_ddarray(values, device)
     r = ddblas.sqrt(a, **variant)
@@ -224,6 +224,11 @@ def test_sqrt_near_the_top(device, variant, values):
             exact = mpmath.sqrt(mpmath.mpf(x.numerator) / x.denominator)
             assert abs(mpmath.mpf(z.numerator) / z.denominator - exact) <= \
                 mpmath.mpf(SQRT.numerator) / SQRT.denominator * exact
+
+
+@given(st.lists(dd_near(TOP), min_size=N, max_size=N))
+def test_sqrt_near_the_top(device, variant, values):
+    _assert_sqrt_within_bound(values, device, variant)
 
 
 @given(st.lists(dd_near(st.one_of(st.integers(-1074, -900), st.just(-921), st.just(-920))),
@@ -233,15 +238,7 @@ def test_sqrt_at_the_bottom(device, variant, values):
     subnormals and the root, itself far from them, was only float64-accurate (sqrt(1e-310) 9e-17
     from exact); sqrt now scales such inputs up by 2^212, and the relative bound holds down to
     the smallest subnormal."""
-    values = [_absolute(p) for p in values]
-    a = to_ddarray(values, device)
-    r = ddblas.sqrt(a, **variant)
-    assert is_normalized(r)
-    with mpmath.workprec(320):
-        for x, z in zip(exact_values(a), exact_values(r)):
-            exact = mpmath.sqrt(mpmath.mpf(x.numerator) / x.denominator)
-            assert abs(mpmath.mpf(z.numerator) / z.denominator - exact) <= \
-                mpmath.mpf(SQRT.numerator) / SQRT.denominator * exact
+    _assert_sqrt_within_bound(values, device, variant)
 
 
 @given(st.lists(dd_near(st.integers(1016, 1023)), min_size=1, max_size=6))

@@ -144,7 +144,6 @@ def _kernel_of(raw_module, kernel: str):
     return raw_module.get_function(kernel)
 
 
-
 @functools.lru_cache(maxsize=None)
 def module(family: str, variant: str | None = None, cooperative: bool = False):
     """One family's (or one variant's of a family built by variant) compiled GPU kernels (a

@@ -27,12 +27,12 @@ def scale_exponent() -> int:
 
 def _largest_exponents(x: DDArray, axes: tuple):
     """(e, present) over `axes` (kept as size-1 axes): max |x| in [2^(e-1), 2^e) where present
-    (max |x| > 0), e = 0 elsewhere; None for an empty x."""
+    (max |x| > 0 and finite), e = 0 elsewhere; None for an empty x."""
     if x.size == 0:
         return None
     xp = x.xp
     largest = xp.max(xp.abs(x.hi), axis=axes, keepdims=True)
-    return xp.frexp(largest)[1].astype(np.int64), largest > 0
+    return xp.frexp(largest)[1].astype(np.int64), (largest > 0) & xp.isfinite(largest)
 
 
 def _zeros_over(x: DDArray, axes: tuple):
@@ -54,8 +54,11 @@ def range_exponents(x: DDArray, axes: tuple):
     found = _largest_exponents(x, axes)
     if found is None:
         return _zeros_over(x, axes)
-    exponent, present = found
-    xp = x.xp
+    return _range_shift(x.xp, *found)
+
+
+def _range_shift(xp, exponent, present):
+    """range_exponents' k from the largest entries' exponents (where present)."""
     tiny = present & (exponent < TINY_EXPONENT)
     return xp.where(tiny, exponent, xp.maximum(exponent - scale_exponent(), 0))
 
@@ -80,7 +83,6 @@ def row_exponents(a: DDArray):
         return None
     exponent, present = found
     xp = a.xp
-    present &= xp.isfinite(xp.max(xp.abs(a.hi), axis=-1, keepdims=True))
     high = xp.max(xp.where(present, exponent, -2 ** 20), axis=-2, keepdims=True)
     low = xp.min(xp.where(present, exponent, 2 ** 20), axis=-2, keepdims=True)
     spread = present & (high - low > ROW_SPREAD)
@@ -97,10 +99,7 @@ def row_scaled_range_exponents(b: DDArray, rows):
     present = (b.hi != 0) & xp.isfinite(b.hi)
     exponent = xp.frexp(xp.where(present, b.hi, 1.0))[1].astype(np.int64) - rows
     exponent = xp.max(xp.where(present, exponent, -2 ** 20), axis=-2, keepdims=True)
-    found = exponent > -2 ** 19
-    tiny = found & (exponent < TINY_EXPONENT)
-    return xp.where(tiny, exponent, xp.where(found, xp.maximum(exponent - scale_exponent(), 0),
-                                             0))
+    return _range_shift(xp, exponent, exponent > -2 ** 19)
 
 
 def scale_wide(x: DDArray, k) -> DDArray:
