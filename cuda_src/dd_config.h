@@ -53,6 +53,17 @@ DD_HD double from_bits(unsigned long long bits) {
 #endif
 }
 
+// bits_of: the IEEE 754 encoding of x (from_bits' inverse).
+DD_HD unsigned long long bits_of(double x) {
+#if defined(__CUDA_ARCH__)
+    return (unsigned long long)__double_as_longlong(x);
+#else
+    unsigned long long bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return bits;
+#endif
+}
+
 // quiet_nan, infinity: the canonical quiet NaN 0x7ff8000000000000 and +inf.
 DD_HD double quiet_nan() { return from_bits(0x7ff8000000000000ULL); }
 DD_HD double infinity() { return from_bits(0x7ff0000000000000ULL); }

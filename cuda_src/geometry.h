@@ -124,11 +124,17 @@ DD_HD constexpr index_t batched_shared_entries(index_t order, index_t width) {
 // |hi| >= 2^LINALG_SCALE_EXPONENT, where solve scales its operands by powers of two
 // (ddblas/linalg/scaling.py).
 constexpr int LINALG_SCALE_EXPONENT = 512;
+// solve and det equilibrate the rows of a matrix whose rows' largest entries' exponents differ by
+// more than LINALG_ROW_SPREAD (LU's multipliers 2^-spread would lose bits to the subnormals);
+// the batched kernels flag A_SPREAD where the nonzero entries' exponents (hi parts) do, which
+// includes every such matrix, and solve then takes its equilibrating path.
+constexpr int LINALG_ROW_SPREAD = 500;
 constexpr int BATCHED_REPORT_A_NOT_FINITE = 1;
 constexpr int BATCHED_REPORT_A_LARGE = 2;
 constexpr int BATCHED_REPORT_B_NOT_FINITE = 4;
 constexpr int BATCHED_REPORT_B_LARGE = 8;
 constexpr int BATCHED_REPORT_X_NOT_FINITE = 16;
+constexpr int BATCHED_REPORT_A_SPREAD = 32;
 
 // Cholesky (ddblas/linalg/factor.py): the potrf kernel factors matrices of order up to
 // POTRF_MAX_ORDER (on the GPU one warp a matrix, linalg.h potrf_warp): stacks of them in one

@@ -90,6 +90,24 @@ DD_HD unsigned report_flags(double x, ReportedOperand of) {
     return !isfinite(x) ? not_finite : fabs(x) >= threshold ? large : 0u;
 }
 
+// ExponentRange: the largest and smallest exponents (as stored, hi parts) of the finite nonzero
+// values taken; flags() gives A_SPREAD where they differ by more than LINALG_ROW_SPREAD. Every
+// matrix whose rows' largest entries span more (solve.py's test for row equilibration) has
+// entries that do, so the flag sends each such system to solve's equilibrating path (a matrix
+// with a few tiny entries goes there too, and comes back unscaled).
+struct ExponentRange {
+    int high = 0, low = 0x7ff;   // none taken: high < low
+    DD_HD void take(double x) {
+        const int e = int((bits_of(x) >> 52) & 0x7ff);
+        if (x == 0.0 || e == 0x7ff) return;
+        high = e > high ? e : high;
+        low = e < low ? e : low;
+    }
+    DD_HD unsigned flags() const {
+        return high - low > LINALG_ROW_SPREAD ? unsigned(BATCHED_REPORT_A_SPREAD) : 0u;
+    }
+};
+
 // BatchReport: what a batched call reports. info (the factor kernels'; null where not kept):
 // info[p] = system p's first zero pivot, -1 for none. summary (index_t[2], zeroed by the caller):
 // summary[0] = the OR of every system's report_flags, summary[1] = batch * order - (p * order +
@@ -195,19 +213,21 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
 }
 
 // factor_system: system p's part of the factor kernels: its entries as loaded (StridedMatrix) into
-// lu, lu_factor_in_place there (pivots into piv[0 .. order)), the entries' A_* flags and the zero
-// pivot into the report.
+// lu, lu_factor_in_place there (pivots into piv[0 .. order)), the entries' A_* flags (A_SPREAD:
+// ExponentRange) and the zero pivot into the report.
 template <class V>
 DD_HD void factor_system(index_t p, const StridedMatrix &a, const BatchMatrix &lu, index_t *piv,
                          const BatchReport &report) {
     unsigned flags = 0;
+    ExponentRange range;
     for (index_t i = 0; i < lu.order; ++i)
         for (index_t j = 0; j < lu.order; ++j) {
             const dd v = a.load(i, j);
             flags |= report_flags(v.hi, ReportedOperand::a);
+            range.take(v.hi);
             lu.store(i, j, v);
         }
-    report.flags(flags);
+    report.flags(flags | range.flags());
     report.factored(p, lu_factor_in_place<V>(lu, piv));
 }
 
@@ -394,7 +414,7 @@ __device__ void report_lanes_flags(const BatchReport &report, unsigned flags, in
 // updates column k + 1 and finds step k + 1's pivot while the other warps update the rest (the
 // search cost a third of the time at order 64 when the whole team waited for it). Writes lu
 // (BatchMatrix), piv[k] and the report: system p's zero pivot and the A_* flags of the entries as
-// loaded (report_flags).
+// loaded (report_flags; A_SPREAD of their ExponentRange, over the team).
 //
 // SOLVE: lu_solve_in_place's arithmetic on the way instead of lu and piv. rhs.b's nrhs columns
 // sit beside the matrix (width = n + nrhs), so the interchanges move them with the rows and the
@@ -433,21 +453,43 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
         return lanes_best_row<LANES>(c, lane, mask);
     };
     __shared__ int ahead;   // a block team's next pivot row, found by its first warp
+    // a block team's warps' exponent ranges, for its first thread's A_SPREAD
+    constexpr int WARPS = IN_WARP ? 1 : TEAM / WARP_SIZE;
+    __shared__ int warps_high[WARPS], warps_low[WARPS];
     unsigned flags = 0;
+    ExponentRange range;
     for (int e = t; e < order * width; e += TEAM) {
         const int i = e / width, j = e % width;
         dd v = {0.0, 0.0};
         if (valid && j < order) {
             v = a.load(i, j);
             flags |= report_flags(v.hi, ReportedOperand::a);
+            range.take(v.hi);
         } else if (SOLVE && valid) {
             v = rhs.b.load(i, j - order);
             flags |= report_flags(v.hi, ReportedOperand::b);
         }
         m[i * ld + j] = v;
     }
+    range.high = __reduce_max_sync(mask, range.high);
+    range.low = __reduce_min_sync(mask, range.low);
+    if constexpr (IN_WARP) {
+        flags |= range.flags();
+    } else if (lane == 0) {
+        warps_high[t / WARP_SIZE] = range.high;
+        warps_low[t / WARP_SIZE] = range.low;
+    }
     report_lanes_flags(report, flags, lane, mask);
     barrier();
+    if constexpr (!IN_WARP) {
+        if (t == 0 && valid) {
+            for (int w = 1; w < WARPS; ++w) {
+                range.high = warps_high[w] > range.high ? warps_high[w] : range.high;
+                range.low = warps_low[w] < range.low ? warps_low[w] : range.low;
+            }
+            report.flags(range.flags());
+        }
+    }
     // the first warp: find step k + 1's pivot for the team (k + 1 < order)
     const auto look_ahead = [&](int k) {
         const int row = column_best(k + 1);

@@ -224,7 +224,8 @@ def test_batched_summary_names_the_first_singular_system_and_every_flag(device, 
     b_hi[batch - 1, n - 1, 0] = np.nan
     a = ddblas.DDArray(a_hi, a_lo, normalize=False).to_device(device)
     b = ddblas.DDArray(b_hi, b.lo, normalize=False).to_device(device)
-    bits = batched.report_bits()
+    bits = batched.report_bits()   # system 3's 2^600 is 2^500 above its others (n > 1)
+    a_flags = bits["a_large"] | (bits["a_spread"] if n > 1 else 0)
     for run in ("solve", "factor"):
         summary = batched.new_summary(a.xp)
         if run == "solve":
@@ -235,13 +236,35 @@ def test_batched_summary_names_the_first_singular_system_and_every_flag(device, 
             assert (zero[7:] == zero_columns[7:]).all() and (zero[:7] == -1).all()
         report = batched.read_summary(summary, batch, n)
         assert report.singular == (7, zero_columns[7])
-        expected = bits["a_large"] | (bits["b_not_finite"] | bits["x_not_finite"]
-                                      if run == "solve" else 0)
+        expected = a_flags | (bits["b_not_finite"] | bits["x_not_finite"]
+                              if run == "solve" else 0)
         assert report.flags == expected
     # with the singular systems left out, the same flags and none singular
     summary = batched.new_summary(a.xp)
     batched.solve(a[:7], b[:7], Options(), summary)
-    assert batched.read_summary(summary, 7, n) == batched.Summary(bits["a_large"], None)
+    assert batched.read_summary(summary, 7, n) == batched.Summary(a_flags, None)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16, 19, 40, 64, 97])
+def test_batched_report_flags_entries_far_apart_across_the_team(device, n):
+    """A_SPREAD: a matrix whose nonzero entries' exponents differ by more than row_spread()
+    (500) is flagged for solve's row equilibration, the largest and the smallest entry taken from
+    different threads of the team (2^300 at (0, 0), 2^-300 at (n - 1, n - 1) of an identity: on
+    the block teams, different warps); 2^+-200 is not flagged, nor is any 1 x 1 matrix."""
+    bits = batched.report_bits()
+    for power, flagged in ((300, n > 1), (200, False)):
+        a = np.repeat(np.eye(n)[None], 3, axis=0)
+        a[1, 0, 0], a[1, n - 1, n - 1] = 2.0 ** power, 2.0 ** -power
+        a = ddblas.asarray(a).to_device(device)
+        b = ddblas.asarray(np.ones((3, n, 1))).to_device(device)
+        for run in ("solve", "factor"):
+            summary = batched.new_summary(a.xp)
+            if run == "solve":
+                batched.solve(a, b, Options(), summary)
+            else:
+                batched.lu_factor(a, Options(), summary)
+            flags = batched.read_summary(summary, 3, n).flags
+            assert flags == (bits["a_spread"] if flagged else 0), (power, run)
 
 
 # solve_shared (the in-warp and small-block teams, up to order 48) carries the right-hand sides
@@ -322,6 +345,8 @@ def _report_case(n: int, case: str):
         bh[5], bl[5] = bh[5] * 2.0 ** 700, bl[5] * 2.0 ** 700
     if case == "singular":
         ah[[2, 4], :, n // 2] = al[[2, 4], :, n // 2] = 0.0
+    if case == "spread_a":   # system 3's last row 2^-700 times the others: equilibrated
+        ah[3, n - 1], al[3, n - 1] = ah[3, n - 1] * 2.0 ** -700, al[3, n - 1] * 2.0 ** -700
     if case == "x_overflows":   # tiny pivots, b below 2^512: x = inf, returned as NumPy does
         ah[1], al[1] = np.eye(n) * 1e-300, 0.0
         bh[1], bl[1] = 1e150, 0.0
@@ -329,7 +354,7 @@ def _report_case(n: int, case: str):
 
 
 REPORT_CASES = ["nan_a", "nan_lo_a", "inf_b", "large_a", "large_b", "large_and_nan", "singular",
-                "x_overflows"]
+                "x_overflows", "spread_a"]
 
 
 @pytest.mark.parametrize("n", [1, 5, 19, 32, 40, 70])
@@ -338,8 +363,9 @@ def test_batched_solve_report_replaces_the_checks(device, n, case):
     """Stacks (and small single systems) take their checks from the batched kernels' report:
     check_finite's ValueError naming a or b (a NaN low part too: once read as finite, its
     system solved as if the NaN were not there), entries >= 2^512 solved through the power-of-two
-    scaling (bits: x of A 2^600 is x of A times 2^-600), the first singular system, an x that
-    overflows returned."""
+    scaling (bits: x of A 2^600 is x of A times 2^-600), rows 2^700 apart solved with each row
+    scaled into [1/2, 1) (bits: the batched solve of R A x = R b), the first singular system, an
+    x that overflows returned."""
     a, b = (x.to_device(device) for x in _report_case(n, case))
     if case in ("nan_a", "nan_lo_a", "large_and_nan", "inf_b"):
         name = "b" if case == "inf_b" else "a"
@@ -363,6 +389,19 @@ def test_batched_solve_report_replaces_the_checks(device, n, case):
         keep = [q for q in range(6) if q != p]
         assert same_bits(x[keep], y[keep])
         assert same_bits(x[p], y[p] * ddblas.asarray(2.0 ** power).to_device(device))
+    elif case == "spread_a":
+        info = {}
+        x = linalg.solve(a, b, info=info)
+        assert info["method"] == "dd-lu (batched)"
+        y = linalg.solve(*(v.to_device(device) for v in _report_case(n, "random")))
+        assert same_bits(x[[0, 1, 2, 4, 5]], y[[0, 1, 2, 4, 5]])
+        a3, b3 = a.to_device("cpu")[3], b.to_device("cpu")[3]
+        rows = np.frexp(np.max(np.abs(a3.hi), axis=1, keepdims=True))[1] if n > 1 else 0
+        r_a = ddblas.DDArray(np.ldexp(a3.hi, -rows), np.ldexp(a3.lo, -rows), normalize=False)
+        r_b = ddblas.DDArray(np.ldexp(b3.hi, -rows), np.ldexp(b3.lo, -rows), normalize=False)
+        want = batched.solve(r_a[None].to_device(device), r_b[None].to_device(device), Options(),
+                             batched.new_summary(a.xp))
+        assert same_bits(x[3], want[0])
 
 
 @pytest.mark.parametrize("n", [1, 5, 19, 32, 40])
@@ -716,10 +755,11 @@ def test_refinement_at_any_scale(device, a_exp, b_exp):
 
 
 def _exact_solution(a, b) -> list:
-    """A^-1 b exactly (Fractions; Gauss-Jordan on the exact values of 2-D a and 1-D b)."""
+    """A^-1 b exactly (Fractions; Gauss-Jordan on the exact values of 2-D a and 1-D b, DDArrays
+    or float64 arrays)."""
     n = a.shape[0]
-    rows = exact_matrix(a.to_device("cpu"))
-    rhs = exact_values(b.to_device("cpu"))
+    rows = exact_matrix(ddblas.asarray(a).to_device("cpu"))
+    rhs = exact_values(ddblas.asarray(b).to_device("cpu"))
     m = [rows[i] + [rhs[i]] for i in range(n)]
     for k in range(n):
         p = next(i for i in range(k, n) if m[i][k] != 0)
@@ -1031,30 +1071,15 @@ def test_tiny_columns_beside_huge_ones_keep_their_bits(device, n, assume_a):
     assert float(inverse.hi[1, 1]) == pytest.approx(1e300, rel=1e-15)
 
 
-def _exact_solution(a, b):
-    """x = A^-1 b in exact rationals (Gaussian elimination on Fractions of the float64 a, b)."""
-    n = len(a)
-    m = [[Fraction(float(v)) for v in row] + [Fraction(float(b[i]))] for i, row in enumerate(a)]
-    for k in range(n):
-        p = next(i for i in range(k, n) if m[i][k] != 0)
-        m[k], m[p] = m[p], m[k]
-        for i in range(k + 1, n):
-            f = m[i][k] / m[k][k]
-            m[i] = [u - f * v for u, v in zip(m[i], m[k])]
-    x = [Fraction(0)] * n
-    for i in reversed(range(n)):
-        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
-    return x
-
-
 @pytest.mark.parametrize("n", [2, 6, 40])
 def test_rows_of_far_apart_magnitudes_are_equilibrated(device, n):
     """Review of 2026-11-26: rows 2^2000 apart with an entry >= 2^512: solve scaled the whole
     matrix down, which flushed the small row, and [[1e300, 1e300], [1e-300, -1e-300]] was
     "singular" (inv too); rows 2^1160 apart without one: the LU's multiplier 1e-350 underflowed
-    and x was [2, 0] (method="refine", and "auto" from order 33). Rows more than 2^ROW_SPREAD
-    above the smallest now come down (R A x = R b, with R b 2^-kb formed in one step: b's 1 in
-    a row brought down by 2^1493 had become 0, and inv's 5e-301 with it)."""
+    and x was [2, 0] (method="refine"). Rows more than 2^row_spread() above the smallest now come
+    down (R A x = R b, with R b 2^-kb formed in one step: b's 1 in a row brought down by 2^1493
+    had become 0, and inv's 5e-301 with it). 2026-11-28: the batched path (method "auto" up to
+    order 32, and stacks) still gave [2, 0]; its kernels now flag such matrices for this path."""
     rng = np.random.default_rng(n)
     for top, bottom in ((1e300, 1e-300), (1e150, 1e-200)):
         a = rng.integers(-3, 4, (n, n)).astype(np.float64) + 8 * np.eye(n)
@@ -1063,16 +1088,18 @@ def test_rows_of_far_apart_magnitudes_are_equilibrated(device, n):
         if n == 2:
             a = np.array([[top, top], [bottom, -bottom]])
         b = a @ np.ones(n) if top < 1e200 else np.where(np.arange(n) == 0, 2 * top, 0.0)
-        method = "refine" if top < 1e200 and n <= 32 else "auto"
-        x = linalg.solve(ddblas.asarray(a).to_device(device), ddblas.asarray(b).to_device(device),
-                         method=method)
         # the forward error bound 10 kappa u^2 ||x|| (docs/linalg.md), kappa of the rows scaled
         # to unit size (Skeel's condition number ignores row scaling)
         rows = a / np.max(np.abs(a), axis=1, keepdims=True)
         kappa = np.linalg.cond(rows, np.inf)
         want = _exact_solution(a, b)
         bound = 10 * Fraction(kappa) * U2 * max(abs(v) for v in want)
-        assert all(abs(g - w) <= bound for g, w in zip(exact_values(x), want))
+        a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, b))
+        stack = (ddblas.asarray(np.stack([np.eye(n), a])).to_device(device),
+                 ddblas.asarray(np.stack([b, b])[:, :, None]).to_device(device))
+        for x in (linalg.solve(a_dev, b_dev, method="refine"), linalg.solve(a_dev, b_dev),
+                  linalg.solve(*stack)[1, :, 0]):   # the last two: the batched path up to order 32
+            assert all(abs(g - w) <= bound for g, w in zip(exact_values(x), want))
     a = np.array([[1e300, 1e300], [1e-300, -1e-300]])
     inverse = exact_values(linalg.inv(ddblas.asarray(a).to_device(device)).reshape(4))
     t, s = Fraction(1e300), Fraction(1e-300)   # inverse [[1/2t, 1/2s], [1/2t, -1/2s]]

@@ -61,11 +61,13 @@ static std::string geometry_text() {
     put("batched_small_block_max_order", ddblas::BATCHED_SMALL_BLOCK_MAX_ORDER);
     put("batched_quads_min_area", ddblas::BATCHED_QUADS_MIN_AREA);
     put("linalg_scale_exponent", ddblas::LINALG_SCALE_EXPONENT);
+    put("linalg_row_spread", ddblas::LINALG_ROW_SPREAD);
     put("batched_report.a_not_finite", ddblas::BATCHED_REPORT_A_NOT_FINITE);
     put("batched_report.a_large", ddblas::BATCHED_REPORT_A_LARGE);
     put("batched_report.b_not_finite", ddblas::BATCHED_REPORT_B_NOT_FINITE);
     put("batched_report.b_large", ddblas::BATCHED_REPORT_B_LARGE);
     put("batched_report.x_not_finite", ddblas::BATCHED_REPORT_X_NOT_FINITE);
+    put("batched_report.a_spread", ddblas::BATCHED_REPORT_A_SPREAD);
     put("ozaki2.moduli", ddblas::OZAKI2_MAX_MODULI);
     for (int i = 0; i < ddblas::OZAKI2_MAX_MODULI; ++i)
         put("ozaki2.modulus." + std::to_string(i), ddblas::OZAKI2_MODULI[i]);

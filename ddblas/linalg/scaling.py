@@ -14,15 +14,19 @@ from ..engines import cpu as _cpu
 
 TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
 EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
-ROW_SPREAD = 500            # det and solve: rows whose largest entries' exponents differ by more:
-                            # equilibrated (LU's multipliers 2^-spread would lose bits to the
-                            # subnormals)
 
 
 def scale_exponent() -> int:
     """geometry.h's LINALG_SCALE_EXPONENT (512): max |x| >= 2^512 is scaled into [2^511, 2^512),
     leaving 2^512 of headroom (the batched solve kernel flags such entries itself)."""
     return _cpu.geometry()["linalg_scale_exponent"]
+
+
+def row_spread() -> int:
+    """geometry.h's LINALG_ROW_SPREAD (500): det and solve equilibrate the rows of a matrix whose
+    rows' largest entries' exponents differ by more (LU's multipliers 2^-spread would lose bits
+    to the subnormals); the batched solve kernel flags the matrices that may need it."""
+    return _cpu.geometry()["linalg_row_spread"]
 
 
 def _largest_exponents(x: DDArray, axes: tuple):
@@ -75,7 +79,7 @@ def unit_exponents(x: DDArray, axes: tuple):
 
 def row_exponents(a: DDArray):
     """k (int64, shaped (..., n, 1)) that puts each row's largest entry into [1/2, 1) (A's rows
-    times 2^-k) in the matrices whose rows' largest entries span more than ROW_SPREAD binades
+    times 2^-k) in the matrices whose rows' largest entries span more than row_spread() binades
     (k = 0 in the others and in zero rows); None where no matrix does. R A x = R b (R = 2^-k)
     keeps x; row_scaled_range_exponents says how to form R b."""
     found = _largest_exponents(a, (a.ndim - 1,))
@@ -85,7 +89,7 @@ def row_exponents(a: DDArray):
     xp = a.xp
     high = xp.max(xp.where(present, exponent, -2 ** 20), axis=-2, keepdims=True)
     low = xp.min(xp.where(present, exponent, 2 ** 20), axis=-2, keepdims=True)
-    spread = present & (high - low > ROW_SPREAD)
+    spread = present & (high - low > row_spread())
     return xp.where(spread, exponent, 0) if bool(spread.any()) else None
 
 

@@ -25,8 +25,8 @@ from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
-from .scaling import (ROW_SPREAD, column_exponents, downscale_exponents, range_exponents,
-                      row_exponents, row_scaled_range_exponents, scale_wide, scale_wider,
+from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
+                      row_scaled_range_exponents, row_spread, scale_wide, scale_wider,
                       unit_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
@@ -395,8 +395,9 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     kernels' report (batched.report_bits) holds what the checks need. With check (solve's
     check_finite) a and b are taken as they come: ValueError naming the argument with a
     non-finite entry (check True), None where an entry is not finite (check False) or reaches
-    2^512, for solve's scaled path; without (None: that path, a and b checked and scaled) the
-    report's flags of a and b are not looked at."""
+    2^512, or where a matrix's entries span more than 2^row_spread() ("a_spread"), for solve's
+    scaled path, which equilibrates rows; without (None: that path, a and b checked and scaled)
+    the report's flags of a and b are not looked at."""
     opts = get_options()
     summary = batched.new_summary(a.xp)
     x = batched.solve(a, b, opts, summary)
@@ -407,8 +408,8 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
             for name in ("a", "b"):
                 if report.flags & bits[f"{name}_not_finite"]:
                     raise not_finite_error(name)
-        if report.flags & (bits["a_not_finite"] | bits["a_large"] | bits["b_not_finite"] |
-                           bits["b_large"]):
+        if report.flags & (bits["a_not_finite"] | bits["a_large"] | bits["a_spread"] |
+                           bits["b_not_finite"] | bits["b_large"]):
             return None
     if report.singular is not None:
         p, k = report.singular
@@ -520,10 +521,11 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     A matrix with entries >= 2^512 (or a column of b) is scaled by a power of two that puts
     its largest entry into [2^511, 2^512), and x scaled back (exact but for parts that become
     subnormal; the backward errors are those of the unscaled system), so that neither the
-    factors nor |A| |x| overflow unless x does. Outside the batched path, rows of A whose
-    magnitudes span more than 2^500 ("gen", "sym") and columns whose magnitudes differ by more
-    than 2^16 or lie below 2^-500 are equilibrated by powers of two (info's backward errors are
-    then the equilibrated system's: docs/linalg.md, "Equilibration").
+    factors nor |A| |x| overflow unless x does. Rows of A whose magnitudes span more than 2^500
+    ("gen", "sym") are equilibrated by powers of two, and outside the batched path (where no
+    row scaling was needed) so are columns whose magnitudes differ by more than 2^16 or lie
+    below 2^-500 (info's backward errors are then the equilibrated system's: docs/linalg.md,
+    "Equilibration").
 
     Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106; it
     refines on to 16 u^2 while the corrections shrink) and a
@@ -579,7 +581,7 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     entries >= 2^512 (x scaled back): one system (_solve_one), a stack one system at a time
     (method="refine"), or the batched DD LU."""
     n, k, own = a.shape[-1], b.shape[-1], a.shape[:-2]
-    # rows spanning more than 2^ROW_SPREAD: each into [1/2, 1), R A x = R b with R = 2^-kr (x
+    # rows spanning more than 2^row_spread(): each into [1/2, 1), R A x = R b with R = 2^-kr (x
     # unchanged; not for "pos", whose Cholesky needs the symmetric scaling below). The LU's
     # multipliers (ratios of rows) underflowed otherwise ([[1e150, 1e150], [1e-200, -1e-200]]
     # gave x = [2, 0]), one scaling of the whole matrix flushed the small rows ([[1e300, 1e300],
@@ -686,7 +688,7 @@ def _diagonal_product(a: DDArray, shift):
 
 def _lu_diagonal_product(a, check_finite: bool):
     """_diagonal_product of a with its rows scaled into [1/2, 1) where their largest entries
-    span more than ROW_SPREAD binades (LU's multipliers would underflow: 3e-250 under 1e308 was
+    span more than row_spread() binades (LU's multipliers would underflow: 3e-250 under 1e308 was
     lost) and its columns below 2^TINY_EXPONENT scaled up, by powers of two (det(2^-R A 2^-K)
     2^(sum R + sum K) = det(A), exact), so that tiny entries keep their bits; where the LU
     overflows, its columns near DBL_MAX scaled down as well, and where it still does (pivot
@@ -699,9 +701,9 @@ def _lu_diagonal_product(a, check_finite: bool):
         require_finite((a, "a"))
     rows, columns = (a.ndim - 1,), (a.ndim - 2,)
     row_shift = unit_exponents(a, rows)
-    if a.size:   # rows 2^ROW_SPREAD apart: equilibrated
+    if a.size:   # rows 2^row_spread() apart: equilibrated
         spread = row_shift.max(axis=-2, keepdims=True) - row_shift.min(axis=-2, keepdims=True)
-        row_shift = a.xp.where(spread > ROW_SPREAD, row_shift, 0)
+        row_shift = a.xp.where(spread > row_spread(), row_shift, 0)
         a = _scaled(a, row_shift)
     plans = (lambda: a.xp.minimum(range_exponents(a, columns), 0),   # tiny columns up
              lambda: range_exponents(a, columns),                      # and huge ones down
