@@ -51,8 +51,8 @@ import numpy as np
 
 from .core.array import DDArray, asarray, random
 from .core.bounds import GROWTH, U, U2, bound, bound_constant, in_u2
-from .core.convert import _mpf_to_fraction, dd_from_fraction, dd_to_fraction
-from .blas.gemm import _trans
+from .core.convert import dd_from_fraction, dd_to_fraction
+from .blas.gemmcall import transposed
 
 MAX_DECIMAL_EXPONENT = 100_000   # exact_value of a decimal string: |exponent| at most this
 
@@ -94,6 +94,13 @@ class ErrorReport:
             return f"{self.kind} error: no elements"
         return (f"{self.kind} error / u^2: max {self.max:.4g} at {self.argmax}, median "
                 f"{self.median:.4g} over {self.values.size} elements")
+
+
+def _mpf_to_fraction(x) -> Fraction:
+    """The exact value of a finite mpmath.mpf."""
+    sign, man, exp, _ = x._mpf_
+    q = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    return -q if sign else q
 
 
 def exact_value(v):
@@ -214,8 +221,8 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     DD scalars. rows, cols: index sequences to check only those rows and columns of C (for large
     matrices). A non-finite entry of C gives inf; A, B and C0 must be finite."""
     c, a, b = _exact_array(c), asarray(a), asarray(b)
-    a = a.T if _trans(transa, "transa") else a
-    b = b.T if _trans(transb, "transb") else b
+    a = a.T if transposed(transa, "transa") else a
+    b = b.T if transposed(transb, "transb") else b
     if (a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]
             or c.shape != (a.shape[0], b.shape[1])):
         raise ValueError(f"shapes do not match: C {c.shape}, op(A) {a.shape}, op(B) {b.shape}")

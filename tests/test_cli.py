@@ -27,6 +27,15 @@ def test_demo_on_cpu_reports_time_and_error():
     assert float(solve_line.split()[1]) <= 200  # max(n, 16) u^2, n = 200: the documented target
 
 
+def test_demo_exit_status_says_whether_both_errors_are_within_their_bounds(monkeypatch, capsys):
+    """Review of 2026-11-26: the solve's error did not count towards the demo's exit status."""
+    from ddblas.tools import demo
+    assert cli.main(["demo", "--n", "8", "--device", "cpu"]) == 0
+    monkeypatch.setattr(demo, "solve_backward_error", lambda a, x, b: 1e6)
+    assert cli.main(["demo", "--n", "8", "--device", "cpu"]) == 1
+    assert "the solve's error 1e+06 u^2 exceeds its bound 200 u^2" in capsys.readouterr().err
+
+
 def test_bad_arguments():
     assert _run("demo", "--n", "0").returncode != 0
     assert "invalid choice" in _run("demo", "--device", "tpu").stderr

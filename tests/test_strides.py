@@ -376,7 +376,7 @@ def test_elementwise_sum_dot_and_eft_inputs_of_any_layout(device, layout):
 
 
 def test_every_algorithm_has_a_runner():
-    assert set(_gemm.RUNNERS) == set(_gemm.ALGORITHMS) - {"auto"}
+    assert set(_gemm.RUNNERS) == set(_gemmcall.ALGORITHMS) - {"auto"}
     assert set(_batched.RUNNERS) == {_gemmcall.BATCHED}
 
 

@@ -1,6 +1,6 @@
 """rgemm: C = alpha * op(A) * op(B) + beta * C in DD, and matmul / @ on top of it.
 
-rgemm goes through the GEMM front end (ddblas/_gemmcall.py: checks, "auto", the host pipeline)
+rgemm goes through the GEMM front end (ddblas/blas/gemmcall.py: checks, "auto", the host pipeline)
 and its dispatch table RUNNERS: the classic kernels launched here (kernels.h: the naive kernel of
 both devices; gemm_cpu.h: the CPU kernel; gemm_gpu.h: the tiled and register-blocked GPU
 kernels), which all sum each C element over k in increasing order, so all of them and both
@@ -19,10 +19,9 @@ from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
 from . import gemmcall as _gemmcall
 from ..core.array import DDArray, register_operations
-from .gemmcall import ALGORITHMS, GemmCall
+from .gemmcall import GemmCall
 from ..core.ops import operands
 
-_trans = _gemmcall.transposed   # the name accuracy.gemm_error imports
 
 
 def default_block(m: int, n: int) -> int:

@@ -136,12 +136,6 @@ def dd_from_fraction(q: Fraction) -> tuple[float, float]:
     return _nearest_dd(q < 0, abs(q.numerator), q.denominator)
 
 
-def _mpf_to_fraction(x) -> Fraction:
-    sign, man, exp, _ = x._mpf_
-    q = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
-    return -q if sign else q
-
-
 def _ascii_digits(text: str) -> str:
     """text with Unicode decimal digits replaced by ASCII ones, as float() reads them."""
     if text.isascii():
