@@ -137,13 +137,15 @@ DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
 for tool in memcheck racecheck; do
 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
-import ddblas; from ddblas import linalg
+import numpy as np; import ddblas; from ddblas import linalg
 for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), (48, 3), (49, 2), (64, 3), (96, 2), (97, 2)):
     a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
     b = ddblas.random((batch, n, 2), seed=1, device='gpu')
     linalg.solve(a, b); linalg.det(a); linalg.inv(a[:2])
     linalg.solve(a, b[:, :, 1:]); linalg.solve(a, b[0, :, 0]); linalg.solve(a[0], b[0, :, :1])
     linalg.solve(a[:2], ddblas.random((2, n, 35), seed=2, device='gpu'))   # columns wrap round a warp
+    rows = ddblas.asarray(np.where(np.arange(n)[:, None] == 0, 2.0 ** -700, 1.0)).to_device('gpu')
+    linalg.solve(a * rows, b)   # rows 2^700 apart: flagged, equilibrated, solved again
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)

@@ -122,8 +122,11 @@ DD_HD constexpr index_t batched_shared_entries(index_t order, index_t width) {
 // flags as they load the entries, the solve kernels the B_* flags and X_NOT_FINITE), read by
 // ddblas/linalg/solve.py in place of separate passes over a and b. An entry is "large" at
 // |hi| >= 2^LINALG_SCALE_EXPONENT, where solve scales its operands by powers of two
-// (ddblas/linalg/scaling.py).
+// (ddblas/linalg/scaling.py), and "tiny" when nonzero below 2^LINALG_TINY_EXPONENT, where solve
+// scales columns up (their low parts would be subnormal near 2^-970); either sends the call down
+// solve's scaled path.
 constexpr int LINALG_SCALE_EXPONENT = 512;
+constexpr int LINALG_TINY_EXPONENT = -500;
 // solve and det equilibrate the rows of a matrix whose rows' largest entries' exponents differ by
 // more than LINALG_ROW_SPREAD (LU's multipliers 2^-spread would lose bits to the subnormals);
 // the batched kernels flag A_SPREAD where the nonzero entries' exponents (hi parts) do, which
@@ -135,6 +138,8 @@ constexpr int BATCHED_REPORT_B_NOT_FINITE = 4;
 constexpr int BATCHED_REPORT_B_LARGE = 8;
 constexpr int BATCHED_REPORT_X_NOT_FINITE = 16;
 constexpr int BATCHED_REPORT_A_SPREAD = 32;
+constexpr int BATCHED_REPORT_A_TINY = 64;
+constexpr int BATCHED_REPORT_B_TINY = 128;
 
 // Cholesky (ddblas/linalg/factor.py): the potrf kernel factors matrices of order up to
 // POTRF_MAX_ORDER (on the GPU one warp a matrix, linalg.h potrf_warp): stacks of them in one

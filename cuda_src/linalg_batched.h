@@ -77,17 +77,26 @@ struct StridedMatrix {
 enum class ReportedOperand { a, b, x };
 
 // report_flags: the operand's NOT_FINITE bit for a non-finite x, its LARGE bit (a and b) for
-// |x| >= 2^LINALG_SCALE_EXPONENT, else 0: the batched kernels' report (geometry.h
-// BATCHED_REPORT_*) of what solve.py's checks of finite and of large entries look at (hi parts).
+// |x| >= 2^LINALG_SCALE_EXPONENT, its TINY bit (a and b) for 0 < |x| < 2^LINALG_TINY_EXPONENT,
+// else 0: the batched kernels' report (geometry.h BATCHED_REPORT_*) of what solve.py's checks of
+// finite entries and its scalings look at (hi parts).
 DD_HD unsigned report_flags(double x, ReportedOperand of) {
-    const double threshold = from_bits((1023ULL + LINALG_SCALE_EXPONENT) << 52);
+    const double large_from = from_bits((1023ULL + LINALG_SCALE_EXPONENT) << 52);
+    const double tiny_below = from_bits((unsigned long long)(1023 + LINALG_TINY_EXPONENT) << 52);
     const unsigned not_finite = of == ReportedOperand::a   ? BATCHED_REPORT_A_NOT_FINITE
                                 : of == ReportedOperand::b ? BATCHED_REPORT_B_NOT_FINITE
                                                            : BATCHED_REPORT_X_NOT_FINITE;
     const unsigned large = of == ReportedOperand::a   ? BATCHED_REPORT_A_LARGE
                            : of == ReportedOperand::b ? BATCHED_REPORT_B_LARGE
                                                       : 0u;
-    return !isfinite(x) ? not_finite : fabs(x) >= threshold ? large : 0u;
+    const unsigned tiny = of == ReportedOperand::a   ? BATCHED_REPORT_A_TINY
+                          : of == ReportedOperand::b ? BATCHED_REPORT_B_TINY
+                                                     : 0u;
+    const double magnitude = fabs(x);
+    return !isfinite(x)                             ? not_finite
+           : magnitude >= large_from                ? large
+           : magnitude < tiny_below && x != 0.0     ? tiny
+                                                    : 0u;
 }
 
 // ExponentRange: the largest and smallest exponents (as stored, hi parts) of the finite nonzero

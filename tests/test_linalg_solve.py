@@ -265,6 +265,14 @@ def test_batched_report_flags_entries_far_apart_across_the_team(device, n):
                 batched.lu_factor(a, Options(), summary)
             flags = batched.read_summary(summary, 3, n).flags
             assert flags == (bits["a_spread"] if flagged else 0), (power, run)
+    # A_TINY and B_TINY: nonzero entries below 2^tiny_exponent() (-500): a 2^-501 I, one of b
+    a = np.repeat(np.eye(n)[None], 3, axis=0) * 2.0 ** -501
+    b = np.ones((3, n, 1))
+    b[2, 0, 0] = -(2.0 ** -501)
+    a, b = (ddblas.asarray(v).to_device(device) for v in (a, b))
+    summary = batched.new_summary(a.xp)
+    batched.solve(a, b, Options(), summary)
+    assert batched.read_summary(summary, 3, n).flags == bits["a_tiny"] | bits["b_tiny"]
 
 
 # solve_shared (the in-warp and small-block teams, up to order 48) carries the right-hand sides
@@ -345,6 +353,10 @@ def _report_case(n: int, case: str):
         bh[5], bl[5] = bh[5] * 2.0 ** 700, bl[5] * 2.0 ** 700
     if case == "singular":
         ah[[2, 4], :, n // 2] = al[[2, 4], :, n // 2] = 0.0
+    if case == "tiny_a":   # system 3 times 2^-900 (exact): its columns scaled up
+        ah[3], al[3] = ah[3] * 2.0 ** -900, al[3] * 2.0 ** -900
+    if case == "tiny_b":   # system 5's right-hand side times 2^-900 (exact): scaled up
+        bh[5], bl[5] = bh[5] * 2.0 ** -900, bl[5] * 2.0 ** -900
     if case == "spread_a":   # system 3's last row 2^-700 times the others: equilibrated
         ah[3, n - 1], al[3, n - 1] = ah[3, n - 1] * 2.0 ** -700, al[3, n - 1] * 2.0 ** -700
     if case == "x_overflows":   # tiny pivots, b below 2^512: x = inf, returned as NumPy does
@@ -354,7 +366,7 @@ def _report_case(n: int, case: str):
 
 
 REPORT_CASES = ["nan_a", "nan_lo_a", "inf_b", "large_a", "large_b", "large_and_nan", "singular",
-                "x_overflows", "spread_a"]
+                "x_overflows", "spread_a", "tiny_a", "tiny_b"]
 
 
 @pytest.mark.parametrize("n", [1, 5, 19, 32, 40, 70])
@@ -402,6 +414,18 @@ def test_batched_solve_report_replaces_the_checks(device, n, case):
         want = batched.solve(r_a[None].to_device(device), r_b[None].to_device(device), Options(),
                              batched.new_summary(a.xp))
         assert same_bits(x[3], want[0])
+    elif case in ("tiny_a", "tiny_b"):   # as solved at full scale, within the rounding of 2^-k
+        info = {}
+        x = linalg.solve(a, b, info=info)
+        assert info["method"] == "dd-lu (batched)"
+        y = linalg.solve(*(v.to_device(device) for v in _report_case(n, "random")))
+        p, power = (3, 900) if case == "tiny_a" else (5, -900)
+        keep = [q for q in range(6) if q != p]
+        assert same_bits(x[keep], y[keep])
+        got = exact_values(x[p].reshape(n))
+        want = exact_values(y[p].reshape(n))
+        scale = Fraction(2) ** power
+        assert all(abs(g - w * scale) <= 2.0 ** -100 * abs(w * scale) for g, w in zip(got, want))
 
 
 @pytest.mark.parametrize("n", [1, 5, 19, 32, 40])
@@ -1069,6 +1093,26 @@ def test_tiny_columns_beside_huge_ones_keep_their_bits(device, n, assume_a):
         assert exact_values(x)[1] == pytest.approx((1 - x0) / Fraction(3e-270), rel=2.0 ** -100)
     inverse = linalg.inv(ddblas.asarray(np.diag([1e300, 1e-300])).to_device(device))
     assert float(inverse.hi[1, 1]) == pytest.approx(1e300, rel=1e-15)
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_tiny_systems_keep_their_bits(device, n):
+    """Probe of 2026-11-28: matrices whose entries all lie near 2^-1000 lost their low parts to
+    the subnormals on the batched path (order <= 32 and stacks: relative errors 3e-23 at 2^-1000,
+    2e-11 with subnormal entries at 2^-1040) while assume_a="sym" and larger orders scaled their
+    columns up. The kernels now flag entries below 2^tiny_exponent() for the scaled path."""
+    rng = np.random.default_rng(n)
+    base = rng.integers(-4, 5, (n, n)) / 4 + 4 * np.eye(n)   # exact when scaled
+    b = rng.integers(-8, 9, n) / 8
+    for power in (-1000, -1040, -1060):
+        a = np.ldexp(base, power)
+        want = _exact_solution(a, np.ldexp(b, power))
+        bound = 10 * Fraction(np.linalg.cond(base, np.inf)) * U2 * max(abs(v) for v in want)
+        stack = (ddblas.asarray(np.stack([np.eye(n), a])).to_device(device),
+                 ddblas.asarray(np.stack([b, np.ldexp(b, power)])[:, :, None]).to_device(device))
+        a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, np.ldexp(b, power)))
+        for x in (linalg.solve(a_dev, b_dev), linalg.solve(*stack)[1, :, 0]):
+            assert all(abs(g - w) <= bound for g, w in zip(exact_values(x), want)), power
 
 
 @pytest.mark.parametrize("n", [2, 6, 40])

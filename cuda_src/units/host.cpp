@@ -62,12 +62,15 @@ static std::string geometry_text() {
     put("batched_quads_min_area", ddblas::BATCHED_QUADS_MIN_AREA);
     put("linalg_scale_exponent", ddblas::LINALG_SCALE_EXPONENT);
     put("linalg_row_spread", ddblas::LINALG_ROW_SPREAD);
+    put("linalg_tiny_exponent", ddblas::LINALG_TINY_EXPONENT);
     put("batched_report.a_not_finite", ddblas::BATCHED_REPORT_A_NOT_FINITE);
     put("batched_report.a_large", ddblas::BATCHED_REPORT_A_LARGE);
     put("batched_report.b_not_finite", ddblas::BATCHED_REPORT_B_NOT_FINITE);
     put("batched_report.b_large", ddblas::BATCHED_REPORT_B_LARGE);
     put("batched_report.x_not_finite", ddblas::BATCHED_REPORT_X_NOT_FINITE);
     put("batched_report.a_spread", ddblas::BATCHED_REPORT_A_SPREAD);
+    put("batched_report.a_tiny", ddblas::BATCHED_REPORT_A_TINY);
+    put("batched_report.b_tiny", ddblas::BATCHED_REPORT_B_TINY);
     put("ozaki2.moduli", ddblas::OZAKI2_MAX_MODULI);
     for (int i = 0; i < ddblas::OZAKI2_MAX_MODULI; ++i)
         put("ozaki2.modulus." + std::to_string(i), ddblas::OZAKI2_MODULI[i]);

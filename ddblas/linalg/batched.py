@@ -211,9 +211,10 @@ def read_summary(summary, batch: int, order: int) -> Summary:
 
 def report_bits() -> types.MappingProxyType:
     """The flags of a batched solve's report (geometry.h BATCHED_REPORT_*): "a_not_finite",
-    "a_large", "a_spread" (from lu_factor: a matrix's nonzero entries' exponents differ by more
-    than linalg_row_spread), "b_not_finite", "b_large" (an entry with |hi| >=
-    2^linalg_scale_exponent) and "x_not_finite" (from lu_solve); solve_shared gives all six."""
+    "a_large", "a_tiny", "a_spread" (from lu_factor: a matrix's nonzero entries' exponents
+    differ by more than linalg_row_spread), "b_not_finite", "b_large", "b_tiny" (an entry with
+    |hi| >= 2^linalg_scale_exponent, or nonzero below 2^linalg_tiny_exponent) and
+    "x_not_finite" (from lu_solve); solve_shared gives all eight."""
     return _cpu.geometry()["batched_report"]
 
 

@@ -12,7 +12,6 @@ from ..core.array import DDArray
 from ..core.ops import scale
 from ..engines import cpu as _cpu
 
-TINY_EXPONENT = -500        # a column whose largest entry is below 2^-500 is scaled up
 EQUILIBRATION_SPREAD = 16   # columns whose largest entries' exponents differ by more: equilibrated
 
 
@@ -20,6 +19,12 @@ def scale_exponent() -> int:
     """geometry.h's LINALG_SCALE_EXPONENT (512): max |x| >= 2^512 is scaled into [2^511, 2^512),
     leaving 2^512 of headroom (the batched solve kernel flags such entries itself)."""
     return _cpu.geometry()["linalg_scale_exponent"]
+
+
+def tiny_exponent() -> int:
+    """geometry.h's LINALG_TINY_EXPONENT (-500): a column whose largest entry is below
+    2^-500 is scaled up (the batched solve kernel flags entries below it)."""
+    return _cpu.geometry()["linalg_tiny_exponent"]
 
 
 def row_spread() -> int:
@@ -53,7 +58,7 @@ def downscale_exponents(x: DDArray, axes: tuple):
 
 
 def range_exponents(x: DDArray, axes: tuple):
-    """downscale_exponents' k, and where max |x| is below 2^TINY_EXPONENT, k = e < 0 that puts
+    """downscale_exponents' k, and where max |x| is below 2^tiny_exponent(), k = e < 0 that puts
     it into [1/2, 1) (x 2^-k): both directions from one pass over x."""
     found = _largest_exponents(x, axes)
     if found is None:
@@ -63,7 +68,7 @@ def range_exponents(x: DDArray, axes: tuple):
 
 def _range_shift(xp, exponent, present):
     """range_exponents' k from the largest entries' exponents (where present)."""
-    tiny = present & (exponent < TINY_EXPONENT)
+    tiny = present & (exponent < tiny_exponent())
     return xp.where(tiny, exponent, xp.maximum(exponent - scale_exponent(), 0))
 
 
@@ -123,7 +128,7 @@ def column_exponents(a: DDArray, symmetric: bool):
     """k (int64, shaped (..., 1, n)) such that A's columns times 2^-k (for symmetric, 2^-k A
     2^-k: k from half of each diagonal entry's exponent) have their largest entries in
     [1/2, 1) (diagonal in [1/2, 2)), or None where A needs no equilibration: every column's
-    exponent within EQUILIBRATION_SPREAD of the others and above TINY_EXPONENT. Zero columns
+    exponent within EQUILIBRATION_SPREAD of the others and above tiny_exponent(). Zero columns
     keep k = 0."""
     xp = a.xp
     if a.size == 0:
@@ -138,6 +143,6 @@ def column_exponents(a: DDArray, symmetric: bool):
     exponent = xp.frexp(xp.where(present, largest, 1.0))[1].astype(np.int64)
     low = int(xp.where(present, exponent, 2 ** 20).min())
     high = int(xp.where(present, exponent, -2 ** 20).max())
-    if high - low <= EQUILIBRATION_SPREAD and low > TINY_EXPONENT:
+    if high - low <= EQUILIBRATION_SPREAD and low > tiny_exponent():
         return None
     return xp.where(present, exponent // 2 if symmetric else exponent, 0)

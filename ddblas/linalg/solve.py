@@ -394,9 +394,10 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
     that overflows from finite factors is returned, as NumPy's). One device round trip: the
     kernels' report (batched.report_bits) holds what the checks need. With check (solve's
     check_finite) a and b are taken as they come: ValueError naming the argument with a
-    non-finite entry (check True), None where an entry is not finite (check False) or reaches
-    2^512, or where a matrix's entries span more than 2^row_spread() ("a_spread"), for solve's
-    scaled path, which equilibrates rows; without (None: that path, a and b checked and scaled)
+    non-finite entry (check True), None where an entry is not finite (check False), reaches
+    2^512 or lies below 2^tiny_exponent(), or where a matrix's entries span more than
+    2^row_spread() ("a_spread"), for solve's scaled path, which equilibrates rows and scales
+    tiny columns up; without (None: that path, a and b checked and scaled)
     the report's flags of a and b are not looked at."""
     opts = get_options()
     summary = batched.new_summary(a.xp)
@@ -409,7 +410,8 @@ def _dd_lu_solve_stack(a: DDArray, b: DDArray, stack: tuple = (1,), own: tuple =
                 if report.flags & bits[f"{name}_not_finite"]:
                     raise not_finite_error(name)
         if report.flags & (bits["a_not_finite"] | bits["a_large"] | bits["a_spread"] |
-                           bits["b_not_finite"] | bits["b_large"]):
+                           bits["a_tiny"] | bits["b_not_finite"] | bits["b_large"] |
+                           bits["b_tiny"]):
             return None
     if report.singular is not None:
         p, k = report.singular
@@ -522,10 +524,10 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     its largest entry into [2^511, 2^512), and x scaled back (exact but for parts that become
     subnormal; the backward errors are those of the unscaled system), so that neither the
     factors nor |A| |x| overflow unless x does. Rows of A whose magnitudes span more than 2^500
-    ("gen", "sym") are equilibrated by powers of two, and outside the batched path (where no
-    row scaling was needed) so are columns whose magnitudes differ by more than 2^16 or lie
-    below 2^-500 (info's backward errors are then the equilibrated system's: docs/linalg.md,
-    "Equilibration").
+    ("gen", "sym") are equilibrated by powers of two, and so are columns of A (and of b) whose
+    magnitudes lie below 2^-500, and outside the batched path columns of A whose magnitudes
+    differ by more than 2^16 (info's backward errors are then the equilibrated system's:
+    docs/linalg.md, "Equilibration").
 
     Converged refinement gives a normwise backward error <= max(n, 16) u^2 (u^2 = 2^-106; it
     refines on to 16 u^2 while the corrections shrink) and a
@@ -689,7 +691,7 @@ def _diagonal_product(a: DDArray, shift):
 def _lu_diagonal_product(a, check_finite: bool):
     """_diagonal_product of a with its rows scaled into [1/2, 1) where their largest entries
     span more than row_spread() binades (LU's multipliers would underflow: 3e-250 under 1e308 was
-    lost) and its columns below 2^TINY_EXPONENT scaled up, by powers of two (det(2^-R A 2^-K)
+    lost) and its columns below 2^tiny_exponent() scaled up, by powers of two (det(2^-R A 2^-K)
     2^(sum R + sum K) = det(A), exact), so that tiny entries keep their bits; where the LU
     overflows, its columns near DBL_MAX scaled down as well, and where it still does (pivot
     growth), every column scaled into [1/2, 1). Columns of ordinary magnitudes, and huge ones
