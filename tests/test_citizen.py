@@ -295,6 +295,28 @@ def test_quad_specials(device):
         ddblas.asarray(ddblas.to_quad(x))
 
 
+def test_quad_longdouble_backend(device):
+    """from_quad reads the longdouble backend in its own format: its cast to binary128 goes
+    through float64 (0.1 had come back with lo = 0)."""
+    quaddtype = pytest.importorskip("numpy_quaddtype")
+    texts = ["0.1", "-1.7", "3.3e-310", "1e-320", "1.7976931348623157e308", "1e4000", "1e-4000",
+             "-0.0"]
+    with np.errstate(over="ignore", under="ignore"):
+        values = np.array(texts + ["nan", "-inf"], dtype=np.longdouble)
+    values = np.concatenate([values, np.longdouble(1) / np.arange(3, 12, dtype=np.longdouble)])
+    a = values.astype(quaddtype.QuadPrecDType(backend="longdouble"))
+    back = ddblas.from_quad(a, device=device).to_device("cpu")
+    for value, hi, lo in zip(values, back.hi, back.lo):
+        if np.isnan(value):
+            assert np.isnan(hi)
+            continue
+        expected = (float(value), 0.0) if np.isinf(value) else \
+            ddblas.core.convert.dd_from_fraction(Fraction(*value.as_integer_ratio()))
+        assert (hi, lo) == expected and np.signbit(hi) == np.signbit(value)
+    if np.finfo(np.longdouble).nmant > 52:
+        assert back.lo[0] != 0
+
+
 # ---- item 6: formatting ----
 SPECS = [".40e", ".25f", "g", ".3", ">50.10e", "+.5E", "e", ".0e", ".3g", "#.3g", "G", ".17g",
          "12.4g", ",.3f", "<12.3e", "=+12.3e", "012.3f", "*^30.4e", "#.0f", "_.4f",

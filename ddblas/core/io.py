@@ -1,7 +1,8 @@
 """DDArrays in files (save, load) and in other DD/quad libraries' arrays (xprec, numpy-quaddtype).
 
 No arithmetic here: files and xprec hold the (hi, lo) pairs themselves, and the quad conversions
-are NumPy casts and one IEEE binary128 operation each (quad arithmetic, correctly rounded).
+are NumPy casts and one operation each in the quad array's format (binary128 or long double
+arithmetic, correctly rounded).
 """
 from __future__ import annotations
 
@@ -212,8 +213,10 @@ def to_quad(x) -> np.ndarray:
 
 def from_quad(a, device=None) -> DDArray:
     """A DDArray of the DDs nearest the values of a numpy-quaddtype array: hi = fl64(a),
-    lo = fl64(a - hi) (a - hi is exact in binary128: hi is a's nearest double). Exact when a has
-    at most 106 significant bits in two double-sized pieces; otherwise |error| <= 2^-107 |a|
+    lo = fl64(a - hi), both computed in a's own format: IEEE binary128 (backend "sleef") or the
+    platform's long double (backend "longdouble"; x87's has a 64-bit significand). a - hi is
+    exact there: hi is a's nearest double. Exact when a has at most 106 significant bits in two
+    double-sized pieces (always so for a 64-bit significand); otherwise |error| <= 2^-107 |a|
     (the 7 last of 113 bits round into lo), as for any value converted to DD, down to about
     2^-969. Below, lo is subnormal and the error is absolute, <= 2^-1075 (half of lo's spacing
     2^-1074): the relative error grows as |a| shrinks (about 2^-53 near 2^-1022, up to 1 just
@@ -230,10 +233,12 @@ def from_quad(a, device=None) -> DDArray:
         raise TypeError(f"from_quad: a must be a NumPy array of a numpy_quaddtype "
                         f"QuadPrecDType, got {type(a).__name__}"
                         f"{'' if not hasattr(a, 'dtype') else ' ' + str(a.dtype)}")
-    a = a.astype(_quad_dtype(quaddtype))
-    hi = a.astype(np.float64)
-    finite = np.isfinite(hi)
-    with np.errstate(invalid="ignore"):  # NaN - 0 in the lanes that np.where drops
+    # No cast to binary128 first: numpy-quaddtype's from the longdouble backend rounds to float64.
+    # Silent: hi's overflows (values past the DD range become +-inf) and, in the lanes of lo that
+    # np.where drops, NaN - 0 and the overflows of a - 0.
+    with np.errstate(over="ignore", invalid="ignore"):
+        hi = a.astype(np.float64)
+        finite = np.isfinite(hi)
         lo = np.where(finite, (a - np.where(finite, hi, 0.0).astype(a.dtype)).astype(np.float64),
                       0.0)
     return DDArray(hi, lo).to_device(device or "cpu")
