@@ -137,6 +137,17 @@ def test_comparisons_with_objects_that_are_not_numbers_answer_as_numpy(device):
                         lambda: ddblas.less_equal(x, other), lambda: np.greater(x, other)):
             with pytest.raises(TypeError, match=f"between a DDArray and {type(other).__name__}"):
                 compare()
+    for text in ("abc", ""):  # strings that do not parse as numbers (had raised ValueError)
+        for got, expected in ((x == text, False), (x != text, True), (text == x, False),
+                              (ddblas.not_equal(text, x), True)):
+            got = got.get() if hasattr(got, "get") else got
+            assert got.dtype == np.bool_ and got.tolist() == [[expected] * 3] * 2
+        for compare in (lambda: x < text, lambda: text >= x, lambda: ddblas.greater(x, text)):
+            with pytest.raises(TypeError, match=f"between a DDArray and str.*{text!r}"):
+                compare()
+    got = x == " 1.0 "  # a string that parses is a number
+    got = got.get() if hasattr(got, "get") else got
+    assert got.all() and not bool(ddblas.less(x, "1").any())
     with pytest.raises(TypeError, match="complex"):  # a number ddblas cannot hold: no answer
         x == 1j
     with pytest.raises(TypeError, match="NoneType"):  # a list is compared elementwise

@@ -205,26 +205,27 @@ def absolute(a) -> DDArray:
 
 def _comparison(name, symbol):
     """The public comparison `name` (operator `symbol`) of DD values, with NumPy's answers for a
-    DDArray against an object that is not a number: all False (==), all True (!=), a TypeError
-    (orderings)."""
+    DDArray against an object that is not a number (a string that does not parse as one too):
+    all False (==), all True (!=), a TypeError (orderings)."""
     def compare(a, b):
         try:
             a, b = operands(a, b)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             ddarray, other = (a, b) if isinstance(a, DDArray) else (b, a)
             if (not isinstance(ddarray, DDArray) or is_array(other)
-                    or isinstance(other, (numbers.Number, list, tuple))):
+                    or isinstance(other, (numbers.Number, list, tuple))
+                    or isinstance(exc, ValueError) and not isinstance(other, str)):
                 raise  # no DDArray, or numbers that ddblas refuses (complex...): as they say
             if symbol in ("==", "!="):
                 return ddarray.xp.full(ddarray.shape, symbol == "!=")
             raise TypeError(f"'{symbol}' is not supported between a DDArray and "
-                            f"{type(other).__name__} (not a number)") from exc
+                            f"{type(other).__name__} (not a number: {exc})") from exc
         return binary("ddblas_" + name, a, b, dtype=np.bool_)
     compare.__name__ = name
     against = {"==": "all False", "!=": "all True"}.get(symbol, "a TypeError")
     compare.__doc__ = (f"Elementwise {name}(a, b) (a {symbol} b) of the exact DD values, as a "
-                       f"bool array; against an object that is not a number (None, a dict...) "
-                       f"{against}, as NumPy.")
+                       f"bool array; against an object that is not a number (None, a dict, a "
+                       f"string that does not parse as one...) {against}, as NumPy.")
     return compare
 
 
