@@ -1,6 +1,7 @@
 """DDArray: construction from every accepted input, attributes, views, conversions, errors."""
 from __future__ import annotations
 
+import collections
 import copy
 import decimal
 import math
@@ -86,6 +87,18 @@ def test_nested_lists_and_arrays(device):
         ddblas.array(np.array([1j]))
     with pytest.raises(TypeError, match="dict"):
         ddblas.array({"a": 1})
+
+
+def test_sequences_nest_as_in_numpy_but_not_text_or_bytes(device):
+    """range and other Sequences are levels of nesting as lists are (range had been refused)."""
+    for obj in (range(3), [range(2), (5, 6)], collections.deque([1.5, 2]), range(0)):
+        x = ddblas.array(obj, device=device)
+        assert x.shape == np.array(obj).shape
+        assert exact_values(x) == [Fraction(v) for v in np.array(obj, dtype=float).ravel()]
+    assert exact_values(ddblas.array(["1", "2"])) == [1, 2]  # strings are numbers, not nesting
+    for obj in (b"12", bytearray(b"12"), memoryview(b"12"), {1, 2}, {1: 2}, [b"1"]):
+        with pytest.raises(TypeError):
+            ddblas.array(obj, device=device)
 
 
 def test_arrays_in_lists_nest_as_in_numpy(device):

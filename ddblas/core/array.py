@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -590,11 +591,17 @@ def _index_key(key):
 _MAX_DIMENSIONS = 64  # NumPy's limit on ndim
 
 
+def _is_nested(obj) -> bool:
+    """Whether array() reads obj as a nested sequence: a list, tuple, range or other Sequence,
+    but not text or bytes (str, bytes, bytearray, memoryview)."""
+    return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, bytearray, memoryview))
+
+
 def _walk_nested(obj, pairs: list, depth: int = 0) -> tuple:
-    """Append the DD pairs of a nested list's leaves to `pairs` (row-major); return the list's
+    """Append the DD pairs of a nested sequence's leaves to `pairs` (row-major); return its
     shape. An array among the items (DDArray, NumPy or CuPy) is one more level of nesting, its
     values converted by array(), as NumPy nests arrays in lists."""
-    if isinstance(obj, (list, tuple)):
+    if _is_nested(obj):
         if depth == _MAX_DIMENSIONS:
             raise ValueError(f"nested sequence is more than {_MAX_DIMENSIONS} levels deep "
                              f"(NumPy's limit on dimensions)")
@@ -652,8 +659,9 @@ def array(obj, device=None, copy=True) -> DDArray:
     (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; a NumPy or CuPy
     array (float64 is exact; integers beyond 2^53 and object/string arrays are converted per
     element; subclasses such as np.matrix as plain arrays; a masked array with masked values is
-    a ValueError); an mpmath matrix; or nested lists of these (at most 64 levels; arrays in
-    them nest as in NumPy: a list of two (1, 1) arrays has shape (2, 1, 1)).
+    a ValueError); an mpmath matrix; or nested sequences of these (lists, tuples, ranges and
+    other Sequences, not str, bytes, bytearray or memoryview; at most 64 levels; arrays in them
+    nest as in NumPy: a list of two (1, 1) arrays has shape (2, 1, 1)).
 
     device: 'cpu' or 'gpu'; None keeps the device of an array input and otherwise means 'cpu'.
     """
@@ -674,7 +682,7 @@ def array(obj, device=None, copy=True) -> DDArray:
     elif type(obj).__name__ == "matrix" and hasattr(obj, "tolist") and hasattr(obj, "rows"):
         # an mpmath matrix (with no rows, tolist() is [] whatever the columns: reshaped)
         return array(obj.tolist(), device=device).reshape(obj.rows, obj.cols)
-    elif isinstance(obj, (list, tuple)):
+    elif _is_nested(obj):
         pairs = []
         shape = _walk_nested(obj, pairs)
         hi, lo = _pairs_to_arrays(pairs, shape)
