@@ -146,6 +146,31 @@ def test_empty_and_axis_errors(device):
         ddblas.var(x, ddof="1")
 
 
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "var", "std", "max", "min", "argmax",
+                                  "argmin", "all", "any", "cumsum", "cumprod"])
+def test_axes_of_0d_arrays_as_numpy(device, name):
+    """NumPy's ufunc reductions take axis 0 or -1 of a 0-d array (no axis), argmax/argmin and the
+    scans too (the flattened array); mean/var/std and tuples raise (ddblas had raised for all)."""
+    x, host = ddblas.array(3.0, device=device), np.array(3.0)
+    scan = name.startswith("cum")
+    for axis in (0, -1, np.int64(0), (0,), (), 1, -2, (0, 0), None):
+        for keepdims in ((None,) if scan else (False, True)):
+            kwargs = {"axis": axis} if scan else {"axis": axis, "keepdims": keepdims}
+            calls = (lambda: getattr(np, name)(x, **kwargs),
+                     lambda: getattr(ddblas, name)(x, **kwargs), lambda: getattr(x, name)(**kwargs))
+            try:
+                expected = np.asarray(getattr(np, name)(host, **kwargs))
+            except (TypeError, ValueError) as exc:
+                for call in calls:
+                    with pytest.raises(type(exc)):
+                        call()
+                continue
+            for call in calls:
+                got = call()
+                values = _host(got.hi if isinstance(got, ddblas.DDArray) else got)
+                assert values.shape == expected.shape and values.tolist() == expected.tolist()
+
+
 # ---- arithmetic reductions ----
 @given(arrays_and_axis(min_exp=-30, max_exp=30))
 @settings(max_examples=20)

@@ -359,6 +359,18 @@ def _is_axis_index(ax) -> bool:
     return isinstance(ax, numbers.Integral) and not isinstance(ax, (bool, np.bool_))
 
 
+def is_scalar_axis(axis, ndim: int) -> bool:
+    """Whether axis is the int 0 or -1 of a 0-d array: NumPy's ufunc reductions (sum, prod, max,
+    min, all, any) reduce over no axis for it, argmax/argmin and the scans read the array as its
+    flattened 1-element one; mean, var, std and any tuple still raise."""
+    return ndim == 0 and _is_axis_index(axis) and axis in (0, -1)
+
+
+def reduction_axes(axis, ndim: int) -> tuple:
+    """normalize_axes for NumPy's ufunc reductions: no axes for a 0-d array's axis 0 or -1."""
+    return () if is_scalar_axis(axis, ndim) else normalize_axes(axis, ndim)
+
+
 def reduce_rows(be, hi, lo, kernel: str):
     """Reduce each row of the (rows, length) contiguous arrays with a chunked kernel (`kernel`:
     its full name, e.g. "ddblas_sum_fma_accurate") in the fixed order: chunks of
@@ -399,7 +411,7 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
     sum(|a|) for n summed elements; identical on CPU and GPU."""
     (a,) = operands(a)
     suffix = resolve(fma, add).suffix
-    axes = normalize_axes(axis, a.ndim)
+    axes = reduction_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
     xp = a.xp
     if hi.size == 0:

@@ -20,8 +20,8 @@ import numpy as np
 from ..engines import backend as _backend
 from ..engines.backend import array_module
 from .array import DDArray, register_operations
-from .ops import (REDUCTION_CHUNK, divide, kept_dims, normalize_axes, operands, reduce_rows,
-                  reduction_rows, register_functions, sqrt)
+from .ops import (REDUCTION_CHUNK, divide, is_scalar_axis, kept_dims, normalize_axes, operands,
+                  reduce_rows, reduction_axes, reduction_rows, register_functions, sqrt)
 from .ops import sum as dd_sum
 from .options import resolve
 
@@ -43,7 +43,7 @@ def _first_extreme(hi, lo, largest: bool):
 def _extreme(a, axis, keepdims: bool, largest: bool) -> DDArray:
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)   # pairs wrapped unnormalised, (1, nan) say, as normalised (no copy)
-    axes = normalize_axes(axis, a.ndim)
+    axes = reduction_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
     if hi.shape[1] == 0:
         name = "maximum" if largest else "minimum"
@@ -68,8 +68,9 @@ def min(a, axis=None, keepdims=False) -> DDArray:  # noqa: A001
 
 
 def _single_axis(axis, ndim: int, name: str):
-    """axis (None or one int, not a tuple) as a non-negative axis or None."""
-    if axis is None:
+    """axis (None or one int, not a tuple) as a non-negative axis, or None: the flattened array
+    (for a 0-d array's axis 0 or -1 too, as NumPy)."""
+    if axis is None or is_scalar_axis(axis, ndim):
         return None
     if isinstance(axis, (tuple, list)):
         raise TypeError(f"{name} axis must be None or an int, got {axis!r}")
@@ -112,7 +113,7 @@ def prod(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     Relative error <= (1 + c_mul)^(n-1) - 1 for n factors (c_mul: mul's bound; finite, no
     underflow). The product of no factors is 1."""
     (a,) = operands(a)
-    axes = normalize_axes(axis, a.ndim)
+    axes = reduction_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
     xp = a.xp
     if hi.size == 0:
@@ -228,13 +229,13 @@ def _truth(a):
 def all(a, axis=None, keepdims=False):  # noqa: A001
     """Whether every element over the given axes is nonzero (a bool NumPy/CuPy array)."""
     truth = _truth(a)
-    return truth.all(axis=normalize_axes(axis, truth.ndim), keepdims=keepdims)
+    return truth.all(axis=reduction_axes(axis, truth.ndim), keepdims=keepdims)
 
 
 def any(a, axis=None, keepdims=False):  # noqa: A001
     """Whether some element over the given axes is nonzero (a bool NumPy/CuPy array)."""
     truth = _truth(a)
-    return truth.any(axis=normalize_axes(axis, truth.ndim), keepdims=keepdims)
+    return truth.any(axis=reduction_axes(axis, truth.ndim), keepdims=keepdims)
 
 
 # ---- NumPy protocol (NEP 18) ----
