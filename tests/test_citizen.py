@@ -334,6 +334,16 @@ def test_format_grouping_without_a_type(value):
         assert format(x, spec) == format(value, spec), spec
 
 
+@pytest.mark.parametrize("value", [1e16, -1e22, 2.0 ** -20, 5e-324, 123.0, 1.5, 1e20, math.inf,
+                                   -0.0])
+def test_format_alternate_without_a_type(device, value):
+    """'#' with no type and no precision: a decimal point always, as a float's repr gives it
+    (1e+16 had stayed 1e+16 where Python writes 1.e+16)."""
+    x = ddblas.array(value, device=device)
+    for spec in ("#", "+#", "#010", "#>12", "#,", " #_"):
+        assert format(x, spec) == format(value, spec), spec
+
+
 @settings(max_examples=60)
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_format_of_doubles_matches_python(device, value):

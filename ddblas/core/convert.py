@@ -405,8 +405,9 @@ def _general_spec(value: decimal.Decimal, precision: int, kind: str, alternate: 
 def format_dd(hi: float, lo: float, spec: str) -> str:
     """format(hi + lo, spec) as Python formats a float, from the exact value: the types e, E, f,
     F, g, G, n, % (default precision 6), no type with a precision (like g), correctly rounded
-    (ties to even; '%' scales the exact value, where a float rounds x * 100 first); no type and no precision: the shortest round-trip string (repr's), aligned
-    as a string. Zeros, nan and +-inf are formatted as the float of that value."""
+    (ties to even; '%' scales the exact value, where a float rounds x * 100 first); no type and
+    no precision: the shortest round-trip string (repr's; '#' gives it a decimal point, 1.e+16),
+    aligned as a string. Zeros, nan and +-inf are formatted as the float of that value."""
     match = _FORMAT_SPEC.fullmatch(spec)
     if match is None:
         raise ValueError(f"invalid format spec {spec!r} for a DD value (use the float types "
@@ -422,6 +423,8 @@ def format_dd(hi: float, lo: float, spec: str) -> str:
         shortest = dd_to_shortest_string(hi, lo)
         if match["sign"] in "+ " and not shortest.startswith("-"):
             shortest = match["sign"] + shortest
+        if match["alternate"]:  # '#': as a float's repr, 1e+16 becomes 1.e+16
+            shortest = _with_point(shortest)
         if match["grouping"]:
             shortest = _grouped(shortest, match["grouping"], group_width)
         return _pad(shortest, *pad)
@@ -437,12 +440,20 @@ def format_dd(hi: float, lo: float, spec: str) -> str:
     if tail[-1] in "eE":  # Decimal writes e-5; floats e-05
         mantissa, mark, exponent = body.rpartition(tail[-1])
         body = f"{mantissa}{mark}{int(exponent):+03d}"
-    if match["alternate"] and "." not in body:  # '#': a decimal point always (Decimal has no '#')
-        end = len(body.rstrip("%").split("e")[0].split("E")[0])
-        body = body[:end] + "." + body[end:]
+    if match["alternate"]:  # '#' (Decimal has no '#')
+        body = _with_point(body)
     if match["grouping"]:
         body = _grouped(body, match["grouping"], group_width)
     return _pad(body, *pad)
+
+
+def _with_point(body: str) -> str:
+    """body, a formatted number, with a decimal point after its digits where it has none (the
+    '#' flag's rule)."""
+    if "." in body:
+        return body
+    end = len(body.rstrip("%").split("e")[0].split("E")[0])
+    return body[:end] + "." + body[end:]
 
 
 def _is_even(x: float) -> bool:
