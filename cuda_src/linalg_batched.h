@@ -278,7 +278,10 @@ DD_HD void diagonal_product(index_t order, StridedMatrix d, const index_t *piv, 
         mantissa = mantissa_exponent(mul<V>(mantissa, mk), em);
         exponent += ek + em;
     }
-    if (mantissa.hi == 0.0) exponent = 0;
+    if (mantissa.hi == 0.0) {   // +0, as NumPy's det and slogdet (a signed zero pivot gave -0)
+        mantissa = {0.0, 0.0};
+        exponent = 0;
+    }
     det = ldexp_dd(mantissa, exponent);
 }
 

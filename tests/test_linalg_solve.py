@@ -629,7 +629,7 @@ def test_large_single_matrix_dd_paths_agree_with_batched(device):
     ((np.eye(3), np.ones((2, 3))), {}, "^b must have shape"),
     ((np.eye(2) * np.nan, np.ones(2)), {}, "^a must not contain infs or NaNs"),
     ((np.eye(2), [np.inf, 1]), {}, "^b must not contain infs or NaNs"),
-    ((np.eye(2), np.ones(2)), {"assume_a": "her"}, "^assume_a must be one of"),
+    ((np.eye(2), np.ones(2)), {"assume_a": "hermitian positive"}, "^assume_a must be one of"),
     ((np.eye(2), np.ones(2)), {"method": "lu"}, "^method must be one of"),
     ((np.eye(2), np.ones(2)), {"info": []}, "^info must be a dict"),
 ])
@@ -1225,3 +1225,69 @@ def test_slogdet_returns_numpys_named_result(device):
         assert type(result.sign) is np.float64 and type(result.logabsdet) is np.float64
     stacked = linalg.slogdet(ddblas.asarray(np.stack([np.eye(2)] * 3)).to_device(device))
     assert stacked.sign.shape == stacked.logabsdet.shape == (3,)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_solve_takes_scipys_structure_names_and_reads_only_their_band(device, transposed):
+    """Probe of 2026-11-28: solve lacked SciPy's overwrite_a, overwrite_b and transposed, took
+    lower only as a keyword and rejected SciPy's assume_a names. Each structure reads only what
+    SciPy reads (the other entries here are large: were they read, x would be far off), for one
+    matrix and a stack, transposed or not."""
+    rng = np.random.default_rng(7)
+    n = 5
+    full = rng.integers(-4, 5, (2, n, n)) / 4 + 4 * np.eye(n) + 1000 * (1 - np.eye(n))
+    b = rng.integers(-8, 9, (2, n, 1)) / 8
+    bands = {"upper triangular": np.triu, "lower triangular": np.tril,
+             "diagonal": lambda m: m * np.eye(n),
+             "tridiagonal": lambda m: np.triu(np.tril(m, 1), -1),
+             "general": lambda m: m, "banded": lambda m: m}
+    for name, band in bands.items():
+        read = band(full) if name in ("general", "banded") else band(full - 996 * (1 - np.eye(n)))
+        a = np.where(band(np.ones((n, n))) != 0, read, full)
+        a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, b))
+        for x, p in ((linalg.solve(a_dev[0], b_dev[0], False, True, True, True, name, transposed),
+                      0), (linalg.solve(a_dev, b_dev, assume_a=name, transposed=transposed), 1)):
+            m = band(a[p]).T if transposed else band(a[p])
+            want = _exact_solution(m, b[p, :, 0])
+            bound = 10 * Fraction(np.linalg.cond(m, np.inf)) * U2 * max(abs(v) for v in want)
+            got = exact_values(x.reshape(2 * n)[p * n:(p + 1) * n] if x.ndim == 3 else x)
+            assert all(abs(g - w) <= bound for g, w in zip(got, want)), (name, p)
+    spd = np.eye(n) * 4 + 1
+    for name in ("symmetric", "her", "hermitian", "positive definite"):
+        x = linalg.solve(ddblas.asarray(spd).to_device(device), ddblas.ones(n, device=device),
+                         assume_a=name, transposed=transposed)
+        assert max(abs(v - Fraction(1, 4 + n)) for v in exact_values(x)) <= 8 * n * U2
+    with pytest.raises(linalg.LinAlgError, match=r"a\[1, 1\] is exactly zero.*a\[1\]"):
+        linalg.solve(ddblas.asarray(np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])])
+                                    ).to_device(device), ddblas.ones(3, device=device),
+                     assume_a="diagonal")
+    with pytest.raises(ValueError, match="^assume_a must be one of 'gen'"):
+        linalg.solve(np.eye(2), np.ones(2), assume_a=["gen"])
+
+
+def test_arguments_that_are_not_numbers_are_named(device):
+    """Probe of 2026-11-28: solve(A, None) said "cannot convert NoneType value None to a DD
+    number" without naming b (lu_factor, lstsq, rgemm, det, norm alike)."""
+    eye = ddblas.eye(2, device=device)
+    cases = [(lambda: linalg.solve(eye, None), "b"), (lambda: linalg.solve(None, eye), "a"),
+             (lambda: linalg.lu_factor("x"), "a"), (lambda: linalg.lstsq(eye, {}), "b"),
+             (lambda: linalg.lu_solve(linalg.lu_factor(eye), [1, None]), "b"),
+             (lambda: ddblas.rgemm(eye, None), "b"), (lambda: linalg.det(object()), "a"),
+             (lambda: linalg.norm(None), "x"), (lambda: linalg.qr(None), "a"),
+             (lambda: linalg.solve_triangular(eye, "y"), "b")]
+    for call, name in cases:
+        with pytest.raises((TypeError, ValueError), match=f"^{name}: cannot"):
+            call()
+
+
+def test_det_of_a_singular_matrix_is_plus_zero_and_cond_of_an_empty_stack_is_empty(device):
+    """Probe of 2026-11-28: det([[1, 2], [2, 4]]) was -0.0 (NumPy: 0.0, sign 0); cond of a
+    (0, 3, 3) stack raised where NumPy returns an empty array."""
+    for a in (np.array([[1.0, 2.0], [2.0, 4.0]]), np.zeros((40, 40)) + np.eye(40, k=1)):
+        det = linalg.det(ddblas.asarray(a).to_device(device))
+        assert float(det.hi) == 0 and math.copysign(1, float(det.hi)) == 1
+    for p in (None, 1, np.inf, "fro"):
+        c = linalg.cond(ddblas.asarray(np.zeros((2, 0, 3, 3))).to_device(device), p)
+        assert c.shape == np.linalg.cond(np.zeros((2, 0, 3, 3)), p).shape == (2, 0)
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
+        linalg.cond(ddblas.asarray(np.zeros((3, 0, 0))).to_device(device))

@@ -202,7 +202,8 @@ def prepare(routine: str, a, b, c=None, *, alpha=1, beta=0, transa="N", transb="
     if c is not None and not isinstance(c, DDArray):   # a NumPy c would lose its lo part
         raise TypeError(f"{routine}: c must be a DDArray ({routine} overwrites it), got "
                         f"{type(c).__name__}")
-    given = on_one_device(a, b) if c is None else on_one_device(a, b, c)
+    given = on_one_device(a, b, names=("a", "b")) if c is None else \
+        on_one_device(a, b, c, names=("a", "b", "c"))
     a, b = operands(*given[:2])
     op_a, op_b = _op(a, flip_a), _op(b, flip_b)
     batch, m, n, k = _shapes(routine, a, b, op_a, op_b, transa, transb)

@@ -111,7 +111,7 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
     unit = _flag(diag, "diag", "NU") == "U"
     if not isinstance(b, DDArray):
         raise ValueError("rtrsm: b must be a DDArray (it is overwritten with the solution)")
-    a, b = on_one_device(a, b)
+    a, b = on_one_device(a, b, names=("a", "b"))
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"rtrsm: a must be a square matrix, got shape {a.shape}")
     if b.ndim != 2:
@@ -158,7 +158,7 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     transposed = _flag(trans, "trans", "NTC") != "N"
     if not isinstance(c, DDArray):
         raise ValueError("rsyrk: c must be a DDArray (it is overwritten)")
-    a, c = on_one_device(a, c)
+    a, c = on_one_device(a, c, names=("a", "c"))
     if a.ndim != 2:
         raise ValueError(f"rsyrk: a must be 2-D, got shape {a.shape}")
     op_a = a.T if transposed else a
@@ -206,7 +206,7 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
     Bound: rgemm's with K = len(x), |y - exact| <= c_gemm(K)(|alpha||op(A)||x| + |beta||y0|).
     """
     transposed = _flag(trans, "trans", "NTC") != "N"
-    a, x = on_one_device(a, x)
+    a, x = on_one_device(a, x, names=("a", "x"))
     if a.ndim != 2:
         raise ValueError(f"rgemv: a must be 2-D, got shape {a.shape}")
     if x.ndim != 1:

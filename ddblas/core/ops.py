@@ -28,16 +28,28 @@ def _device_of_operand(x):
     return None  # Python scalars, strings, Fractions...: follow the other operand
 
 
-def on_one_device(*xs) -> list[DDArray]:
+def named_operand(x, name: str | None, device: str | None = None) -> DDArray:
+    """asarray(x, device=device), its error for a value that is not a number naming the argument
+    `name` (where given): "b: cannot convert NoneType value None ..."."""
+    try:
+        return asarray(x, device=device)
+    except (TypeError, ValueError) as error:
+        if name is None:
+            raise
+        raise type(error)(f"{name}: {error}") from None
+
+
+def on_one_device(*xs, names: tuple | None = None) -> list[DDArray]:
     """The operands as DDArrays on one device (DDArrays as they are); a clear error if they live
-    on different ones."""
+    on different ones, or where one is not numbers (naming it from `names`)."""
     devices = {d for d in map(_device_of_operand, xs) if d is not None}
     if len(devices) > 1:
         raise ValueError("operands are on different devices (cpu and gpu): move one with "
                          ".to_device('gpu') or .to_device('cpu') (ddblas.asarray(x, device=...) "
                          "for NumPy/CuPy arrays)")
     device = devices.pop() if devices else "cpu"
-    return [asarray(x, device=device) for x in xs]
+    return [named_operand(x, None if names is None else names[i], device)
+            for i, x in enumerate(xs)]
 
 
 def _readable(x: DDArray) -> DDArray:

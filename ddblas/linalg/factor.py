@@ -28,7 +28,8 @@ import numpy as np
 from ..blas.auto import OZAKI_MIN_WORK
 from ..blas.gemm import subtract_product
 from ..blas.level3 import recursion_split, rsyrk, solve_lower_left, view_args
-from ..core.array import DDArray, asarray
+from ..core.array import DDArray
+from ..core.ops import named_operand
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
@@ -52,7 +53,7 @@ FULL_UPDATE_MAX_ORDER = 2048
 def _matrix(a, name: str, check_finite: bool, *, stack: bool = False) -> DDArray:
     """a as a DDArray of square matrices (a stack in leading axes when `stack`); ValueError
     naming `name` for other shapes and, with check_finite, for infs and NaNs."""
-    a = asarray(a)
+    a = named_operand(a, name)
     if a.ndim < 2 or (a.ndim > 2 and not stack) or a.shape[-1] != a.shape[-2]:
         what = "a square matrix or a stack of them" if stack else "a square 2-D matrix"
         raise ValueError(f"{name} must be {what}, got shape {a.shape}")
@@ -73,7 +74,7 @@ def _working_copy(a: DDArray) -> DDArray:
 def _rhs(b, a: DDArray, name: str, check_finite: bool) -> tuple:
     """(x, shape): b (1-D or 2-D, on a's device) as a new 2-D working copy with a.shape[0] rows,
     and b's shape (the solution's)."""
-    b = asarray(b, device=a.device) if not isinstance(b, DDArray) else b
+    b = named_operand(b, name, a.device) if not isinstance(b, DDArray) else b
     if b.device != a.device:
         raise ValueError(f"{name} is on the {b.device} and the matrix on the {a.device}: move "
                          f"one with .to_device(...)")
@@ -328,7 +329,7 @@ def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, ad
     """
     require_algorithm(algorithm)
     del overwrite_a
-    a = asarray(a)
+    a = named_operand(a, "a")
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
     if check_finite:

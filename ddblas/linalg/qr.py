@@ -17,7 +17,7 @@ import numbers
 from ..blas.gemm import rgemm
 from ..blas.level3 import view_args
 from ..core import ops
-from ..core.array import DDArray, asarray
+from ..core.array import DDArray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
@@ -126,7 +126,7 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         raise ValueError(f"lwork must be None or an int, got {lwork!r}")
     del overwrite_a
     mode = _MODES[mode]
-    a = asarray(a)
+    a = ops.named_operand(a, "a")
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
     if check_finite:
@@ -226,10 +226,10 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         Shapes that do not match, or infs / NaNs with check_finite.
     """
     require_algorithm(algorithm)
-    a = asarray(a)
+    a = ops.named_operand(a, "a")
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
-    b = asarray(b, device=a.device) if not isinstance(b, DDArray) else b
+    b = ops.named_operand(b, "b", a.device) if not isinstance(b, DDArray) else b
     if b.device != a.device:
         raise ValueError(f"b is on the {b.device} and a on the {a.device}")
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:

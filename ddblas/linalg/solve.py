@@ -24,7 +24,7 @@ from ..engines.backend import broadcast_shape
 from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
-from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve
+from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve, solve_triangular
 from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
                       row_scaled_range_exponents, row_spread, scale_wide, scale_wider,
                       unit_exponents)
@@ -39,7 +39,12 @@ STAGNATION_RATIO = 0.5      # ||d_i|| > 0.5 ||d_{i-1}||: refinement no longer co
 LIMITING_CORRECTION = 2.0 ** -60  # ||d|| / ||x|| below it: stagnation at limiting accuracy
 BACKWARD_TARGET = 16 * U2     # refinement stops once the backward error is at most this, and
                               # accepts stagnation once it is at most max(n, 16) u^2
-ASSUME_A = ("gen", "sym", "pos")
+# solve's assume_a: SciPy's names, each to what runs ("banded": the general solver; "her": real
+# data is symmetric; "tridiagonal", "upper"/"lower": the triangle or band that SciPy reads)
+ASSUME_A = {"gen": "gen", "general": "gen", "banded": "gen", "sym": "sym", "symmetric": "sym",
+            "her": "sym", "hermitian": "sym", "pos": "pos", "positive definite": "pos",
+            "diagonal": "diagonal", "tridiagonal": "tridiagonal", "upper triangular": "upper",
+            "lower triangular": "lower"}
 METHODS = ("auto", "refine", "dd-lu")
 COND_EXACT_ORDER = 200      # cond: the inverse up to this order, the 1/inf estimator beyond
 
@@ -52,7 +57,7 @@ def _square_stack(a: DDArray, name: str) -> None:
 
 
 def _choice(value, allowed, name):
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
@@ -161,7 +166,7 @@ def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
         c_mul) u^2 / 2 + 6 u^2 to first order (sum of squares, then sqrt), the power-of-two
         scalings being exact.
     """
-    (x,) = ops.on_one_device(x)
+    (x,) = ops.on_one_device(x, names=("x",))
     if axis is None:
         if ord is None:
             result = _two_norm(x.reshape(-1), (0,))
@@ -469,8 +474,8 @@ def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) ->
     return _dd_direct(a, b, assume_a, log)
 
 
-def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
-          check_finite=True) -> DDArray:
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+          assume_a="gen", transposed=False, *, method="auto", info=None) -> DDArray:
     """Solve A x = b in double-double, with scipy.linalg.solve's arguments.
 
     Parameters
@@ -484,10 +489,21 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     lower : bool
         For assume_a "sym" and "pos" only (as SciPy): the triangle of a that is read, with the
         diagonal (False: the upper one); the other one is taken as its mirror image.
-    assume_a : {"gen", "sym", "pos"}
-        "pos": a is symmetric positive definite (float64 Cholesky in the refinement, the DD
-        Cholesky as the direct method for n > 32; for n <= 32 and stacks the DD Cholesky checks
-        it, then the batched LU solves); "gen" and "sym" use LU with partial pivoting.
+    overwrite_a, overwrite_b : bool
+        Accepted for SciPy compatibility; a and b are never modified.
+    check_finite : bool
+        Check a and b for inf/nan (ValueError naming the argument).
+    assume_a : str
+        SciPy's names. "pos" ("positive definite"): a is symmetric positive definite (float64
+        Cholesky in the refinement, the DD Cholesky as the direct method for n > 32; for n <= 32
+        and stacks the DD Cholesky checks it, then the batched LU solves); "gen" ("general",
+        "banded") and "sym" ("symmetric", "her", "hermitian": real data) use LU with partial
+        pivoting. "upper triangular" / "lower triangular": only that triangle is read, solved
+        by substitution (solve_triangular; a stack by the LU of its triangles); "diagonal":
+        only the diagonal is read, x = b / diag(a); "tridiagonal": only the three diagonals
+        are read (the LU of that band).
+    transposed : bool
+        Solve a^T x = b (for "sym" and "pos" the same system).
     method : {"auto", "refine", "dd-lu"}
         "refine": float64 factors, DD residuals (LU-IR), then GMRES-IR, then the DD LU if both
         stagnate; "dd-lu": the DD LU only; "auto": the DD LU for n <= 32 and for stacks (the
@@ -499,8 +515,6 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
         before each correction),
         "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
         time (method="refine"), "systems" holds one such dict per system.
-    check_finite : bool
-        Check a and b for inf/nan (ValueError naming the argument).
 
     Returns
     -------
@@ -513,8 +527,9 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
         a not square, b's shape not matching, inf/nan entries, bad assume_a or method.
     LinAlgError
         a singular: an exact zero pivot of the DD LU ("U[j, j] is exactly zero", .index = j,
-        .batch_index the matrix's index in a's stack); assume_a="pos" and a not positive
-        definite (in float64 and in DD): the leading minor (.index).
+        .batch_index the matrix's index in a's stack) or, for "diagonal" and the triangular
+        kinds, an exactly zero diagonal entry; assume_a="pos" and a not positive definite (in
+        float64 and in DD): the leading minor (.index).
     OverflowError
         The LU factors overflow even after the scaling below (element growth past 2^512).
 
@@ -534,12 +549,17 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     forward error ~ cond(A, x) u^2; the DD LU's backward error is bounded by gamma_3n |L| |U|
     (Higham Thm. 9.4 with DD arithmetic). docs/linalg.md states the conditions and bounds.
     """
+    del overwrite_a, overwrite_b
     _choice(assume_a, ASSUME_A, "assume_a")
+    kind = ASSUME_A[assume_a]
     _choice(method, METHODS, "method")
     if info is not None and not isinstance(info, dict):
         raise ValueError(f"info must be a dict or None, got {type(info).__name__}")
-    a, b = ops.on_one_device(a, b)
+    a, b = ops.on_one_device(a, b, names=("a", "b"))
     _square_stack(a, "a")
+    if transposed and kind not in ("sym", "pos"):
+        a = DDArray(a.hi.swapaxes(-1, -2), a.lo.swapaxes(-1, -2), normalize=False)
+        kind = {"upper": "lower", "lower": "upper"}.get(kind, kind)
     n = a.shape[-1]
     vector = b.ndim == 1
     bm = b.reshape(n, 1) if vector and b.shape == (n,) else b
@@ -552,8 +572,18 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     log = {"method": None, "iterations": 0, "backward_errors": [], "stopped": None,
            "switched": []}
     out_shape = stack + ((n,) if vector else (n, k))
+    if kind in ("diagonal", "upper", "lower") and (kind == "diagonal" or not stack):
+        x = _solve_structured(a, bm, kind, stack, own, bool(check_finite), log)
+        if info is not None:
+            info.clear()
+            info.update(log)
+        return x.reshape(out_shape)
+    if kind != "gen" and kind in _BAND:   # only the band that SciPy reads
+        xp = a.xp
+        a = DDArray(_BAND[kind](xp, a.hi), _BAND[kind](xp, a.lo), normalize=False)
+        kind = "gen"
     x = None
-    if assume_a == "gen" and method != "refine" and (stack or n <= SMALL_ORDER) and n and k \
+    if kind == "gen" and method != "refine" and (stack or n <= SMALL_ORDER) and n and k \
             and math.prod(stack):   # the batched DD LU, its checks from the kernels' report
         x = _dd_lu_solve_stack(_stacked(a, stack), _stacked(bm, stack), stack or (1,), own,
                                check=bool(check_finite))
@@ -562,13 +592,42 @@ def solve(a, b, *, lower=False, assume_a="gen", method="auto", info=None,
     if x is None:
         if check_finite:
             require_finite((a, "a"), (b, "b"))
-        if assume_a != "gen":
+        if kind != "gen":
             a = _symmetrized(a, bool(lower))
-        x = _solve_scaled(a, bm, stack, assume_a, method, log)
+        x = _solve_scaled(a, bm, stack, kind, method, log)
     if info is not None:
         info.clear()
         info.update(log)
     return x if x.shape == out_shape else x.reshape(out_shape)
+
+
+# the band of a (..., n, n) array that solve reads for a stack of triangular or tridiagonal
+# matrices (a single triangular matrix goes to solve_triangular)
+_BAND = {"upper": lambda xp, x: xp.triu(x), "lower": lambda xp, x: xp.tril(x),
+         "tridiagonal": lambda xp, x: xp.triu(xp.tril(x, 1), -1)}
+
+
+def _solve_structured(a: DDArray, b: DDArray, kind: str, stack: tuple, own: tuple,
+                      check_finite: bool, log: dict) -> DDArray:
+    """solve's X for assume_a "diagonal" (a (*own, n, n), b (..., n, k): X = B / diag(A), the
+    stacks broadcast to `stack`) or, for one matrix, "upper" / "lower" (solve_triangular)."""
+    if check_finite:
+        require_finite((a, "a"), (b, "b"))
+    log["method"] = "diagonal" if kind == "diagonal" else "triangular substitution"
+    log["stopped"] = f"{log['method']}: direct solve (backward error bound: docs/linalg.md)"
+    if kind != "diagonal":
+        return solve_triangular(a, b, lower=kind == "lower", check_finite=False)
+    xp = a.xp
+    d = DDArray(xp.diagonal(a.hi, axis1=-2, axis2=-1), xp.diagonal(a.lo, axis1=-2, axis2=-1),
+                normalize=False)
+    zero = d.hi == 0
+    if bool(zero.any()):
+        where = tuple(int(i) for i in xp.argwhere(zero)[0])
+        index, p = where[-1], where[:-1]
+        error = LinAlgError(f"a[{index}, {index}] is exactly zero: the diagonal matrix is "
+                            f"singular", index)
+        raise in_stack(error, p) if p else error
+    return ops.divide(b, d[..., :, None])
 
 
 def _transposed(columns):
@@ -650,7 +709,7 @@ def inv(a, *, check_finite=True) -> DDArray:
     solve(a, I) (so method "auto": the refinement chain, or the batched DD LU for small and
     stacked matrices). LinAlgError for a singular matrix, ValueError for a non-square or
     non-finite a. Each column x_j of the result has solve()'s backward error."""
-    (a,) = ops.on_one_device(a)
+    (a,) = ops.on_one_device(a, names=("a",))
     _square_stack(a, "a")
     n = a.shape[-1]
     xp = a.xp
@@ -697,7 +756,7 @@ def _lu_diagonal_product(a, check_finite: bool):
     growth), every column scaled into [1/2, 1). Columns of ordinary magnitudes, and huge ones
     whose LU does not overflow, are not touched (a column scaled down loses its own entries
     below 2^-1074 of the new scale)."""
-    (a,) = ops.on_one_device(a)
+    (a,) = ops.on_one_device(a, names=("a",))
     _square_stack(a, "a")
     if check_finite:
         require_finite((a, "a"))
@@ -814,9 +873,10 @@ def cond(a, p=None) -> DDArray:
     if p not in (1, -1, math.inf, -math.inf, "fro"):
         raise ValueError(f"p must be None, 1, -1, inf, -inf or 'fro' (the 2-norm condition "
                          f"needs singular values, not in ddblas), got {p!r}")
-    (a,) = ops.on_one_device(a)
+    (a,) = ops.on_one_device(a, names=("a",))
     _square_stack(a, "a")
-    if a.size == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError)
+    if a.shape[-1] == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError); an empty
+        # stack of non-empty matrices gives an empty result, as NumPy's
         raise np.linalg.LinAlgError("cond is not defined on empty arrays (a has shape "
                                     f"{tuple(a.shape)})")
     require_finite((a, "a"), switch=False)
