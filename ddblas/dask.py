@@ -452,19 +452,21 @@ def _full_block(block, value: bool):
 
 def _comparison(func, symbol):
     """The comparison `func` (operator `symbol`) blockwise, with ddblas.equal's answers against
-    an object that is not a number: all False (==), all True (!=), a TypeError (orderings)."""
+    an object that is not a number (a string that does not parse as one too): all False (==),
+    all True (!=), a TypeError (orderings)."""
     def compare(a, b):
         try:
             return _elementwise(func, a, b, comparison=True)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             array, other = (a, b) if isinstance(a, DDDaskArray) else (b, a)
             if (not isinstance(array, DDDaskArray) or is_array(other)
-                    or isinstance(other, (DDDaskArray, DDArray, da.Array, numbers.Number, str,
-                                          list, tuple))):
+                    or isinstance(other, (DDDaskArray, DDArray, da.Array, numbers.Number, list,
+                                          tuple))
+                    or isinstance(exc, ValueError) and not isinstance(other, str)):
                 raise
             if symbol not in ("==", "!="):
                 raise TypeError(f"'{symbol}' is not supported between a DDDaskArray and "
-                                f"{type(other).__name__} (not a number)") from exc
+                                f"{type(other).__name__} (not a number: {exc})") from exc
             return array.parts.map_blocks(_full_block, symbol == "!=", drop_axis=0, dtype=bool,
                                           meta=_meta(array.parts, array.ndim).astype(bool))
     compare.__name__ = func.__name__

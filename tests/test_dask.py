@@ -144,7 +144,8 @@ def test_ddarray_and_numpy_operands_on_the_left(device):
 
 def test_truth_and_comparisons_with_non_numbers(device):
     """As DDArray: the truth of a one-element array, ambiguous for more (it was len() > 0, so
-    `if a == b:` was always taken); against None or a dict all False (==), all True (!=), an
+    `if a == b:` was always taken); against None, a dict or a string that does not parse as a
+    number (2026-11-28: it raised the parser's ValueError) all False (==), all True (!=), an
     ordering a TypeError (they raised converting None)."""
     x = random_matrix(5, 3, seed=7, device=device)
     a = dd.from_ddarray(x, chunks=2)
@@ -152,7 +153,7 @@ def test_truth_and_comparisons_with_non_numbers(device):
         bool(dd.from_ddarray(ddblas.zeros((3,), device=device)))
     assert bool(dd.from_ddarray(ddblas.zeros((), device=device))) is False
     assert bool(dd.from_ddarray(ddblas.ones((1, 1), device=device))) is True
-    for other in (None, {}):
+    for other in (None, {}, "abc"):
         equal, unequal = a == other, other != a
         assert equal.chunks == a.chunks and equal.shape == x.shape
         equal, unequal = (v.get() if hasattr(v, "get") else v
