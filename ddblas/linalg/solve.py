@@ -510,7 +510,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         batched kernel), else "refine".
     info : dict, optional
         Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu",
-        "dd-cholesky", "dd-lu (batched)"), "iterations", "backward_errors" (one per
+        "dd-cholesky", "dd-lu (batched)", "diagonal", "triangular substitution"), "iterations", "backward_errors" (one per
         iteration: max over columns of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf),
         before each correction),
         "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
