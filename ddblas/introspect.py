@@ -145,7 +145,8 @@ def source_dir() -> pathlib.Path:
 
 
 def cpu_compiler() -> str:
-    """The host C++ compiler the CPU backend uses ($CXX, else c++, g++, clang++)."""
+    """The host C++ compiler the CPU backend uses ($CXX, else c++, g++, clang++), as a command line
+    (shlex.split gives the words: $CXX may carry a launcher or flags, "ccache g++")."""
     return _cpu.find_compiler()
 
 

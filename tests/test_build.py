@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 
 import pytest
@@ -439,3 +440,126 @@ def test_a_variant_library_defines_that_variant_only(variant):
                              capture_output=True, text=True, check=True).stdout
     names = set(re.findall(r"\b(ddblas_\w+)$", symbols, re.M))
     assert names == {f"ddblas_gemm_naive_{variant}", f"ddblas_gemm_cpu_{variant}"}
+
+
+def _private_temp(tmp_path, monkeypatch) -> pathlib.Path:
+    """The fallback folder of this test (the system's temporary folder moved into tmp_path)."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(_build, "_warned_fallback", set())
+    return tmp_path / "tmp" / f"ddblas-cache-{os.getuid()}"
+
+
+@pytest.mark.parametrize("failure", ["name too long", "disk full", "not permitted"])
+def test_a_cache_that_fails_the_write_falls_back(tmp_path, monkeypatch, failure):
+    """Probe of 2026-11-28: a cache folder whose path left no room for an artifact's name
+    (check() raised ENAMETOOLONG), a full disk (ENOSPC from the write after the folder had
+    passed the writable test) and another user's file in a sticky folder (EPERM from the
+    rename) crashed instead of compiling into the fallback folder, with a warning."""
+    fallback = _private_temp(tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    if failure == "name too long":   # components under NAME_MAX, the whole 4040 < PATH_MAX
+        cache = tmp_path
+        while len(str(cache)) < 4040:
+            cache = cache / ("d" * min(200, 4040 - len(str(cache)) - 1))
+        cache.mkdir(parents=True)
+    else:
+        error = OSError(28, "No space left on device") if failure == "disk full" else \
+            PermissionError(1, "Operation not permitted")
+        real = _build.write_atomically
+
+        def write(path, data):
+            if path.parent == cache:
+                raise error
+            real(path, data)
+        monkeypatch.setattr(_build, "write_atomically", write)
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(cache))
+    build = FakeBuild(b"artifact")
+    with pytest.warns(RuntimeWarning, match="cannot take the build.*DDBLAS_CACHE_DIR"):
+        path = _build.cached("ddblas_cpu_full_0123456789abcdef0123456789abcdef.so", build, "w")
+    assert path.parent == fallback and path.read_bytes() == b"artifact"
+    assert _build.check(path) == "ok"
+
+
+def test_artifacts_are_readable_by_other_users_of_a_shared_cache(tmp_path):
+    """Probe of 2026-11-28: mkstemp's mode 0600 stayed on the artifacts, so every other user of
+    a shared cache found them "damaged (unreadable)" and rebuilt them over each other's."""
+    path = tmp_path / "ddblas_cpu_s_0.so"
+    _build.store(path, b"data")
+    for name in (path, _build.checksum_path(path)):
+        assert stat.S_IMODE(name.stat().st_mode) == 0o644
+
+
+def test_a_relative_cache_dir_is_made_absolute(tmp_path, monkeypatch):
+    """Probe of 2026-11-28: DDBLAS_CACHE_DIR=. gave bare file names, which dlopen looks for on
+    the library path ("cannot open shared object file"); '~nosuchuser/x' now names the
+    variable."""
+    monkeypatch.chdir(tmp_path)
+    for value in (".", "./", "sub/dir"):
+        monkeypatch.setenv("DDBLAS_CACHE_DIR", value)
+        assert _build.cache_dir() == (tmp_path / value).absolute()
+        assert _build.cache_dir().is_absolute()
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", "~ddblas-no-such-user/x")
+    with pytest.raises(RuntimeError, match="DDBLAS_CACHE_DIR=~ddblas-no-such-user/x"):
+        _build.cache_dir()
+
+
+def test_a_fifo_in_place_of_the_lock_is_named_not_waited_on(tmp_path, monkeypatch):
+    """Probe of 2026-11-28: opening a FIFO at <artifact>.lock waited forever for a writer."""
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    os.mkfifo(tmp_path / "ddblas_cpu_f_0.so.lock")
+    with pytest.raises(RuntimeError, match=r"ddblas_cpu_f_0.so.lock is not a regular file"):
+        _build.cached("ddblas_cpu_f_0.so", FakeBuild(b"data"), "f")
+
+
+def test_a_child_forked_while_the_lock_is_held_can_take_it(tmp_path):
+    """Probe of 2026-11-28: a process forked while another thread held a build lock inherited
+    the locked file (flock belongs to it), so after the parent's release the child waited on
+    itself forever. The child now closes its inherited copy (os.register_at_fork)."""
+    path = tmp_path / "ddblas_cpu_k_0.so"
+    with _build._locked(path), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # "multi-threaded, use of fork()"
+        child = os.fork()
+        if child == 0:   # waits for the parent's release, then must get the lock
+            with _build._locked(path):
+                pass
+            os._exit(0)
+    for _ in range(200):   # 10 s
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+        pytest.fail("the forked child waited forever for the lock")
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_cxx_may_carry_a_launcher_or_flags(monkeypatch):
+    """Probe of 2026-11-28: CXX="ccache g++" or "g++ -m64" was looked up as one program name
+    ("found none ... install one")."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("needs g++ or c++")
+    monkeypatch.setenv("CXX", f"env {compiler} -O1")
+    cxx = _cpu.find_compiler()
+    assert _cpu.compiler_command(cxx) == [shutil.which("env"), compiler, "-O1"]
+    assert _cpu._accepts(cxx, "-O2") and _cpu.compiler_identity(cxx)
+
+
+def test_a_compiler_that_fails_is_an_error_not_a_library_without_openmp(tmp_path, monkeypatch):
+    """Probe of 2026-11-28: any failed compile was retried without -fopenmp and the serial
+    library cached under the OpenMP flags' name (a compiler killed once, by the OOM killer say,
+    left every later process single-threaded). OpenMP is now probed before the build, and a
+    failed build is an error with the compiler's exit status."""
+    script = tmp_path / "broken-c++"
+    script.write_text("#!/bin/sh\necho 'out of memory' >&2\nexit 3\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("CXX", str(script))
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    assert not _cpu._links_openmp(str(script))
+    assert _cpu.OPENMP_FLAG not in _cpu.compile_flags(str(script))
+    with pytest.raises(RuntimeError, match=r"failed \(exit status 3\):\nout of memory"):
+        _cpu.artifact("host")
+    assert not list((tmp_path / "cache").glob("*.so"))

@@ -185,6 +185,16 @@ def npy_header_only(shape) -> bytes:
     return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(64)
 
 
+def test_load_reads_a_file_written_on_a_big_endian_machine(device, tmp_path):
+    """Probe of 2026-11-28: parts stored as >f8 were refused as damaged ("hi and lo must be
+    float64"); they load as this machine's float64, the same values."""
+    x = ddblas.random((4, 3), seed=5)
+    write_members(tmp_path / "big.npz", format=np.array("ddblas-dd-v1"), shape=np.array([4, 3]),
+                  hi=x.hi.astype(">f8"), lo=x.lo.astype(">f8"))
+    y = ddblas.load(tmp_path / "big.npz", device=device)
+    assert y.hi.dtype == np.float64 and y.hi.dtype.isnative and same_bits(y, x.to_device(device))
+
+
 def test_load_reports_every_damage_as_a_value_error_naming_the_path(tmp_path):
     tag, parts = np.array("ddblas-dd-v1"), {"hi": np.zeros(3), "lo": np.zeros(3)}
     good = tmp_path / "good.npz"

@@ -107,7 +107,9 @@ def load(path, device: str = "cpu") -> DDArray:
             lo, problem = _read_member(archive, "lo", _part_problem("lo", shape))
     if problem is not None:
         raise ValueError(f"load: {where} is a damaged ddblas DD file: found {problem}")
-    return DDArray(hi, lo).to_device(device)
+    # native float64 (the kernels read the parts' bytes as this machine's doubles)
+    return DDArray(hi.astype(np.float64, copy=False), lo.astype(np.float64, copy=False)
+                   ).to_device(device)
 
 
 def _read_member(archive, key: str, problem_of):
@@ -147,9 +149,10 @@ def _shape_problem(shape, dtype):
 
 
 def _part_problem(key: str, shape: tuple):
-    """_read_member's problem_of for the part `key` ("hi" or "lo"): float64 of `shape`."""
+    """_read_member's problem_of for the part `key` ("hi" or "lo"): float64 of `shape`, in either
+    byte order (a file written on a big-endian machine holds >f8)."""
     def problem_of(part_shape, dtype):
-        if dtype == np.float64 and part_shape == shape:
+        if dtype.kind == "f" and dtype.itemsize == 8 and part_shape == shape:
             return None
         return f"{key} {dtype}{part_shape} (hi and lo must be float64 of shape {shape})"
     return problem_of

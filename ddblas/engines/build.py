@@ -11,12 +11,15 @@ truncated or altered is rebuilt (a warning says so) before anything loads it. Bu
 temporary name and rename into place (atomic on POSIX) under a per-artifact file lock, so
 concurrent processes compile once and never see a half-written file. A cache folder that cannot be
 written is checked before compiling: the build goes to a private per-user temporary folder, with a
-warning naming DDBLAS_CACHE_DIR.
+warning naming DDBLAS_CACHE_DIR; so does one that fails the write itself (a full disk, another
+user's file in a sticky folder). Artifacts are readable by all (0644), so that users who share a
+cache folder share its builds.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import hashlib
 import logging
 import os
@@ -137,12 +140,16 @@ def artifact_key(path: pathlib.Path, *parts: str) -> str:
 
 
 def cache_dir() -> pathlib.Path:
-    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas (not created here)."""
+    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas (not created here),
+    absolute (ctypes searches the library path for a bare file name: "." failed to load)."""
     override = os.environ.get("DDBLAS_CACHE_DIR")
     if override:   # "~/x" is the home's x, as a shell would expand it (it made a folder "~")
-        return pathlib.Path(override).expanduser()
+        try:
+            return pathlib.Path(override).expanduser().absolute()
+        except RuntimeError as exc:   # "~nosuchuser/x"
+            raise RuntimeError(f"DDBLAS_CACHE_DIR={override}: {exc}") from None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "ddblas"
+    return (pathlib.Path(base) / "ddblas").absolute()
 
 
 def _private_dir(path: pathlib.Path) -> bool:
@@ -204,7 +211,13 @@ def check(path: pathlib.Path) -> str:
     does not exist, else why it must not be loaded (a FIFO or a folder under its name is not
     read: reading a FIFO would wait forever)."""
     for name in (path, checksum_path(path)):
-        if name.exists() and not name.is_file():
+        try:
+            mode = name.stat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:   # a folder this user may not search, a name too long...
+            return f"unreadable ({exc})"
+        if not stat.S_ISREG(mode):
             return f"{name} is not a regular file"
     try:
         data = path.read_bytes()
@@ -228,6 +241,7 @@ def write_atomically(path: pathlib.Path, data: bytes) -> None:
                            f"it (or set DDBLAS_CACHE_DIR to another folder)")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o644)   # mkstemp's 0600 made other users of a shared cache rebuild
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
@@ -243,6 +257,23 @@ def store(path: pathlib.Path, data: bytes) -> None:
     write_atomically(checksum_path(path), _checksum(data).encode())
 
 
+# The descriptors of the locks this process holds: a child forked meanwhile closes its copies,
+# which would otherwise keep the lock after the parent's release (flock belongs to the open file,
+# which the child shares), so that the child waited forever on a lock it held itself.
+_held_locks: set = set()
+_held_locks_guard = threading.Lock()
+
+
+def _close_inherited_locks() -> None:
+    for fd in _held_locks:
+        os.close(fd)
+    _held_locks.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_inherited_locks)
+
+
 @contextlib.contextmanager
 def _locked(path: pathlib.Path):
     """An exclusive lock on path + ".lock" for the block (POSIX flock; none elsewhere)."""
@@ -251,36 +282,47 @@ def _locked(path: pathlib.Path):
     except ImportError:  # not POSIX: the atomic renames alone keep files whole
         yield
         return
-    # read-only: a lock file another user created (shared cache) still locks
-    lock = os.open(path.with_name(path.name + ".lock"), os.O_RDONLY | os.O_CREAT, 0o644)
+    # read-only: a lock file another user created (shared cache) still locks; non-blocking
+    # open: a FIFO under the lock's name is refused below instead of waiting for a writer
+    name = path.with_name(path.name + ".lock")
+    lock = os.open(name, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK, 0o644)
     try:
+        if not stat.S_ISREG(os.fstat(lock).st_mode):
+            raise RuntimeError(f"ddblas: {name} is not a regular file: remove it (or set "
+                               f"DDBLAS_CACHE_DIR to another folder)")
         fcntl.flock(lock, fcntl.LOCK_EX)
+        with _held_locks_guard:
+            _held_locks.add(lock)
         yield
     finally:
+        with _held_locks_guard:
+            _held_locks.discard(lock)
         os.close(lock)  # releases the lock
 
 
 _warned_fallback: set = set()
 
 
-def build_dir() -> pathlib.Path:
-    """The folder new artifacts go to: cache_dir() when writable, else fallback_dir() with a
-    warning (once per folder) naming DDBLAS_CACHE_DIR."""
-    primary = cache_dir()
-    if writable(primary):
-        return primary
+def _fallback(primary: pathlib.Path, why: str) -> pathlib.Path:
+    """fallback_dir(), with a warning (once per folder) naming DDBLAS_CACHE_DIR and why."""
     fallback = fallback_dir()
     if not writable(fallback):
         raise RuntimeError(f"ddblas: cannot write compiled kernels to {primary} nor {fallback}; "
                            "set DDBLAS_CACHE_DIR to a writable folder")
     if primary not in _warned_fallback:
         _warned_fallback.add(primary)
-        message = (f"ddblas: the kernel cache {primary} is not writable; compiling into "
-                   f"{fallback} instead (set DDBLAS_CACHE_DIR to a writable folder to keep "
-                   "compiled kernels)")
+        message = (f"ddblas: the kernel cache {primary} {why}; compiling into {fallback} instead "
+                   "(set DDBLAS_CACHE_DIR to a writable folder to keep compiled kernels)")
         log.warning(message)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
     return fallback
+
+
+def build_dir() -> pathlib.Path:
+    """The folder new artifacts go to: cache_dir() when writable, else fallback_dir() with a
+    warning (once per folder) naming DDBLAS_CACHE_DIR."""
+    primary = cache_dir()
+    return primary if writable(primary) else _fallback(primary, "is not writable")
 
 
 def cached(name: str, build, what: str) -> pathlib.Path:
@@ -294,13 +336,24 @@ def cached(name: str, build, what: str) -> pathlib.Path:
     for path in places:
         if check(path) == "ok":
             return path
-    path = build_dir() / name
-    with _locked(path):
-        status = check(path)  # another process may have built it meanwhile
-        if status == "ok":
+    folder = build_dir()
+    built = None
+    while True:
+        path = folder / name
+        try:
+            with _locked(path):
+                status = check(path)  # another process may have built it meanwhile
+                if status == "ok":
+                    return path
+                if status != "missing":
+                    log.warning("ddblas: the cached kernels %s are damaged (%s); rebuilding",
+                                path, status)
+                if built is None:
+                    log.info("compiling ddblas %s (first use, cached) ...", what)
+                    built = build()
+                store(path, built)
             return path
-        if status != "missing":
-            log.warning("ddblas: the cached kernels %s are damaged (%s); rebuilding", path, status)
-        log.info("compiling ddblas %s (first use, cached) ...", what)
-        store(path, build())
-    return path
+        except OSError as exc:   # a full disk, another user's file in a sticky folder...
+            if folder != cache_dir():
+                raise
+            folder = _fallback(folder, f"cannot take the build ({exc})")

@@ -8,6 +8,7 @@ import functools
 import os
 import pathlib
 import platform
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -32,12 +33,14 @@ _CANDIDATES = ("c++", "g++", "clang++")
 
 
 def find_compiler() -> str:
-    """$CXX if set, else the first of c++, g++, clang++ on PATH; a clear error if none."""
+    """$CXX if set (a command line: "ccache g++" and "g++ -m64" too), else the first of c++, g++,
+    clang++ on PATH, as a command line (compiler_command); a clear error if none."""
     names = [os.environ["CXX"]] if os.environ.get("CXX") else list(_CANDIDATES)
     for name in names:
-        path = shutil.which(name)
+        words = shlex.split(name)
+        path = shutil.which(words[0]) if words else None
         if path:
-            return path
+            return shlex.join([path, *words[1:]])
     raise RuntimeError(
         "ddblas needs a C++ compiler for its CPU backend and found none "
         f"(looked for {', '.join(names)}). Install one, e.g. `apt-get install g++` "
@@ -45,9 +48,15 @@ def find_compiler() -> str:
         "or point $CXX at it.")
 
 
+def compiler_command(cxx: str) -> list[str]:
+    """find_compiler()'s command line as the words to run."""
+    return shlex.split(cxx)
+
+
 @functools.cache
 def compiler_identity(cxx: str) -> str:
-    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
+    out = subprocess.run([*compiler_command(cxx), "--version"], capture_output=True, text=True,
+                         check=False)
     return out.stdout.strip()
 
 
@@ -68,24 +77,39 @@ def _cpu_identity() -> str:
 def compile_unit(cxx: str, flags: tuple[str, ...], unit: pathlib.Path,
                  out_path: str) -> subprocess.CompletedProcess:
     """Run the compiler on one unit of cuda_src/units/ (headers found in cuda_src/)."""
-    return subprocess.run([cxx, *flags, f"-I{_build.source_dir()}", str(unit), "-o", out_path],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run([*compiler_command(cxx), *flags, f"-I{_build.source_dir()}", str(unit),
+                           "-o", out_path], capture_output=True, text=True, check=False)
 
 
 @functools.cache
 def _accepts(cxx: str, flag: str) -> bool:
     """True when the compiler takes `flag` (clang and other targets may lack some)."""
-    out = subprocess.run([cxx, flag, "-x", "c++", "-fsyntax-only", "-"], input="",
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run([*compiler_command(cxx), flag, "-x", "c++", "-fsyntax-only", "-"],
+                         input="", capture_output=True, text=True, check=False)
+    return out.returncode == 0
+
+
+@functools.cache
+def _links_openmp(cxx: str) -> bool:
+    """True when the compiler builds and links a shared library with OpenMP (a compiler without
+    it builds correct single-threaded kernels). Decided before the build, so that a build that
+    fails for another reason (killed, out of memory) is an error, not a library without OpenMP
+    cached under the OpenMP flags' name."""
+    source = "#include <omp.h>\nint probe() { return omp_get_max_threads(); }\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([*compiler_command(cxx), OPENMP_FLAG, "-fPIC", "-shared", "-x", "c++",
+                              "-", "-o", os.path.join(tmp, "probe.so")],
+                             input=source, capture_output=True, text=True, check=False)
     return out.returncode == 0
 
 
 def compile_flags(cxx: str, vectorize: bool = True) -> tuple[str, ...]:
     """The flags of the CPU library (without -fPIC -shared for check-kernels' assembly)."""
+    openmp = (OPENMP_FLAG,) if _links_openmp(cxx) else ()
     if not vectorize:
-        return CXXFLAGS + ("-march=native",) + NO_SIMD_FLAGS + (OPENMP_FLAG,)
+        return CXXFLAGS + ("-march=native",) + NO_SIMD_FLAGS + openmp
     wide = (_WIDE_VECTORS,) if _accepts(cxx, _WIDE_VECTORS) else ()
-    return CXXFLAGS + ("-march=native",) + wide + SIMD_FLAGS + (OPENMP_FLAG,)
+    return CXXFLAGS + ("-march=native",) + wide + SIMD_FLAGS + openmp
 
 
 @functools.lru_cache(maxsize=None)
@@ -131,17 +155,14 @@ def artifact(family: str, vectorize: bool = True, variant: str | None = None) ->
                               _cpu_identity())
 
     def build() -> bytes:
-        nonlocal flags
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "lib.so")
             result = compile_unit(cxx, flags, unit, out)
-            if result.returncode != 0 and OPENMP_FLAG in flags:
-                # A compiler without OpenMP still builds correct (single-threaded) kernels.
-                flags = tuple(f for f in flags if f != OPENMP_FLAG)
-                result = compile_unit(cxx, flags, unit, out)
             if result.returncode != 0:
+                status = (f"exit status {result.returncode}" if result.returncode > 0 else
+                          f"killed by signal {-result.returncode}")
                 raise RuntimeError(f"ddblas: compiling the CPU kernels ({unit.name}) with {cxx} "
-                                   f"failed:\n{result.stderr}")
+                                   f"failed ({status}):\n{result.stderr}")
             with open(out, "rb") as f:
                 return f.read()
 

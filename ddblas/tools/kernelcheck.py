@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -65,8 +66,8 @@ def host_assembly(vectorize: bool = True) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         for family, src in introspect.kernel_units("cpu").items():
             out = f"{tmp}/{family}.s"
-            subprocess.run([cxx, *flags, f"-I{introspect.source_dir()}", "-S", str(src), "-o",
-                            out], check=True, capture_output=True, text=True)
+            subprocess.run([*shlex.split(cxx), *flags, f"-I{introspect.source_dir()}", "-S",
+                            str(src), "-o", out], check=True, capture_output=True, text=True)
             with open(out) as f:
                 texts.append(f.read())
     return "\n".join(texts)
