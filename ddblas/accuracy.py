@@ -104,13 +104,14 @@ def _mpf_to_fraction(x) -> Fraction:
 
 
 def exact_value(v):
-    """The exact value of one number as a Fraction (None for inf and nan): floats, ints,
-    Fractions, mpmath numbers (dyadic), decimal strings and Decimals exactly."""
+    """The exact value of one number as a Fraction (None for inf and nan): floats (NumPy's of any
+    width, long double included), ints, Fractions, mpmath numbers (dyadic), decimal strings and
+    Decimals exactly."""
     import mpmath
     if isinstance(v, (Fraction, numbers.Integral)):
         return Fraction(v)
-    if isinstance(v, (float, np.floating)):
-        return Fraction(float(v)) if math.isfinite(v) else None
+    if isinstance(v, (float, np.floating)):   # np.longdouble too: float() rounded it
+        return Fraction(*v.as_integer_ratio()) if np.isfinite(v) else None
     if isinstance(v, mpmath.mpf):
         return _mpf_to_fraction(v) if mpmath.isfinite(v) else None
     if isinstance(v, (str, Decimal)):

@@ -223,6 +223,20 @@ def test_random_dd_has_full_precision_and_the_exponent_range():
         accuracy.random_dd(3, exponents=(2, 1))
 
 
+def test_exact_values_of_long_doubles_are_exact():
+    """Probe of 2026-11-28: exact_value took float(v) of any NumPy float, so a long double
+    reference lost its bits past float64's: an exact result was reported 7e13 u^2 off."""
+    if np.finfo(np.longdouble).nmant <= 52:
+        pytest.skip("long double is float64 here")
+    x = np.array([np.longdouble(1) + np.longdouble(2) ** -60])
+    assert accuracy.exact_value(x[0]) == 1 + Fraction(1, 2 ** 60)
+    assert accuracy.error(ddblas.asarray(x), x).max == 0
+    assert accuracy.error(ddblas.asarray([1.0]), x).max > 1e13
+    assert accuracy.exact_values(accuracy.vandermonde(x, 2))[1] == 1 + Fraction(1, 2 ** 60)
+    assert accuracy.exact_value(np.float32(0.1)) == Fraction(13421773, 2 ** 27)
+    assert accuracy.exact_value(np.longdouble(np.inf)) is None
+
+
 def test_generators_and_exact_values_refuse_what_they_cannot_do():
     """A decimal exponent of 10^12 hung in Fraction; exponents past the double range gave
     infs silently; tries=0 reported 'in 0 tries' after doing nothing."""

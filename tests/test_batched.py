@@ -167,6 +167,12 @@ def test_matmul_on_3d_operands(device):
     assert same_bits(a @ v.reshape(5), ddblas.rgemm_batched(a, v).reshape(3, 4))
     w = random_matrix(1, 4, 16, device)
     assert same_bits(w.reshape(4) @ a, ddblas.rgemm_batched(w, a).reshape(3, 5))
+    # algorithm is not used for stacks, but a typo is refused as for 2-D operands (probe of
+    # 2026-11-28: it was ignored)
+    assert same_bits(ddblas.matmul(a, b, algorithm="blocked"), ref)
+    for operands in ((a, b), (a[0], b[0])):
+        with pytest.raises(ValueError, match="^algorithm must be one of 'auto'.*'ozaki_fp64'"):
+            ddblas.matmul(*operands, algorithm="ozaki_fp64")
 
 
 def test_errors_name_the_problem(device):

@@ -341,6 +341,23 @@ def test_rtrsm_and_rsyrk_with_the_output_as_operand(device, routine):
     assert run(same, same) is same and same_bits(same, expected)
 
 
+@pytest.mark.parametrize("name", ["alpha", "beta"])
+def test_rsyrk_reads_a_scalar_that_views_c_by_value(device, name):
+    """Probe of 2026-11-28: with alpha (or beta) a view into c and n > SYRK_BLOCK, the blocks of
+    c after the first used the value the first had written (rgemm, rtrsm and rgemv read their
+    scalars by value, as BLAS); and the scalars were not checked where c is empty."""
+    n = 70
+    a = ddblas.random((n, 3), seed=8, device=device)
+    c = ddblas.random((n, n), seed=9, device=device) + 2
+    scalars = {"alpha": "0.5", "beta": "0.25"}
+    expected = ddblas.rsyrk("L", "N", **{**scalars, name: c[0, 0].copy()}, a=a, c=c.copy())
+    got = ddblas.rsyrk("L", "N", **{**scalars, name: c[0:1, 0:1]}, a=a, c=c)
+    assert got is c and same_bits(c, expected)
+    with pytest.raises(ValueError, match=f"^{name} must be a DD scalar"):
+        ddblas.rsyrk("L", "N", **{**scalars, name: "junk"}, a=ddblas.ones((0, 3)),
+                     c=ddblas.zeros((0, 0)))
+
+
 def test_rtrsm_with_alpha_zero_sets_b_to_zero_without_reading_it(device):
     """BLAS dtrsm: alpha = 0 makes B zero and B is not read (NaN in B included)."""
     t = ddblas.eye(4, device=device)

@@ -179,6 +179,7 @@ def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
     "auto"), 3-D ones (a stack of matrices; the other operand may be 2-D, or have a batch of 1,
     and is broadcast) through rgemm_batched (its one kernel; algorithm is not used); a 1-D a is
     a row, a 1-D b a column, and that dimension is dropped from the result. Up to 3-D."""
+    _gemmcall.require_algorithm(algorithm)   # unused for stacks, but a typo is an error there too
     a, b = operands(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must not be scalars (use *)")

@@ -137,9 +137,17 @@ def _op(x: DDArray, flip: bool) -> DDArray:
     return x.transpose(*range(x.ndim - 2), x.ndim - 1, x.ndim - 2) if flip else x
 
 
+def require_algorithm(algorithm) -> None:
+    """ValueError naming `algorithm` unless it is one of rgemm's ALGORITHMS (rgemm, matmul of
+    stacks, which does not use it, and every linalg routine, whose products run on rgemm)."""
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got "
+                         f"{algorithm!r}")
+
+
 def _check_options(routine: str, algorithm, block, chunk, info, accuracy) -> None:
-    if routine == "rgemm" and algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if routine == "rgemm":
+        require_algorithm(algorithm)
     if accuracy not in _ozaki.ACCURACY:
         raise ValueError(f"accuracy must be one of {', '.join(map(repr, _ozaki.ACCURACY))}, got "
                          f"{accuracy!r}")

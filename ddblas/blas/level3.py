@@ -168,6 +168,9 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     check_output(c, "c", "rsyrk")
     if overlapping(op_a, c):     # the recursion writes blocks of c that later products read
         op_a = op_a.copy()
+    # the scalars by value, before any block of c is written (one may be a view into c: the
+    # blocks after the first read the alpha the first had written)
+    alpha, beta = dd_scalar(alpha, "alpha").copy(), dd_scalar(beta, "beta").copy()
     opts = resolve(fma, add)
     _syrk_blocks(lower, alpha, op_a, beta, c, opts, algorithm)
     return c

@@ -1,10 +1,8 @@
-"""The exception of ddblas.linalg, its messages for stacks, and the checks of finite input and
-of the algorithm argument."""
+"""The exception of ddblas.linalg, its messages for stacks, and the checks of finite input."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..blas.gemmcall import ALGORITHMS
 from ..engines import backend as _backend
 
 
@@ -66,14 +64,6 @@ def require_finite_factors(finite, a, stack: tuple = (1,), own: tuple = ()) -> N
     raise OverflowError(f"the LU factors of a overflow float64's range{where}: factor a scaled "
                         f"by a power of two (solve, det and slogdet scale entries >= 2^512 "
                         f"themselves)")
-
-
-def require_algorithm(algorithm) -> None:
-    """ValueError naming `algorithm` unless it is one of rgemm's algorithms (the products of
-    every blocked factorization and solve run on rgemm)."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got "
-                         f"{algorithm!r}")
 
 
 def require_finite(*named, switch: bool = True) -> None:

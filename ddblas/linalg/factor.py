@@ -27,6 +27,7 @@ import numpy as np
 
 from ..blas.auto import OZAKI_MIN_WORK
 from ..blas.gemm import subtract_product
+from ..blas.gemmcall import require_algorithm
 from ..blas.level3 import recursion_split, rsyrk, solve_lower_left, view_args
 from ..core.array import DDArray
 from ..core.ops import named_operand
@@ -34,8 +35,8 @@ from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
-from .errors import (LinAlgError, in_stack, require_algorithm, require_finite,
-                     require_finite_factors, stack_index, zero_pivot_error)
+from .errors import (LinAlgError, in_stack, require_finite, require_finite_factors, stack_index,
+                     zero_pivot_error)
 
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product

@@ -15,13 +15,14 @@ import math
 import numbers
 
 from ..blas.gemm import rgemm
+from ..blas.gemmcall import require_algorithm
 from ..blas.level3 import view_args
 from ..core import ops
 from ..core.array import DDArray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
-from .errors import LinAlgError, require_algorithm, require_finite
+from .errors import LinAlgError, require_finite
 from .factor import solve_triangular
 from .scaling import range_exponents, scale_wide, scale_wider
 
