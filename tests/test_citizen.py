@@ -6,6 +6,7 @@ from __future__ import annotations
 import decimal
 import io
 import math
+import os
 import pickle
 import re
 import sys
@@ -472,6 +473,23 @@ def test_random_beyond_memory_raises_memory_error(device):
     overcommitted the host draw and the process was killed while it filled it)."""
     with pytest.raises(MemoryError):
         ddblas.random((200000, 200000), seed=1, device=device)
+
+
+def test_random_beyond_the_available_memory_raises_memory_error(monkeypatch):
+    """2026-11-28: the check was against the machine's whole memory, so the second of two arrays
+    that each fit it (the demo's A and B at n = 25000 on a 16 GiB machine) could still be
+    killed while filled; it is now against what Linux says is available (MemAvailable plus free
+    swap)."""
+    from ddblas.engines import backend
+    monkeypatch.setattr(backend, "_available_host_memory", lambda: (2 ** 30, "available"))
+    with pytest.raises(MemoryError, match=r"random\(\(20000, 20000\)\) needs 6.0 GiB, more "
+                                          r"than this machine's 1.0 GiB of available memory"):
+        ddblas.random((20000, 20000), seed=1)
+    assert ddblas.random((100, 100), seed=1).shape == (100, 100)
+    if os.path.exists("/proc/meminfo"):
+        monkeypatch.undo()
+        available, what = backend._available_host_memory()
+        assert what == "available" and 0 < available
 
 # ---- item 7: np.dot on N-d arrays ----
 @pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 3)), ((2, 4), (4,)),

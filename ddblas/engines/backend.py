@@ -77,16 +77,30 @@ def move(x, device: str):
     return np.asarray(x)
 
 
-def require_host_memory(nbytes: int, what: str) -> None:
-    """MemoryError naming `what` if `nbytes` exceed the host's physical memory (where Linux
-    overcommits, such an allocation succeeds and the process is killed while it is filled)."""
+def _available_host_memory() -> tuple[int, str] | None:
+    """(bytes, what they are): Linux's MemAvailable plus free swap (what can still be allocated
+    without killing a process), else the physical memory; None where neither is known."""
     try:
-        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/meminfo") as f:
+            fields = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f
+                      if line.split()[1:2] and line.split()[1].isdigit()}
+        return fields["MemAvailable"] + fields.get("SwapFree", 0), "available"
+    except (OSError, KeyError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "physical"
     except (AttributeError, ValueError, OSError):   # not a POSIX system: NumPy's own check
-        return
-    if nbytes > physical:
+        return None
+
+
+def require_host_memory(nbytes: int, what: str) -> None:
+    """MemoryError naming `what` if `nbytes` exceed the host memory still available (where Linux
+    overcommits, such an allocation succeeds and the process is killed while it is filled: the
+    second of two arrays that each fit the machine's memory did that)."""
+    known = _available_host_memory()
+    if known is not None and nbytes > known[0]:
         raise MemoryError(f"{what} needs {nbytes / 2**30:.1f} GiB, more than this machine's "
-                          f"{physical / 2**30:.1f} GiB of memory")
+                          f"{known[0] / 2**30:.1f} GiB of {known[1]} memory")
 
 
 def broadcast_shape(*shapes, rule=np.broadcast_shapes) -> tuple:
