@@ -31,8 +31,9 @@
 #                                    wheel in .whl/ if the machine lacks it)
 #   bash bench/device_run.sh batched tests/test_linalg_solve.py on the GPU, compute-sanitizer
 #                                    memcheck and racecheck of the batched team kernels (orders
-#                                    at their boundaries, views, a singular stack), then
-#                                    bench/batched_solve.py (10^4 systems of 9 .. 97)
+#                                    at their boundaries, views, a singular stack, rows far
+#                                    apart), then bench/batched_solve.py (10^4 systems of 9 .. 97);
+#                                    BATCHED_TESTS=0 / BATCHED_BENCH=0 leave out the first / last
 #   bash bench/device_run.sh lu-grid compute-sanitizer memcheck of LU with every panel on the
 #                                    cooperative grid kernel, then bench/linalg_factor.py 8192 16384
 #   bash bench/device_run.sh fma     python -m ddblas bench fma (FMA census and throughput, a row per
@@ -131,10 +132,12 @@ echo "memcheck qr exit $?"; grep -E "ERROR SUMMARY" "$OUT/memcheck_qr.log" | tai
 timeout 200 python3 bench/linalg_factor.py 2048 --qr-max 2048 2>&1 | tee "$OUT/qr_factor.log"
 fi
 if has batched; then
+if [ "${BATCHED_TESTS:-1}" != 0 ]; then   # BATCHED_TESTS=0: the full suite ran them already
 echo "== batched tests"
 DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short -p no:cacheprovider \
     -p no:warnings tests/test_linalg_solve.py > "$OUT/batched_tests.log" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
+fi
 for tool in memcheck racecheck; do
 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
 import numpy as np; import ddblas; from ddblas import linalg
@@ -152,7 +155,9 @@ except linalg.LinAlgError as e: print('singular ok:', e)
 " > "$OUT/${tool}_batched.log" 2>&1
 echo "$tool batched exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|singular ok" "$OUT/${tool}_batched.log" | tail -2
 done
+if [ "${BATCHED_BENCH:-1}" != 0 ]; then
 timeout 200 python3 bench/batched_solve.py 2>&1 | tee "$OUT/batched_solve.txt"
+fi
 fi
 if has lu-grid; then
 echo "== lu grid panel"
