@@ -149,6 +149,7 @@ for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), 
     linalg.solve(a[:2], ddblas.random((2, n, 35), seed=2, device='gpu'))   # columns wrap round a warp
     rows = ddblas.asarray(np.where(np.arange(n)[:, None] == 0, 2.0 ** -700, 1.0)).to_device('gpu')
     linalg.solve(a * rows, b)   # rows 2^700 apart: flagged, equilibrated, solved again
+    linalg.solve(a * 2.0 ** -900, b); linalg.det(a * 2.0 ** -900)   # tiny: flagged, scaled up
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)
