@@ -376,6 +376,11 @@ def test_integer_conversions_are_exact(device):
         int(ddblas.ones(2, device=device))
     with pytest.raises(TypeError, match="ndigits"):
         round(x, 2)
+    # an array's elements, as NumPy's round(ndarray) (probe of 2026-11-28: it raised "size-1")
+    y = round(ddblas.array(["2.5", "-0.5", "1180591620717411303425.5",
+                            "0.5000000000000000000000000000001"], device=device))
+    assert isinstance(y, ddblas.DDArray)
+    assert exact_values(y) == [2, 0, 2 ** 70 + 2, 1] and math.copysign(1, float(y.hi[1])) == -1
 
 
 def test_contains_and_transpose_axes(device):
@@ -430,3 +435,37 @@ def test_mpmath_conversions_leave_mpmath_precision_alone():
     tiny = ddblas.DDArray(1.0, 2.0 ** -1074)
     assert float(ddblas.array(tiny.to_mpmath()).lo) == 2.0 ** -1074
     assert ddblas.array(mpmath.pi).hi == np.float64(np.pi)
+
+
+def test_numpy_citizenship_details_of_the_2026_11_28_probe(device):
+    """Found by an adversarial probe of the array object: np.positive with out= was refused;
+    repr of an empty (0, 3) array read as shape (0,); np.stack / concatenate of a DDArray (its
+    slices, as NumPy) were refused; an object array holding DDArrays was refused where a list of
+    them converts; reshape() gave a 0-d array (NumPy: TypeError); DDArray(2**53 + 1) rounded
+    the integer silently."""
+    a = ddblas.random((3, 2), seed=1, device=device)
+    out = ddblas.zeros((3, 2), device=device)
+    assert np.positive(a, out=out) is out and same_bits(out, a)
+    assert np.positive(a) is not a and same_bits(np.positive(a), a)
+    assert repr(ddblas.zeros((0, 3), device=device)) == \
+        f"DDArray([], shape=(0, 3), device='{device}')"
+    assert repr(ddblas.zeros(0, device=device)) == f"DDArray([], device='{device}')"
+    assert str(ddblas.zeros((0, 3), device=device)) == "[]"
+    for join, numpy_join in ((np.stack, np.stack), (np.concatenate, np.concatenate),
+                             (np.vstack, np.vstack), (np.hstack, np.hstack),
+                             (ddblas.stack, np.stack)):
+        want = numpy_join(a.to_device("cpu").hi)
+        got = join(a)
+        assert got.shape == want.shape and (got.to_device("cpu").hi == want).all()
+    with pytest.raises(TypeError, match="sequence of arrays"):
+        ddblas.stack(ddblas.array(1.0))
+    objects = np.empty(2, dtype=object)
+    objects[0], objects[1] = ddblas.array("0.1"), 3
+    assert same_bits(ddblas.array(objects), ddblas.array([ddblas.array("0.1"), 3]))
+    with pytest.raises(TypeError, match="reshape"):
+        a.reshape()
+    assert a[0, 0].reshape(()).shape == ()
+    for value in (2 ** 53 + 1, [1, -(2 ** 53) - 1], np.uint64(2 ** 64 - 1)):
+        with pytest.raises(TypeError, match="is not a float64"):
+            ddblas.DDArray(value)
+    assert ddblas.DDArray([2 ** 60, 3]).hi.tolist() == [2.0 ** 60, 3.0]

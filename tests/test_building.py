@@ -70,8 +70,10 @@ def test_joining_mixed_inputs_and_errors(device):
     assert exact_values(got)[2] == 3 and exact_values(got)[:2] == exact_values(a)
     with pytest.raises(ValueError, match="at least one"):
         ddblas.stack([])
-    with pytest.raises(TypeError, match="sequence"):
+    with pytest.raises(ValueError, match="zero-dimensional"):   # its 0-d slices, as NumPy
         ddblas.concatenate(a)
+    with pytest.raises(TypeError, match="sequence"):
+        ddblas.concatenate(a[0])
 
 
 def test_where(device):

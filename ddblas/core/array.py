@@ -39,7 +39,14 @@ def _float64_part(name: str, part):
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise TypeError(f"DDArray {name} must be a float64 array or real numbers, got "
                         f"{type(part).__name__} {shown} (use ddblas.array to convert other values)")
-    return converted.astype(np.float64)
+    result = converted.astype(np.float64)
+    if converted.dtype.kind in "iu":   # a part is a float64: an integer it would round is refused
+        big = converted[np.abs(result) >= 2.0 ** 53]
+        for value in big.tolist():
+            if int(float(value)) != value:
+                raise TypeError(f"DDArray {name}: the integer {value} is not a float64 (it would "
+                                f"be rounded; ddblas.array takes integers exactly)")
+    return result
 
 
 def _normalized(hi, lo):
@@ -284,6 +291,8 @@ class DDArray:
         return _wrap(_new_copy(self._hi), _new_copy(self._lo))
 
     def reshape(self, *shape) -> "DDArray":
+        if not shape:   # NumPy's error (an empty tuple, reshape(()), is a 0-d shape)
+            raise TypeError("reshape() takes the new shape (reshape(()) for 0-d)")
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
         return self._reshaped(lambda part: part.reshape(shape))
 
@@ -442,10 +451,14 @@ class DDArray:
     def __ceil__(self) -> int: return self._exact_scalar().__ceil__()
 
     def __round__(self, ndigits=None):
+        """round(x): a 0-d array's nearest int (ties to even, as round(float)); an array's
+        elements rounded to integers, a DDArray (ddblas.rint), as NumPy's round(ndarray)."""
         if ndigits is not None:
             raise TypeError("round(DDArray, ndigits) is not supported: use ddblas.rint on a "
                             "scaled array, or round(x) for the nearest integer")
-        return round(self._exact_scalar())   # ties to even, as round(float)
+        if self.ndim:
+            return operation("rint")(self)
+        return round(self._exact_scalar())
 
     def __contains__(self, value) -> bool:
         return bool((self == value).any())   # as NumPy (iteration compared whole rows)
@@ -487,7 +500,9 @@ class DDArray:
         precision = get_printoptions()["precision"]
         element = (_convert.dd_to_shortest_string if precision is None
                    else lambda hi, lo: _convert.dd_to_string(hi, lo, precision))
-        return f"DDArray({self._format(element)}, device='{self.device}')"
+        # an empty array's shape, as NumPy's repr shows it ([] alone reads as shape (0,))
+        shape = f", shape={self.shape}" if self.size == 0 and self.shape != (0,) else ""
+        return f"DDArray({self._format(element)}{shape}, device='{self.device}')"
 
     def __str__(self) -> str:
         """Each value rounded to 32 significant digits (or the printoptions' precision), in
@@ -643,6 +658,10 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
     if kind in "iufOUS":  # big integers, long double, objects, strings: exactly, per element
         # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
         values = x.ravel() if kind == "f" else x.ravel().tolist()
+        if kind == "O":   # objects that are arrays (0-d DDArrays say) nest as in a list
+            pairs: list = []
+            shape = _walk_nested(x.tolist(), pairs) if x.ndim else _walk_nested(values, pairs)[1:]
+            return _pairs_to_arrays(pairs, shape)
         return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
     raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD (xprec ddouble arrays: "
                     "ddblas.from_xprec; numpy-quaddtype arrays: ddblas.from_quad)")

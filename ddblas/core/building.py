@@ -31,7 +31,10 @@ def _parts(func, a: DDArray, *args, **kwargs) -> DDArray:
 
 
 def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
-    """xp.<name> (concatenate, stack, ...) of the sequence `arrays` on their hi and lo parts."""
+    """xp.<name> (concatenate, stack, ...) of the sequence `arrays` on their hi and lo parts (a
+    DDArray: its slices along the first axis, as NumPy takes an array)."""
+    if isinstance(arrays, DDArray) and arrays.ndim:
+        arrays = [arrays[i] for i in range(arrays.shape[0])]
     if isinstance(arrays, DDArray) or not isinstance(arrays, (list, tuple)):
         raise TypeError(f"{name}() takes a sequence of arrays, got {type(arrays).__name__}")
     if not arrays:

@@ -500,7 +500,12 @@ def _matmul(a, b):
     return operation("matmul")(a, b)  # blas.gemm's matmul, registered with DDArray's operators
 
 
+def _positive(a):
+    return on_one_device(a)[0].copy()   # a new array, as NumPy's +a
+
+
 _UFUNCS[np.matmul] = _matmul
+_UFUNCS[np.positive] = _positive
 
 
 def register_ufuncs(table: dict) -> None:
@@ -511,8 +516,6 @@ def register_ufuncs(table: dict) -> None:
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError."""
-    if ufunc is np.positive and method == "__call__" and len(inputs) == 1 and not kwargs:
-        return inputs[0].copy()   # a new array, as NumPy's
     func = _UFUNCS.get(ufunc)
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
@@ -575,7 +578,7 @@ def array_function(func, types, args, kwargs):
 
 
 register_operations(add=add, subtract=subtract, multiply=multiply, divide=divide,
-                    negative=negative, absolute=absolute, equal=equal, not_equal=not_equal,
-                    less=less, less_equal=less_equal, greater=greater,
+                    negative=negative, absolute=absolute, rint=rint, equal=equal,
+                    not_equal=not_equal, less=less, less_equal=less_equal, greater=greater,
                     greater_equal=greater_equal, power=power, sum=sum, array_ufunc=array_ufunc,
                     array_function=array_function)
