@@ -40,6 +40,9 @@ def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
     if not arrays:
         raise ValueError("need at least one array to " + name)
     xs = operands(*arrays)
+    if name == "concatenate" and kwargs.get("axis", 0) is not None and \
+            any(x.ndim == 0 for x in xs):   # NumPy's error (CuPy raises a TypeError)
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
     join = getattr(xs[0].xp, name)
     return DDArray(join([x.hi for x in xs], *args, **kwargs),
                    join([x.lo for x in xs], *args, **kwargs), normalize=False)
