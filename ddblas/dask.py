@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import re
 
 import numpy as np
 
@@ -164,6 +165,14 @@ class DDDaskArray:
     def T(self) -> "DDDaskArray":
         return self.transpose()
 
+    def __iter__(self):
+        """The subarrays along the first axis, lazily (a 0-d array: TypeError, as a DDArray's;
+        without this Python's fallback to __getitem__ stopped at its IndexError: nothing)."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d DDDaskArray")
+        for i in range(len(self)):
+            yield self[i]
+
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d DDDaskArray")
@@ -207,21 +216,7 @@ class DDDaskArray:
         size string or "auto" for every axis, a tuple per axis, a dict by axis (negative axes
         count from the end); axes not named, and None, keep their chunks ("auto" and sizes in
         bytes count a DD element as 16 bytes)."""
-        ndim = self.ndim
-        if isinstance(chunks, dict):
-            bad = [k for k in chunks if not isinstance(k, numbers.Integral) or
-                   not -ndim <= k < ndim]
-            if bad:
-                raise ValueError(f"chunks {chunks!r}: axis {bad[0]!r} is not one of the "
-                                 f"{ndim} axes")
-            mapped = {0: 2, **{int(k) % ndim + 1: v for k, v in chunks.items()}}
-        elif isinstance(chunks, (tuple, list)):
-            if len(chunks) != ndim:
-                raise ValueError(f"chunks {chunks!r} name {len(chunks)} axes, the array has "
-                                 f"{ndim}")
-            mapped = (2,) + tuple(chunks)
-        else:
-            mapped = {0: 2, **{axis + 1: chunks for axis in range(ndim)}}
+        mapped = _parts_chunks(chunks, self.ndim)
         try:
             return DDDaskArray(self.parts.rechunk(mapped))
         except (ValueError, TypeError, ZeroDivisionError) as error:
@@ -241,11 +236,18 @@ class DDDaskArray:
             # a mask of the whole shape (x[x > 0.5]): its elements in row-major order, as
             # NumPy's; dask takes masks of some axes only after the parts axis
             return DDDaskArray(self.parts.reshape(2, -1)[:, mask.reshape(-1)])
-        return DDDaskArray(self.parts[(slice(None),) + key])
+        try:
+            return DDDaskArray(self.parts[(slice(None),) + key])
+        except IndexError as error:   # dask counts the parts axis: name the DD array's axes
+            raise IndexError(re.sub(r"axis (\d+)", lambda m: f"axis {int(m.group(1)) - 1}",
+                                    str(error))) from None
 
     def transpose(self, *axes) -> "DDDaskArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
         axes = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
+        for a in axes:   # (the modulo below had hidden axis 5 of a 2-D array)
+            if not -self.ndim <= a < self.ndim:
+                raise np.exceptions.AxisError(a, self.ndim)
         if sorted(a % self.ndim if self.ndim else a for a in axes) != list(range(self.ndim)):
             raise ValueError(f"axes {axes} are not a permutation of the {self.ndim} axes")
         return DDDaskArray(self.parts.transpose((0,) + tuple(a % self.ndim + 1 for a in axes)))
@@ -283,11 +285,31 @@ class DDDaskArray:
                         "drop its lo part): use .compute() for a DDArray")
 
 
+def _parts_chunks(chunks, ndim: int):
+    """chunks of a DD array's `ndim` axes (int, size string, "auto", tuple, dict by axis with
+    negative axes from the end) as chunks of its parts' array (2, *shape): the parts axis whole,
+    so that "auto" and sizes in bytes count a DD element as 16 bytes; a ValueError naming the
+    argument for a dict axis or a tuple length that does not fit."""
+    if isinstance(chunks, dict):
+        bad = [k for k in chunks if not isinstance(k, numbers.Integral) or not -ndim <= k < ndim]
+        if bad:
+            raise ValueError(f"chunks {chunks!r}: axis {bad[0]!r} is not one of the {ndim} axes")
+        return {0: 2, **{int(k) % ndim + 1: v for k, v in chunks.items()}}
+    if isinstance(chunks, (tuple, list)):
+        if len(chunks) != ndim:
+            raise ValueError(f"chunks {chunks!r} name {len(chunks)} axes, the array has {ndim}")
+        return (2,) + tuple(chunks)
+    return {0: 2, **{axis + 1: chunks for axis in range(ndim)}}
+
+
 def _chunks_argument(chunks, shape: tuple) -> tuple:
-    """chunks of an array of `shape` (int, tuple, dict, "auto": as dask takes them) as dask's
-    normalised tuple of tuples; a ValueError naming the argument."""
+    """chunks of an array of `shape` (as _parts_chunks takes them) as dask's normalised tuple of
+    tuples; a ValueError naming the argument. (Normalised with the parts axis: "auto" had
+    counted 8 bytes an element, making blocks of twice dask's size; dict axes had not been
+    mapped, -1 and out-of-range ones ignored.)"""
+    parts = _parts_chunks(chunks, len(shape))
     try:
-        return da.core.normalize_chunks(chunks, shape, dtype=np.float64)
+        return da.core.normalize_chunks(parts, (2,) + tuple(shape), dtype=np.float64)[1:]
     except (ValueError, TypeError) as error:
         raise ValueError(f"chunks {chunks!r} do not fit the shape {shape}: {error}") from None
     except ZeroDivisionError:  # dask's error for a chunk size of 0 on a non-empty axis

@@ -326,3 +326,26 @@ def test_rechunk_split_every_masks_unknown_sizes_and_seeds():
     for flag in (True, np.False_):   # dask read True as the index 1
         with pytest.raises(IndexError, match="boolean scalar index"):
             z[flag]
+
+
+def test_axes_chunks_iteration_and_index_errors_as_a_ddarrays():
+    """Probe of 2026-11-28: transpose hid out-of-range axes by a modulo (transpose(0, 5) of a
+    2-D array was the identity); "auto" and byte-size chunks counted 8 bytes a DD element (blocks
+    of twice dask's size); dict chunk axes were passed to dask unmapped (-1 and 5 ignored);
+    iterating a 0-d array gave nothing; index errors named the axis after (the parts axis)."""
+    a = dd.random((7, 5), chunks=2, seed=1)
+    for axes in ((0, 5), (-3, 0)):
+        with pytest.raises(np.exceptions.AxisError):
+            a.transpose(*axes)
+    assert a.transpose(-1, 0).shape == (5, 7)
+    assert dd.random((20000, 20000), seed=1).parts.chunksize == (2, 2896, 2896)   # 128 MiB
+    assert dd.random((1000, 1000), chunks="1MiB", seed=1).parts.chunksize == (2, 256, 256)
+    assert dd.from_ddarray(ddblas.random((6, 4)), chunks={-1: 1}).chunks == ((6,), (1,) * 4)
+    with pytest.raises(ValueError, match="axis 5 is not one of the 2 axes"):
+        dd.from_ddarray(ddblas.random((6, 4)), chunks={5: 1})
+    with pytest.raises(TypeError, match="0-d"):
+        list(dd.from_ddarray(ddblas.asarray("0.7")))
+    rows = list(a)
+    assert len(rows) == 7 and same_bits(rows[3].compute(), a.compute()[3])
+    with pytest.raises(IndexError, match="axis 0 with size 7"):
+        a[10]
