@@ -554,12 +554,12 @@ def _dot_block(x, y, fma, add):
 
 
 def dot(x, y, *, fma=None, add=None) -> DDDaskArray:
-    """Inner product of two 1-D DDDaskArrays of equal length (a scalar operand multiplies):
+    """Inner product of two 1-D DDDaskArrays of equal length (a scalar or 0-d operand multiplies):
     ddblas.dot of each pair of chunks (y rechunked to x's chunks), the partial dots summed by
     :func:`sum`'s DD tree. Error <= (c_mul + (n - 1) c_add)(1 + 2^-40) sum(|x_i y_i|), ddblas.dot's
     bound (docs/distributed.md)."""
     x, y = _operand(x), _operand(y)
-    if isinstance(x, _Scalar) or isinstance(y, _Scalar):
+    if any(isinstance(v, _Scalar) or v.ndim == 0 for v in (x, y)):   # a 0-d DDDaskArray too
         return multiply(x, y, fma=fma, add=add)
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"dot takes two 1-D arrays of equal length (or a scalar), got shapes "

@@ -349,3 +349,13 @@ def test_axes_chunks_iteration_and_index_errors_as_a_ddarrays():
     assert len(rows) == 7 and same_bits(rows[3].compute(), a.compute()[3])
     with pytest.raises(IndexError, match="axis 0 with size 7"):
         a[10]
+
+
+def test_dot_takes_a_0d_operand_as_a_scalar():
+    """A 0-d DDDaskArray operand of dot multiplies, as ddblas.dot's (it was refused as not 1-D)."""
+    z = ddblas.asarray("0.7")
+    v = dd.random((5,), chunks=2, seed=2)
+    for x, y, want in ((dd.from_ddarray(z), v, ddblas.dot(z, v.compute())),
+                       (v, dd.from_ddarray(z), ddblas.dot(v.compute(), z)),
+                       (dd.from_ddarray(z), dd.from_ddarray(z), ddblas.dot(z, z))):
+        assert same_bits(dd.dot(x, y).compute(), want)
