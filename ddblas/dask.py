@@ -277,8 +277,9 @@ class DDDaskArray:
     def __gt__(self, other): return greater(self, other)
     def __ge__(self, other): return greater_equal(self, other)
 
-    def sum(self, axis=None, keepdims=False):
-        return sum(self, axis=axis, keepdims=keepdims)
+    def sum(self, axis=None, keepdims=False, *, fma=None, add=None, split_every=None):
+        """:func:`sum` of the array, with its keywords."""
+        return sum(self, axis=axis, keepdims=keepdims, fma=fma, add=add, split_every=split_every)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a DDDaskArray does not convert to a NumPy array implicitly (that would "
@@ -530,6 +531,31 @@ def _axes(axis, ndim: int) -> tuple:
     return normalized
 
 
+def _split_every(split_every, ndim: int):
+    """sum's split_every (None, an int >= 2, or a dict of the array's axes, negative from the
+    end, to ints >= 2) as dask's, whose dict is keyed by the parts' axes (axis + 1); a ValueError
+    naming it otherwise (dask's were a math domain error for 0, a ZeroDivisionError for a dict
+    of a 0-d array)."""
+    def integer(v):
+        return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+    if split_every is None:
+        return None
+    if not isinstance(split_every, dict):
+        if not integer(split_every) or split_every < 2:
+            raise ValueError(f"split_every must be None, an int >= 2 or a dict of axes to ints "
+                             f">= 2, got {split_every!r}")
+        return int(split_every)
+    for k, v in split_every.items():
+        if not integer(k) or not -ndim <= k < ndim:
+            raise ValueError(f"split_every {split_every!r}: axis {k!r} is not one of the {ndim} "
+                             f"axes")
+        if not integer(v) or v < 2:
+            raise ValueError(f"split_every {split_every!r}: {v!r} for axis {k} is not an int "
+                             f">= 2")
+    return {int(k) % ndim + 1: int(v) for k, v in split_every.items()}
+
+
 def sum(a, axis=None, *, keepdims=False, fma=None, add=None, split_every=None) -> DDDaskArray:  # noqa: A001
     """Sum over the given axes (all by default): ddblas.sum of each chunk, then a dask tree whose
     every combine step is ddblas.sum of the partial DD sums (split_every of them at a time: dask's
@@ -539,8 +565,7 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None, split_every=None) -
     if not isinstance(a, DDDaskArray):
         raise TypeError(f"ddblas.dask.sum takes a DDDaskArray, got {type(a).__name__}")
     axes = _axes(axis, a.ndim)
-    if isinstance(split_every, dict):   # keyed by a's axes; dask's by the parts' (axis + 1)
-        split_every = {int(k) % a.ndim + 1: v for k, v in split_every.items()}
+    split_every = _split_every(split_every, a.ndim)
     step = functools.partial(_sum_block, **_options(fma, add))
     parts = da.reduction(a.parts, chunk=step, aggregate=step, combine=step,
                          axis=tuple(x + 1 for x in axes), keepdims=keepdims, dtype=np.float64,

@@ -359,3 +359,19 @@ def test_dot_takes_a_0d_operand_as_a_scalar():
                        (v, dd.from_ddarray(z), ddblas.dot(v.compute(), z)),
                        (dd.from_ddarray(z), dd.from_ddarray(z), ddblas.dot(z, z))):
         assert same_bits(dd.dot(x, y).compute(), want)
+
+
+def test_sum_checks_split_every_and_the_method_takes_its_keywords():
+    """split_every {0: 0} was dask's math domain error, a dict for a 0-d array a
+    ZeroDivisionError; DDDaskArray.sum took neither split_every nor fma and add."""
+    a = dd.random((7, 5), chunks=(1, 2), seed=3)
+    z = dd.from_ddarray(ddblas.asarray("0.7"))
+    for x, bad in ((a, {0: 0}), (a, {0: 1}), (a, {2: 4}), (a, 1), (a, 2.5), (a, True),
+                   (z, {0: 2})):
+        with pytest.raises(ValueError, match="split_every"):
+            dd.sum(x, axis=0 if x.ndim else None, split_every=bad)
+    assert same_bits(dd.sum(z, split_every=2).compute(), z.compute())
+    want = dd.sum(a, axis=0, split_every={-2: 2}, fma=False, add="sloppy")
+    got = a.sum(0, split_every={0: 2}, fma=False, add="sloppy")
+    assert same_bits(got.compute(), want.compute())
+    assert len(got.parts.dask) > len(a.sum(0).parts.dask)
