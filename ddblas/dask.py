@@ -225,17 +225,30 @@ class DDDaskArray:
 
     # ---- views ----
     def __getitem__(self, key) -> "DDDaskArray":
-        key = key if isinstance(key, tuple) else (key,)
+        key = tuple(map(_index_entry, key if isinstance(key, tuple) else (key,)))
         if any(isinstance(k, (DDArray, DDDaskArray)) for k in key):
             raise TypeError("a DD array cannot index an array; use a boolean or integer array")
         if any(isinstance(k, (bool, np.bool_)) for k in key):   # dask took True as 1
-            raise IndexError("a boolean scalar index is not supported by ddblas.dask (NumPy's "
-                             "x[True] adds an axis): use None")
-        mask = key[0] if len(key) == 1 else None
+            if len(key) != 1:
+                raise IndexError("a boolean scalar index is supported alone only by ddblas.dask "
+                                 "(x[True] is x[None], x[False] that axis empty): use None")
+            new = self.parts[:, None]
+            return DDDaskArray(new if key[0] else new[:, :0])
+        rest = [k for k in key if k is not Ellipsis]
+        mask = rest[0] if len(rest) == 1 and len(key) <= 2 else None
         if getattr(mask, "dtype", None) == bool and 2 <= mask.ndim == self.ndim:
-            # a mask of the whole shape (x[x > 0.5]): its elements in row-major order, as
-            # NumPy's; dask takes masks of some axes only after the parts axis
+            # a mask of the whole shape (x[x > 0.5], x[m, ...]): its elements in row-major
+            # order, as NumPy's; dask takes masks of some axes only after the parts axis
+            if any(m != n for m, n in zip(mask.shape, self.shape)
+                   if not (math.isnan(m) or math.isnan(n))):
+                raise IndexError(f"a boolean mask of shape {mask.shape} does not match the "
+                                 f"array's shape {self.shape}")
             return DDDaskArray(self.parts.reshape(2, -1)[:, mask.reshape(-1)])
+        for k in key:
+            if getattr(k, "dtype", None) == bool and getattr(k, "ndim", 0) >= 2:
+                raise IndexError(f"a boolean mask of {k.ndim} axes indexes a DDDaskArray only "
+                                 f"alone (with an Ellipsis) and of its whole shape {self.shape}; "
+                                 f"masks of one axis may stand beside other indices")
         try:
             return DDDaskArray(self.parts[(slice(None),) + key])
         except IndexError as error:   # dask counts the parts axis: name the DD array's axes
@@ -284,6 +297,21 @@ class DDDaskArray:
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a DDDaskArray does not convert to a NumPy array implicitly (that would "
                         "drop its lo part): use .compute() for a DDArray")
+
+
+def _index_entry(k):
+    """An index entry as NumPy reads it where dask does not: a list of booleans (nested too) as a
+    bool array (dask took a nested one as one axis's mask), a 0-d bool array as its bool (dask
+    took it as a mask of one element)."""
+    if isinstance(k, list):
+        try:
+            array = np.asarray(k)
+        except ValueError:   # ragged: dask's error
+            return k
+        return array if array.dtype == bool else k
+    if isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0:
+        return bool(k)
+    return k
 
 
 def _parts_chunks(chunks, ndim: int):

@@ -324,8 +324,9 @@ def test_rechunk_split_every_masks_unknown_sizes_and_seeds():
     with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\^32\)"):
         dd.random((3,), seed=2 ** 32 + 7)
     for flag in (True, np.False_):   # dask read True as the index 1
+        assert same_bits(z[flag].compute(), ref[flag])
         with pytest.raises(IndexError, match="boolean scalar index"):
-            z[flag]
+            z[flag, 0]
 
 
 def test_axes_chunks_iteration_and_index_errors_as_a_ddarrays():
@@ -375,3 +376,19 @@ def test_sum_checks_split_every_and_the_method_takes_its_keywords():
     got = a.sum(0, split_every={0: 2}, fma=False, add="sloppy")
     assert same_bits(got.compute(), want.compute())
     assert len(got.parts.dask) > len(a.sum(0).parts.dask)
+
+
+def test_masks_as_numpy_reads_them():
+    """A whole-shape mask with an Ellipsis, a (nested) list of booleans and a 0-d bool array
+    failed with dask's misleading 'not long enough for axis' (a 0-d array was a 1-element mask);
+    masks dask cannot take beside other indices are an error naming them."""
+    x = ddblas.random((7, 5), seed=1)
+    a = dd.from_ddarray(x, (3, 2))
+    m = x.hi > 0.5
+    for key in ((m, ...), (..., m), m.tolist(), m[:, 0].tolist(), (m[:, 0].tolist(), 1),
+                np.array(True), np.array(False)):
+        assert same_bits(a[key].compute(), x[key])
+    with pytest.raises(IndexError, match=r"mask of shape \(7, 4\) does not match"):
+        a[m[:, :4]]
+    with pytest.raises(IndexError, match="mask of 2 axes"):
+        a[m, 0]
