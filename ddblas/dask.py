@@ -19,6 +19,7 @@ import functools
 import math
 import numbers
 import re
+import warnings
 
 import numpy as np
 
@@ -634,6 +635,16 @@ def _gemm_piece(a, b, fma, add, algorithm):
     return _gemm_block(a, b, fma, add, algorithm)[:, None]
 
 
+def _blockwise(*args, **kwargs):
+    """da.blockwise without dask's PerformanceWarning "Increasing number of chunks by factor of
+    ...": a product makes a block of C for every block row of A and block column of B by design
+    (every k-whole product of more than 10 block rows or columns warned)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Increasing number of chunks",
+                                category=da.PerformanceWarning)
+        return da.blockwise(*args, **kwargs)
+
+
 def rgemm(a, b, *, fma=None, add=None, algorithm="auto", split_k=False,
           split_every=None) -> DDDaskArray:
     """C = A B for 2-D DDDaskArrays (or DDArrays, cut into dask's "auto" chunks), each block of C
@@ -664,13 +675,13 @@ def rgemm(a, b, *, fma=None, add=None, algorithm="auto", split_k=False,
     kwargs = dict(_options(fma, add), algorithm=algorithm)
     meta = _meta(a.parts, 3)
     if not split_k:
-        c = da.blockwise(_gemm_block, "pij", a.parts.rechunk({2: -1}), "pik",
-                         b.parts.rechunk({1: -1}), "pkj", dtype=np.float64, concatenate=True,
-                         meta=meta, **kwargs)
+        c = _blockwise(_gemm_block, "pij", a.parts.rechunk({2: -1}), "pik",
+                       b.parts.rechunk({1: -1}), "pkj", dtype=np.float64, concatenate=True,
+                       meta=meta, **kwargs)
         return DDDaskArray(c)
-    pieces = da.blockwise(_gemm_piece, "pkij", a.parts, "pik",
-                          b.parts.rechunk({1: a.parts.chunks[2]}), "pkj", dtype=np.float64,
-                          adjust_chunks={"k": 1}, meta=_meta(a.parts, 4), **kwargs)
+    pieces = _blockwise(_gemm_piece, "pkij", a.parts, "pik",
+                        b.parts.rechunk({1: a.parts.chunks[2]}), "pkj", dtype=np.float64,
+                        adjust_chunks={"k": 1}, meta=_meta(a.parts, 4), **kwargs)
     return sum(DDDaskArray(pieces), axis=0, fma=fma, add=add, split_every=split_every)
 
 

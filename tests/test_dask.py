@@ -7,6 +7,7 @@ import os
 import pickle
 import signal
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -392,3 +393,14 @@ def test_masks_as_numpy_reads_them():
         a[m[:, :4]]
     with pytest.raises(IndexError, match="mask of 2 axes"):
         a[m, 0]
+
+
+def test_products_of_many_blocks_do_not_warn():
+    """Every product of more than 10 block rows or columns gave dask's PerformanceWarning
+    'Increasing number of chunks by factor of ...', though its blocks are made by design."""
+    b = dd.random((110, 110), chunks=10, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dask.array.PerformanceWarning)
+        c = b @ b
+        dd.rgemm(b, b, split_k=True)
+    assert c.numblocks == (11, 11)
