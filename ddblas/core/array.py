@@ -657,11 +657,10 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
         return x.astype(np.float64), np.zeros(x.shape)
     if kind in "iufOUS":  # big integers, long double, objects, strings: exactly, per element
         # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
-        values = x.ravel() if kind == "f" else x.ravel().tolist()
         if kind == "O":   # objects that are arrays (0-d DDArrays say) nest as in a list
             pairs: list = []
-            shape = _walk_nested(x.tolist(), pairs) if x.ndim else _walk_nested(values, pairs)[1:]
-            return _pairs_to_arrays(pairs, shape)
+            return _pairs_to_arrays(pairs, _walk_nested(x.tolist(), pairs))
+        values = x.ravel() if kind == "f" else x.ravel().tolist()
         return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
     raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD (xprec ddouble arrays: "
                     "ddblas.from_xprec; numpy-quaddtype arrays: ddblas.from_quad)")

@@ -48,8 +48,7 @@ def on_one_device(*xs, names: tuple | None = None) -> list[DDArray]:
                          ".to_device('gpu') or .to_device('cpu') (ddblas.asarray(x, device=...) "
                          "for NumPy/CuPy arrays)")
     device = devices.pop() if devices else "cpu"
-    return [named_operand(x, None if names is None else names[i], device)
-            for i, x in enumerate(xs)]
+    return [named_operand(x, name, device) for x, name in zip(xs, names or (None,) * len(xs))]
 
 
 def _readable(x: DDArray) -> DDArray:

@@ -81,9 +81,9 @@ def _available_host_memory() -> tuple[int, str] | None:
     """(bytes, what they are): Linux's MemAvailable plus free swap (what can still be allocated
     without killing a process), else the physical memory; None where neither is known."""
     try:
-        with open("/proc/meminfo") as f:
-            fields = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f
-                      if line.split()[1:2] and line.split()[1].isdigit()}
+        with open("/proc/meminfo") as f:   # "MemAvailable:   24150416 kB"
+            fields = {name.rstrip(":"): int(value) * 1024
+                      for name, value, *_ in (line.split() for line in f)}
         return fields["MemAvailable"] + fields.get("SwapFree", 0), "available"
     except (OSError, KeyError, ValueError, IndexError):
         pass

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import threading
 import hashlib
 import logging
 import os
@@ -27,6 +26,7 @@ import pathlib
 import re
 import stat
 import tempfile
+import threading
 import warnings
 
 _HERE = pathlib.Path(__file__).resolve().parent

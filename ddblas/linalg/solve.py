@@ -510,9 +510,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         batched kernel), else "refine".
     info : dict, optional
         Filled with "method" (what produced x: "refine", "gmres-ir", "dd-lu",
-        "dd-cholesky", "dd-lu (batched)", "diagonal", "triangular substitution"), "iterations", "backward_errors" (one per
-        iteration: max over columns of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf),
-        before each correction),
+        "dd-cholesky", "dd-lu (batched)", "diagonal", "triangular substitution"),
+        "iterations", "backward_errors" (one per iteration: max over columns of
+        ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), before each correction),
         "stopped" (why), "switched" (each switch and why). For a stack solved one system at a
         time (method="refine"), "systems" holds one such dict per system.
 
@@ -573,12 +573,12 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
            "switched": []}
     out_shape = stack + ((n,) if vector else (n, k))
     if kind in ("diagonal", "upper", "lower") and (kind == "diagonal" or not stack):
-        x = _solve_structured(a, bm, kind, stack, own, bool(check_finite), log)
+        x = _solve_structured(a, bm, kind, bool(check_finite), log)
         if info is not None:
             info.clear()
             info.update(log)
         return x.reshape(out_shape)
-    if kind != "gen" and kind in _BAND:   # only the band that SciPy reads
+    if kind in _BAND:   # only the band that SciPy reads
         xp = a.xp
         a = DDArray(_BAND[kind](xp, a.hi), _BAND[kind](xp, a.lo), normalize=False)
         kind = "gen"
@@ -607,10 +607,10 @@ _BAND = {"upper": lambda xp, x: xp.triu(x), "lower": lambda xp, x: xp.tril(x),
          "tridiagonal": lambda xp, x: xp.triu(xp.tril(x, 1), -1)}
 
 
-def _solve_structured(a: DDArray, b: DDArray, kind: str, stack: tuple, own: tuple,
-                      check_finite: bool, log: dict) -> DDArray:
-    """solve's X for assume_a "diagonal" (a (*own, n, n), b (..., n, k): X = B / diag(A), the
-    stacks broadcast to `stack`) or, for one matrix, "upper" / "lower" (solve_triangular)."""
+def _solve_structured(a: DDArray, b: DDArray, kind: str, check_finite: bool,
+                      log: dict) -> DDArray:
+    """solve's X for assume_a "diagonal" (a (..., n, n), b (..., n, k): X = B / diag(A), the
+    stacks broadcast) or, for one matrix, "upper" / "lower" (solve_triangular)."""
     if check_finite:
         require_finite((a, "a"), (b, "b"))
     log["method"] = "diagonal" if kind == "diagonal" else "triangular substitution"
