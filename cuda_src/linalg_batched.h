@@ -106,11 +106,14 @@ DD_HD unsigned report_flags(double x, ReportedOperand of) {
 // with a few tiny entries goes there too, and comes back unscaled).
 struct ExponentRange {
     int high = 0, low = 0x7ff;   // none taken: high < low
+    // join: widen to [other_low, other_high] too (another range's bounds, or e, e for one value)
+    DD_HD void join(int other_high, int other_low) {
+        high = other_high > high ? other_high : high;
+        low = other_low < low ? other_low : low;
+    }
     DD_HD void take(double x) {
         const int e = int((bits_of(x) >> 52) & 0x7ff);
-        if (x == 0.0 || e == 0x7ff) return;
-        high = e > high ? e : high;
-        low = e < low ? e : low;
+        if (x != 0.0 && e != 0x7ff) join(e, e);
     }
     DD_HD unsigned flags() const {
         return high - low > LINALG_ROW_SPREAD ? unsigned(BATCHED_REPORT_A_SPREAD) : 0u;
@@ -495,10 +498,7 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     barrier();
     if constexpr (!IN_WARP) {
         if (t == 0 && valid) {
-            for (int w = 1; w < WARPS; ++w) {
-                range.high = warps_high[w] > range.high ? warps_high[w] : range.high;
-                range.low = warps_low[w] < range.low ? warps_low[w] : range.low;
-            }
+            for (int w = 1; w < WARPS; ++w) range.join(warps_high[w], warps_low[w]);
             report.flags(range.flags());
         }
     }
