@@ -15,7 +15,7 @@ u^2 = 2^-106. `exact_value(v)` and `exact_values(x)` give the exact values (Frac
 the errors are computed from; `ratio_u2(num, den)` and `in_u2(c)` express Fractions in units of
 u^2.
 
-Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exported here):
+Bounds (docs/algorithms.md derives each; defined in ddblas/core/bounds.py and re-exported here):
 `bound(op, variant, k)` returns c, in units of u^2, with
     add, sub (accurate)    |err| <= c |exact|                      relative
     add, sub (sloppy)      |err| <= c (|a| + |b|)
@@ -35,6 +35,9 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/_bounds.py and re-exp
                            docs/algorithms.md "Elementary functions"
     power                  |err| <= c (1 + |y ln x|) |exact|       measured likewise
     trsm, lu, cholesky     docs/linalg.md's backward errors         k = n
+    refine                 ||b - A x|| <= c (||A|| ||x|| + ||b||) (infinity norms), k = n:
+                           the backward error linalg.solve's refinement accepts, tested on its
+                           computed residual (docs/linalg.md "Refinement"); not a proven bound
     qr                     ||a_j - (Q R)_j||_2 <= c ||a_j||_2 and |Q^T Q - I| <= c, k = m n,
                            MEASURED constant (docs/linalg.md "QR")
 """

@@ -124,11 +124,20 @@ def test_bounds_are_the_documented_ones():
     assert Fraction(accuracy.bound("gemm", "nofma/accurate", k=77)) >= exact
 
 
+def test_refine_bound_is_the_refinement_acceptance_rule():
+    """The demo checked its solve against max(n, 16) written out again; the rule is
+    bound("refine", k=n) now, the same for every variant, and solve's refinement reads it."""
+    for n, expected in [(0, 16), (1, 16), (16, 16), (17, 17), (200, 200)]:
+        for variant in ("fma/accurate", "nofma/sloppy"):
+            assert accuracy.bound("refine", variant, k=n) == expected
+            assert accuracy.bound_constant("refine", variant, k=n) == expected * U2
+
+
 @pytest.mark.parametrize("args, message", [
     (("gemm", "fma/accurate"), "needs k"), (("mul", None, 3), "takes no k"),
     (("pow",), "unknown operation 'pow'"), (("mul", "fma"), "variant must be"),
     (("sum", None, -1), "needs k"), (("gemm", "fma/fast", 3), "variant must be"),
-    (("gemv", "fma/accurate", 3), "unknown operation 'gemv'")])
+    (("gemv", "fma/accurate", 3), "unknown operation 'gemv'"), (("refine",), "needs k")])
 def test_bound_errors(args, message):
     """Review of 2026-11-25: 'fma/fast' passed as the sloppy variant and an unknown operation
     with k was told it takes no k."""

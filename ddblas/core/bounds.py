@@ -77,7 +77,7 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         raise ValueError(f"unknown operation {op!r}: one of {', '.join(OPERATIONS)}")
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
-    needs_k = op in ("sum", "dot", "gemm", "power", "ozaki") + FACTORIZATIONS
+    needs_k = op in ("sum", "dot", "gemm", "power", "ozaki", "refine") + FACTORIZATIONS
     if needs_k and (not isinstance(k, numbers.Integral) or (k < 0 and op != "power")):
         raise ValueError(f"bound({op!r}) needs k, a{'n' if op == 'power' else ' non-negative'} "
                          f"integer (got {k!r})")
@@ -112,6 +112,8 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
         if k < 1:
             raise ValueError(f"bound('ozaki') needs k = S >= 1 slices, got {k}")
         return (OZAKI_TRUNCATION * U2 + c_mul + c_add + max(k - 1, 1) * c_add) * GROWTH
+    if op == "refine":
+        return max(k, REFINEMENT_TARGET) * U2
     if op == "ozaki2":  # docs/ozaki.md, "Ozaki scheme II": truncation, one rounding, epilogue
         return ((OZAKI_TRUNCATION + OZAKI2_ROUNDING) * U2 + c_mul + c_add) * GROWTH
     return _factorization_constant(op, opts, k)   # op in FACTORIZATIONS
@@ -125,7 +127,7 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # MEASURED (the factor 20 is a margin checked by tests/test_linalg_qr.py, not derived).
 FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr")
 OPERATIONS = (("add", "sub", "mul", "div", "sqrt", "square", "reciprocal", "power", "sum", "dot",
-               "gemm", "ozaki", "ozaki2") + FACTORIZATIONS + tuple(TRIG_MEASURED)
+               "gemm", "ozaki", "ozaki2", "refine") + FACTORIZATIONS + tuple(TRIG_MEASURED)
               + tuple(ELEMENTARY_MEASURED))
 QR_MEASURED_FACTOR = 20
 # rgemm's Ozaki schemes with accuracy="classic" choose S so that the truncation of the slice
@@ -134,6 +136,10 @@ OZAKI_TRUNCATION = 1
 # Ozaki scheme II rounds the exact integer product once to DD: at most OZAKI2_ROUNDING u^2 of it
 # (crt.h, crt_to_dd), so of (|op(A)||op(B)|)_ij scaled alike.
 OZAKI2_ROUNDING = 1
+# solve's iterative refinement (docs/linalg.md, "Refinement"): it refines until the normwise
+# backward error is at most REFINEMENT_TARGET u^2 and accepts stagnation at max(n, it) u^2
+# ("refine", k = n: the acceptance test, on the computed residual, not a proven bound).
+REFINEMENT_TARGET = 16
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:

@@ -19,6 +19,7 @@ import numpy as np
 from ..blas.gemm import rgemm
 from ..core import ops
 from ..core.array import DDArray
+from ..core.bounds import REFINEMENT_TARGET, bound_constant
 from ..core.options import get_options
 from ..engines.backend import broadcast_shape
 from . import batched
@@ -37,8 +38,9 @@ GMRES_MAX_INNER = 50        # Krylov dimension of one GMRES solve (no restart)
 GMRES_TOLERANCE = 1e-10     # relative residual of the preconditioned correction equation
 STAGNATION_RATIO = 0.5      # ||d_i|| > 0.5 ||d_{i-1}||: refinement no longer converges usefully
 LIMITING_CORRECTION = 2.0 ** -60  # ||d|| / ||x|| below it: stagnation at limiting accuracy
-BACKWARD_TARGET = 16 * U2     # refinement stops once the backward error is at most this, and
-                              # accepts stagnation once it is at most max(n, 16) u^2
+# refinement stops once the backward error is at most BACKWARD_TARGET and accepts stagnation at
+# bound("refine", k=n) = max(n, 16) u^2 (core/bounds.py)
+BACKWARD_TARGET = REFINEMENT_TARGET * U2
 # solve's assume_a: SciPy's names, each to what runs ("banded": the general solver; "her": real
 # data is symmetric; "tridiagonal", "upper"/"lower": the triangle or band that SciPy reads)
 ASSUME_A = {"gen": "gen", "general": "gen", "banded": "gen", "sym": "sym", "symmetric": "sym",
@@ -265,7 +267,7 @@ class _Refinement:
     def __init__(self, a: DDArray, b: DDArray, factors: Float64Factors, log: dict):
         self.a, self.b, self.factors, self.log = a, b, factors, log
         n = a.shape[0]
-        self.acceptable = max(n, 16) * U2
+        self.acceptable = float(bound_constant("refine", k=n))
         self.norm_a = float(norm(a, math.inf).hi)
         self.norm_b = norm(b, math.inf, axis=0).hi
         x64 = factors.solve(b.hi)

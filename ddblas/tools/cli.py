@@ -112,7 +112,7 @@ def _demo(parser, args) -> int:
     product, solved = run(n=args.n, device=args.device, seed=args.seed)
     # the active variant's proven bound, and the refinement's (docs/linalg.md)
     limits = {"product": (product, bound("gemm", k=args.n)),
-              "solve": (solved, max(SOLVE_ORDER, 16))}
+              "solve": (solved, bound("refine", k=SOLVE_ORDER))}
     above = [f"the {what}'s error {error:.3g} u^2 exceeds its bound {limit:.3g} u^2"
              for what, (error, limit) in limits.items() if not error <= limit]
     for line in above:

@@ -9,7 +9,7 @@ from ddblas import introspect, random, rgemm
 from ddblas.accuracy import gemm_error, solve_backward_error
 
 
-SOLVE_ORDER = 200   # the demo's system: refinement brings its backward error to max(n, 16) u^2
+SOLVE_ORDER = 200   # the demo's system: refined to bound('refine', k=n) = max(n, 16) u^2
 
 
 def run(n: int = 512, device: str | None = None, seed: int = 0,
