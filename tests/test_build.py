@@ -146,7 +146,7 @@ def test_concurrent_processes_share_one_fresh_cache(tmp_path):
     assert _build.check(libraries[0]) == "ok"
     # beside it only the OpenMP probe's marker (and its checksum), where the probe succeeded
     markers = [f for f in files if f.name.startswith("ddblas_cpu_openmp_")]
-    assert [f.suffix for f in markers] in ([], [".ok", ".sha256"])
+    assert [f.suffix for f in markers] in ([], [".lock"], [".ok", ".lock", ".sha256"])
     assert sorted(f.name for f in files if f not in markers) == sorted(
         f.name + tail for f in libraries for tail in ("", ".lock", ".sha256"))
 
@@ -562,7 +562,34 @@ def test_a_compiler_that_fails_is_an_error_not_a_library_without_openmp(tmp_path
     monkeypatch.setenv("CXX", str(script))
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
     assert not _cpu._links_openmp(str(script))
+    assert not list((tmp_path / "cache").glob("*.ok"))   # a failed probe is not remembered
     assert _cpu.OPENMP_FLAG not in _cpu.compile_flags(str(script))
     with pytest.raises(RuntimeError, match=r"failed \(exit status 3\):\nout of memory"):
         _cpu.artifact("host")
     assert not list((tmp_path / "cache").glob("*.so"))
+
+
+def test_the_openmp_probe_is_cached_quietly(tmp_path, monkeypatch, caplog):
+    """The probe wrote its marker with check/store of its own; it goes through build.cached now
+    (lock, fallback folder, damaged markers rebuilt) without cached's "compiling" INFO line, which
+    the CLI's first-use output counts. A remembered success runs no compiler."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None or not _cpu._links_openmp(compiler):
+        pytest.skip("needs a compiler with OpenMP")
+    probe = _cpu._links_openmp.__wrapped__   # past the in-process cache, to the disk cache
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    with caplog.at_level(logging.INFO, logger="ddblas.build"):
+        assert probe(compiler)
+    assert not [r for r in caplog.records if "compiling" in r.getMessage()]
+    (marker,) = (tmp_path / "cache").glob("ddblas_cpu_openmp_*.ok")
+    assert _build.check(marker) == "ok"
+    run = _cpu.subprocess.run
+
+    def no_probe(command, *args, **kwargs):
+        assert "-fopenmp" not in command, "the probe ran again"
+        return run(command, *args, **kwargs)
+    monkeypatch.setattr(_cpu.subprocess, "run", no_probe)
+    assert probe(compiler)
+    monkeypatch.setattr(_cpu.subprocess, "run", run)
+    marker.write_bytes(b"damaged")   # a damaged marker is probed again
+    assert probe(compiler) and _build.check(marker) == "ok"

@@ -325,11 +325,12 @@ def build_dir() -> pathlib.Path:
     return primary if writable(primary) else _fallback(primary, "is not writable")
 
 
-def cached(name: str, build, what: str) -> pathlib.Path:
+def cached(name: str, build, what: str | None) -> pathlib.Path:
     """The path of the verified artifact `name`: from cache_dir() or fallback_dir() when it checks
     out there, else built by build() -> bytes into build_dir(), with one INFO line on the
     "ddblas.build" logger ("compiling ddblas <what> (first use, cached) ...", what e.g. "gemm
-    kernels for sm_90") and a warning first if a damaged copy is being replaced."""
+    kernels for sm_90"; none for what=None, a probe's quick result) and a warning first if a
+    damaged copy is being replaced. An exception from build() propagates and stores nothing."""
     places = [cache_dir() / name]
     if _private_dir(_user_temp_dir()):
         places.append(_user_temp_dir() / name)
@@ -349,7 +350,8 @@ def cached(name: str, build, what: str) -> pathlib.Path:
                     log.warning("ddblas: the cached kernels %s are damaged (%s); rebuilding",
                                 path, status)
                 if built is None:
-                    log.info("compiling ddblas %s (first use, cached) ...", what)
+                    if what is not None:
+                        log.info("compiling ddblas %s (first use, cached) ...", what)
                     built = build()
                 store(path, built)
             return path

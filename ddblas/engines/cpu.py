@@ -90,27 +90,34 @@ def _accepts(cxx: str, flag: str) -> bool:
     return out.returncode == 0
 
 
+class _NoOpenMP(Exception):
+    """The OpenMP probe's compile failed (nothing is cached: probed again by the next process)."""
+
+
 @functools.cache
 def _links_openmp(cxx: str) -> bool:
     """True when the compiler builds and links a shared library with OpenMP (a compiler without
     it builds correct single-threaded kernels). Decided before the build, so that a build that
     fails for another reason (killed, out of memory) is an error, not a library without OpenMP
-    cached under the OpenMP flags' name. A success is remembered in the cache folder (the probe
-    takes ~50 ms), keyed by the compiler's identity; a failure is probed again by each process."""
+    cached under the OpenMP flags' name. A success is remembered in the kernel cache (the probe
+    takes ~50 ms; build.cached, without its "compiling" line), keyed by the compiler's
+    identity; a failure is probed again by each process."""
     identity = hashlib.sha256(f"{cxx}\n{compiler_identity(cxx)}".encode()).hexdigest()[:32]
-    marker = _build.cache_dir() / f"ddblas_cpu_openmp_{identity}.ok"
-    if _build.check(marker) == "ok":
-        return True
-    source = "#include <omp.h>\nint probe() { return omp_get_max_threads(); }\n"
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run([*compiler_command(cxx), OPENMP_FLAG, "-fPIC", "-shared", "-x", "c++",
-                              "-", "-o", os.path.join(tmp, "probe.so")],
-                             input=source, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
+
+    def probe() -> bytes:
+        source = "#include <omp.h>\nint probe() { return omp_get_max_threads(); }\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run([*compiler_command(cxx), OPENMP_FLAG, "-fPIC", "-shared", "-x",
+                                  "c++", "-", "-o", os.path.join(tmp, "probe.so")],
+                                 input=source, capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            raise _NoOpenMP(out.stderr)
+        return b"openmp\n"
+
+    try:
+        _build.cached(f"ddblas_cpu_openmp_{identity}.ok", probe, what=None)
+    except _NoOpenMP:
         return False
-    with contextlib.suppress(OSError):   # not writable: probed again next time
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        _build.store(marker, b"openmp\n")
     return True
 
 
