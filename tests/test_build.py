@@ -593,3 +593,19 @@ def test_the_openmp_probe_is_cached_quietly(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(_cpu.subprocess, "run", run)
     marker.write_bytes(b"damaged")   # a damaged marker is probed again
     assert probe(compiler) and _build.check(marker) == "ok"
+
+
+def test_a_cache_folder_whose_name_is_not_utf8(tmp_path):
+    """Probe of 2026-11-28: DDBLAS_CACHE_DIR of bytes that are not UTF-8 gave a
+    UnicodeDecodeError from the first kernel: load() asked hasattr() of a symbol that a library
+    lacks, and ctypes decoded dlerror's message, which names the path, as UTF-8."""
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/cache\xff")
+    env = dict(os.environ, DDBLAS_CACHE_DIR=folder, PYTHONPATH=REPO)
+    child = ("import ddblas; from ddblas import linalg\n"
+             "a = ddblas.eye(3) * 2; x = linalg.solve(a, ddblas.ones(3))\n"
+             "print(*(ddblas.ones(2) + 1).hi, *x.hi, *x.lo)\n")
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2.0", "2.0", "0.5", "0.5", "0.5", "0.0", "0.0", "0.0"]
+    assert any(name.endswith(b".so") for name in os.listdir(os.fsencode(folder)))

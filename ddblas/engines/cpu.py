@@ -203,11 +203,13 @@ def load(path: str) -> ctypes.CDLL:
     """A compiled CPU library, with the return types of its non-void functions declared."""
     lib = ctypes.CDLL(path)
     for name, (restype, argtypes) in _SIGNATURES.items():
-        if hasattr(lib, name):
+        try:
             function = getattr(lib, name)
-            function.restype = restype
-            if argtypes is not None:
-                function.argtypes = argtypes
+        except (AttributeError, UnicodeDecodeError):   # not in this library (ctypes decodes
+            continue                                   # dlerror's message, the path's bytes)
+        function.restype = restype
+        if argtypes is not None:
+            function.argtypes = argtypes
     return lib
 
 
