@@ -15,6 +15,7 @@ import time
 import warnings
 
 import pytest
+from conftest import requires_gpu
 
 from ddblas.engines import build as _build
 from ddblas.engines import cpu as _cpu
@@ -595,15 +596,19 @@ def test_the_openmp_probe_is_cached_quietly(tmp_path, monkeypatch, caplog):
     assert probe(compiler) and _build.check(marker) == "ok"
 
 
-def test_a_cache_folder_whose_name_is_not_utf8(tmp_path):
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=requires_gpu)])
+def test_a_cache_folder_whose_name_is_not_utf8(tmp_path, device):
     """Probe of 2026-11-28: DDBLAS_CACHE_DIR of bytes that are not UTF-8 gave a
-    UnicodeDecodeError from the first kernel: load() asked hasattr() of a symbol that a library
-    lacks, and ctypes decoded dlerror's message, which names the path, as UTF-8."""
+    UnicodeDecodeError from the first CPU kernel (load() asked hasattr() of a symbol that a
+    library lacks, and ctypes decoded dlerror's message, which names the path, as UTF-8) and a
+    UnicodeEncodeError from the first GPU kernel (CuPy passes the cubin's path as UTF-8)."""
     folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/cache\xff")
     env = dict(os.environ, DDBLAS_CACHE_DIR=folder, PYTHONPATH=REPO)
     child = ("import ddblas; from ddblas import linalg\n"
-             "a = ddblas.eye(3) * 2; x = linalg.solve(a, ddblas.ones(3))\n"
-             "print(*(ddblas.ones(2) + 1).hi, *x.hi, *x.lo)\n")
+             f"a = ddblas.eye(3, device={device!r}) * 2\n"
+             f"x = linalg.solve(a, ddblas.ones(3, device={device!r})).to_device('cpu')\n"
+             f"print(*(ddblas.ones(2, device={device!r}) + 1).to_device('cpu').hi, *x.hi, "
+             "*x.lo)\n")
     out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr

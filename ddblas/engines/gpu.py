@@ -4,6 +4,8 @@ its kernels."""
 from __future__ import annotations
 
 import functools
+import os
+import pathlib
 import struct
 
 from . import build as _build
@@ -150,8 +152,26 @@ def module(family: str, variant: str | None = None, cooperative: bool = False):
     cupy.RawModule), built on first use and cached on disk; cooperative: the same cubin loaded
     for cooperative launches (CuPy launches every kernel of such a module cooperatively)."""
     import cupy
-    return cupy.RawModule(path=str(cubin_path(family, variant)),
+    return cupy.RawModule(path=_loadable_name(cubin_path(family, variant)),
                           enable_cooperative_groups=cooperative)
+
+
+def _loadable_name(path: pathlib.Path) -> str:
+    """A name of `path` that CuPy can hand to the driver, which takes it as UTF-8: the path
+    itself, or where its bytes are not UTF-8 (a POSIX file name may be any bytes: a
+    DDBLAS_CACHE_DIR of Latin-1 say), /proc/self/fd/<n> of a descriptor left open for the
+    process's life (CuPy loads the module on each device at its first use there)."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    if not os.path.isdir("/proc/self/fd"):
+        raise RuntimeError(f"ddblas: the GPU kernels' cache folder {os.fsencode(path.parent)!r} "
+                           "is not named in UTF-8, which CuPy needs: set DDBLAS_CACHE_DIR to "
+                           "another folder")
+    return f"/proc/self/fd/{os.open(path, os.O_RDONLY)}"
 
 
 class GpuBackend:
