@@ -196,21 +196,66 @@ class DDDaskArray:
         return (f"DDDaskArray<shape={self.shape}, chunksize={self.parts.chunksize[1:]}, "
                 f"device='{self.device}', blocks={int(np.prod(self.numblocks, dtype=np.int64))}>")
 
+    # ---- the dask collection protocol (docs.dask.org, "Custom Collections") ----
+    # A DDDaskArray is a dask collection whose graph, keys and layers are those of `parts`:
+    # dask.compute(x, y) gives DDArrays, dask.persist(x) a DDDaskArray of the computed blocks,
+    # dask.optimize, dask.visualize and distributed's Client.compute / persist take it as they
+    # take a dask array. Each method below hands the work to parts' own and wraps the result.
+    def __dask_graph__(self):
+        return self.parts.__dask_graph__()
+
+    def __dask_keys__(self):
+        return self.parts.__dask_keys__()
+
+    def __dask_layers__(self):
+        return self.parts.__dask_layers__()
+
+    def __dask_tokenize__(self):
+        # parts' name is the token of its graph: equal arrays of equal graphs, equal tokens
+        return ("ddblas.dask.DDDaskArray", self.parts.name)
+
+    @staticmethod
+    def __dask_optimize__(dsk, keys, **kwargs):
+        # looked up at each call, so dask's "array_optimize" setting applies as to its arrays
+        return da.Array.__dask_optimize__(dsk, keys, **kwargs)
+
+    @staticmethod
+    def __dask_scheduler__(dsk, keys, **kwargs):
+        return da.Array.__dask_scheduler__(dsk, keys, **kwargs)
+
+    def __dask_postcompute__(self):
+        finalize, args = self.parts.__dask_postcompute__()
+        return _finalize_dd, (finalize, args)
+
+    def __dask_postpersist__(self):
+        rebuild, args = self.parts.__dask_postpersist__()
+        return _rebuild_dd, (rebuild, args)
+
+    @property
+    def dask(self):
+        """The task graph (a HighLevelGraph), as a dask array's ``.dask``."""
+        return self.parts.dask
+
+    @property
+    def name(self) -> str:
+        """The name of the graph's output layer (the first item of every output key)."""
+        return self.parts.name
+
     # ---- evaluation ----
     def compute(self, **kwargs) -> DDArray:
         """The values as one DDArray on the chunks' device (kwargs go to dask.compute, e.g.
-        scheduler=)."""
-        (parts,) = dask.compute(self.parts, **kwargs)
-        return _as_dd(parts)
+        scheduler=); ``dask.compute(x)`` gives the same."""
+        (value,) = dask.compute(self, **kwargs)
+        return value
 
     to_ddarray = compute
 
     def persist(self, **kwargs) -> "DDDaskArray":
         """The same array with its blocks computed and kept in (distributed) memory (kwargs go to
         dask.persist; optimize_graph=False keeps per-key annotations such as `workers`, which
-        graph optimisation drops: docs/distributed.md)."""
-        (parts,) = dask.persist(self.parts, **kwargs)
-        return DDDaskArray(parts)
+        graph optimisation drops: docs/distributed.md); ``dask.persist(x)`` gives the same."""
+        (persisted,) = dask.persist(self, **kwargs)
+        return persisted
 
     def rechunk(self, chunks="auto") -> "DDDaskArray":
         """The array with new chunks of its own axes, as dask's rechunk takes them: an int, a
@@ -298,6 +343,18 @@ class DDDaskArray:
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a DDDaskArray does not convert to a NumPy array implicitly (that would "
                         "drop its lo part): use .compute() for a DDArray")
+
+
+def _finalize_dd(results, finalize, args) -> DDArray:
+    """__dask_postcompute__'s finalizer: the computed blocks joined by the dask array's own
+    finalizer into one (2, ...) array, as a DDArray (its two parts, not copied)."""
+    return _as_dd(finalize(results, *args))
+
+
+def _rebuild_dd(dsk, rebuild, args, rename=None) -> DDDaskArray:
+    """__dask_postpersist__'s rebuilder: the dask array of the new graph `dsk` (the persisted
+    blocks, or an optimised graph), renamed as `rename` says, wrapped again."""
+    return DDDaskArray(rebuild(dsk, *args, rename=rename))
 
 
 def _index_entry(k):

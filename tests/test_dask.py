@@ -102,6 +102,40 @@ def test_chunks_of_zero_size_and_repr():
                           "blocks=50000>")
 
 
+def test_a_dask_collection():
+    """A DDDaskArray is a dask collection (it was an opaque object to dask: dask.compute(x)
+    gave x back lazy, dask.persist(x) kept its graph, dask.is_dask_collection(x) was False)."""
+    x = random_matrix(7, 5, seed=1)
+    a = dd.from_ddarray(x, chunks=(3, 2))
+    b = a * "0.1" + 1
+    want = x * "0.1" + 1
+    assert dask.is_dask_collection(a) and dask.is_dask_collection(b)
+    got_a, got_b = dask.compute(a, b)
+    assert isinstance(got_a, ddblas.DDArray) and same_bits(got_a, x) and same_bits(got_b, want)
+    (nested,) = dask.compute({"b": [b], "n": 3})
+    assert same_bits(nested["b"][0], want) and nested["n"] == 3
+    assert same_bits(b.compute(), want) and same_bits(b.to_ddarray(), want)
+    # persist: a DDDaskArray whose graph holds the computed (2, ...) blocks, nothing else
+    (kept,) = dask.persist(b)
+    assert isinstance(kept, dd.DDDaskArray) and kept.chunks == b.chunks
+    graph = dict(kept.__dask_graph__())
+    assert len(graph) == 3 * 3 and set(graph) == set(dask.core.flatten(kept.__dask_keys__()))
+    block = graph[(kept.name, 0, 1, 2)]   # block row 1, block column 2: x[3:6, 4:5]
+    assert isinstance(block, np.ndarray) and block.shape == (2, 3, 1)
+    assert same_bits(ddblas.DDArray(block[0], block[1], normalize=False), want[3:6, 4:5])
+    assert same_bits(kept.compute(), want) and same_bits(b.persist().compute(), want)
+    (optimized,) = dask.optimize(b)
+    assert isinstance(optimized, dd.DDDaskArray) and same_bits(optimized.compute(), want)
+    # the graph, keys and name are those of the parts; tokens follow the graph
+    assert b.dask is b.parts.dask and b.name == b.parts.name
+    assert b.__dask_keys__() == b.parts.__dask_keys__()
+    assert b.__dask_layers__() == b.parts.__dask_layers__()
+    token = dask.base.tokenize
+    assert token(a) == token(dd.from_ddarray(x, chunks=(3, 2))) and token(a) != token(b)
+    # inside dask.delayed, as an argument: computed first, a DDArray reaches the function
+    assert same_bits(dask.delayed(ddblas.sum)(b).compute(), ddblas.sum(want))
+
+
 # ---- elementwise operations and reductions ----
 
 def test_elementwise_equal_ddarray(device, variant):
@@ -254,6 +288,22 @@ def test_local_cluster_rgemm(client):
     r = dd.random((20, 20), chunks=7, seed=3)
     assert same_bits(r.compute(), r.compute(scheduler="threads"))
     assert same_bits(dd.sum(r, axis=0).compute(), dd.sum(r, axis=0).compute(scheduler="threads"))
+
+
+def test_cluster_computes_and_persists_the_collection(client):
+    """distributed's Client.compute / persist and dask.compute on a cluster take a DDDaskArray
+    as a collection: a DDArray back, or the blocks kept on the workers."""
+    x = random_matrix(9, 6, seed=33)
+    a = dd.from_ddarray(x, chunks=(4, 3))
+    b = a * a - "0.5"
+    want = x * x - "0.5"
+    assert same_bits(client.compute(b).result(), want)
+    kept = client.persist(b)
+    assert isinstance(kept, dd.DDDaskArray)
+    futures = pytest.importorskip("distributed").futures_of(kept)
+    assert len(futures) == 3 * 2 and same_bits(kept.compute(), want)
+    got_a, got_b = dask.compute(a, b)
+    assert same_bits(got_a, x) and same_bits(got_b, want)
 
 
 def test_persist_keeps_worker_placement(client):
