@@ -34,8 +34,9 @@ from .blas.gemm import rgemm as _rgemm
 from .core import ops
 from .core.array import DDArray, asarray, is_array, shape_argument
 from .core.array import random as _random_dd
+from .core.array import zeros as _zeros
 from .core.options import resolve
-from .blas.gemmcall import ALGORITHMS
+from .blas.gemmcall import dd_scalar, require_algorithm, transposed
 from .engines.backend import array_module, broadcast_shape, device_of_array
 
 __all__ = ["DDDaskArray", "from_ddarray", "from_dask", "random", "add", "subtract", "multiply",
@@ -53,9 +54,14 @@ def _as_block(x: DDArray):
     ends when its block is ready (dask then times the GPU's work, and a worker's GPU holds one
     task's kernels at a time: UCX synchronizes the whole GPU before each transfer, which would
     otherwise wait for every task queued behind it)."""
-    block = x.xp.stack((x.hi, x.lo))
-    if x.device == "gpu":
-        x.xp.cuda.get_current_stream().synchronize()
+    return _ready(x.xp.stack((x.hi, x.lo)))
+
+
+def _ready(block):
+    """block, once the GPU's kernels on the current stream are done (CuPy blocks; see
+    _as_block)."""
+    if array_module(block) is not np:
+        array_module(block).cuda.get_current_stream().synchronize()
     return block
 
 
@@ -73,6 +79,15 @@ class _Scalar:
 
     def on(self, xp) -> DDArray:
         return DDArray(xp.asarray(self.hi), xp.asarray(self.lo), normalize=False)
+
+    def equals(self, value: float) -> bool:
+        """Whether the scalar is exactly `value` (a double): hi == value, lo == 0."""
+        return self.hi == value and self.lo == 0
+
+    def __dask_tokenize__(self):
+        # the bits, so that -0.0 and 0.0 (and NaNs) have their own tokens
+        return ("ddblas.dask._Scalar", np.float64(self.hi).view(np.int64).item(),
+                np.float64(self.lo).view(np.int64).item())
 
 
 def _scalar_from_parts(hi: float, lo: float) -> _Scalar:
@@ -682,14 +697,41 @@ def dot(x, y, *, fma=None, add=None) -> DDDaskArray:
 
 
 # ---- matrix products ----
-def _gemm_block(a, b, fma, add, algorithm):
-    """ddblas.rgemm of one block row of A by one block column of B."""
-    return _as_block(_rgemm(_as_dd(a), _as_dd(b), fma=fma, add=add, algorithm=algorithm))
+def _gemm_block(a, b, *c, alpha, beta, fma, add, algorithm):
+    """ddblas.rgemm of one block row of op(A) by one block column of op(B): alpha op(A) op(B),
+    plus beta C0 where C0's block c is given (beta != 0), written into a copy of c (dask's
+    blocks are never written: they may be a persisted block or a view of the user's array)."""
+    args = dict(alpha=alpha.on(np), beta=beta.on(np), fma=fma, add=add, algorithm=algorithm)
+    if not c:
+        return _as_block(_rgemm(_as_dd(a), _as_dd(b), **args))
+    out = c[0].copy()
+    _rgemm(_as_dd(a), _as_dd(b), _as_dd(out), **args)
+    return _ready(out)
 
 
 def _gemm_piece(a, b, fma, add, algorithm):
     """ddblas.rgemm of one k-chunk, as a (2, 1, m, n) block of the partial products."""
-    return _gemm_block(a, b, fma, add, algorithm)[:, None]
+    return _as_block(_rgemm(_as_dd(a), _as_dd(b), fma=fma, add=add,
+                            algorithm=algorithm))[:, None]
+
+
+def _epilogue_block(acc, *c, alpha, beta, fma, add):
+    """rgemm's epilogue (gemm.h's gemm_epilogue) on a block of the summed products acc, in the
+    same operations and order: r = alpha * acc (acc itself for alpha = 1), then, where C0's
+    block c is given (beta != 0), r = r + beta * C0; each a ddblas elementwise function."""
+    xp = array_module(acc)
+    r = _as_dd(acc)
+    if not alpha.equals(1):
+        r = ops.multiply(alpha.on(xp), r, fma=fma, add=add)
+    if c:
+        r = ops.add(r, ops.multiply(beta.on(xp), _as_dd(c[0]), fma=fma, add=add), fma=fma,
+                    add=add)
+    return _as_block(r)
+
+
+def _zeros_block(device, block_info=None):
+    """A (2, ...) block of DD zeros (+0.0 in both parts) of the chunk's shape."""
+    return _as_block(_zeros(block_info[None]["chunk-shape"][1:], device=device))
 
 
 def _blockwise(*args, **kwargs):
@@ -702,44 +744,133 @@ def _blockwise(*args, **kwargs):
         return da.blockwise(*args, **kwargs)
 
 
-def rgemm(a, b, *, fma=None, add=None, algorithm="auto", split_k=False,
-          split_every=None) -> DDDaskArray:
-    """C = A B for 2-D DDDaskArrays (or DDArrays, cut into dask's "auto" chunks), each block of C
-    from ddblas.rgemm on the chunks (algorithm as there, chosen per task for "auto").
+def _gemm_output(c, shape: tuple, chunks: tuple, device: str) -> DDDaskArray:
+    """rgemm's c (a DDDaskArray, or a DDArray cut into C's chunks) checked against the product's
+    shape and device: errors name c, as ddblas.rgemm's do."""
+    if isinstance(c, DDArray):
+        if c.shape != shape:   # before from_ddarray, whose chunks would not fit
+            raise ValueError(f"c has shape {c.shape}, but op(A) @ op(B) is "
+                             f"{'x'.join(map(str, shape))}")
+        c = from_ddarray(c, chunks=chunks)
+    if not isinstance(c, DDDaskArray):
+        raise TypeError(f"rgemm: c must be a DDDaskArray or a DDArray, got {type(c).__name__}")
+    if c.shape != shape:
+        raise ValueError(f"c has shape {c.shape}, but op(A) @ op(B) is "
+                         f"{'x'.join(map(str, shape))}")
+    if c.device != device:
+        raise ValueError(f"rgemm: c has {'CuPy' if c.device == 'gpu' else 'NumPy'} chunks, a "
+                         f"and b the other kind: move one")
+    return c.rechunk(chunks)
 
-    split_k=False: each task multiplies a whole block row of A (its k axis rechunked to one
-    chunk) by a whole block column of B, so C's blocks come from one rgemm call each: with a
-    classic kernel (every one sums k in increasing order from (0, 0), and alpha = 1, beta = 0
-    leave the sum as it is) C equals ddblas.rgemm(A, B) on the whole arrays bit for bit. "auto"
-    may choose differently for a block than for the whole product (tsm for thin edge blocks, an
-    Ozaki scheme for large ones): then the result is within the same bound, not the same bits.
-    split_k=True: B's k axis is rechunked to A's k chunks; task (p, i, j) computes
-    A[i, p] B[p, j] and the partial products are summed by :func:`sum`'s DD tree (split_every
-    at a time): the result errs by at most rgemm's bound for the whole K (docs/distributed.md).
+
+def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, add=None,
+          algorithm="auto", split_k=False, split_every=None) -> DDDaskArray:
+    """C = alpha op(A) op(B) + beta C in double-double, each block of C from ddblas.rgemm.
+
+    The arguments as ddblas.rgemm's, in its order; the result is a new DDDaskArray (dask's
+    arrays are not written in place: c is read, never overwritten). The blocks of C follow op(A)'s
+    row chunks and op(B)'s column chunks; c is rechunked to them.
+
+    Parameters
+    ----------
+    a, b : DDDaskArray or DDArray
+        2-D operands (a DDArray is cut into dask's "auto" chunks); op(X) is X for "N" and X.T
+        for "T" or "C" (transa, transb).
+    c : DDDaskArray or DDArray, optional
+        C0, of op(A) op(B)'s shape, on the operands' device. Read only where beta != 0: with
+        beta = 0 its values (NaN and inf too) do not reach the result, nor its tasks the graph.
+        None: beta must be 0.
+    alpha, beta : DD scalar
+        A number, a numeric string or a 0-d DDArray, as ddblas.rgemm takes them. alpha = 0 (or
+        K = 0) forms no product: C = beta C0, or zeros for beta = 0, whatever A and B hold.
+    transa, transb : {"N", "T", "C"}
+    fma, add : arithmetic variant (default: ddblas.options() when the graph is built).
+    algorithm : str
+        ddblas.rgemm's algorithm for every task ("auto": chosen per task, for its block).
+    split_k : bool
+        False (default): each task multiplies a whole block row of op(A) (its k axis
+        rechunked to one chunk) by a whole block column of op(B) with ddblas.rgemm, alpha,
+        beta and C0's block included, so each block of C comes from one rgemm call: with a
+        classic kernel (every one sums k in increasing order from (0, 0), then applies the
+        epilogue alpha acc + beta C0) C equals ddblas.rgemm(A, B, C0, alpha=alpha, beta=beta)
+        on the whole arrays bit for bit. "auto" may choose differently for a block than for the
+        whole product (tsm for thin edge blocks, an Ozaki scheme for large ones): then the
+        result is within the same bound, not always the same bits.
+        True: op(B)'s k axis is rechunked to op(A)'s k chunks; task (p, i, j) computes
+        op(A)[i, p] op(B)[p, j] and the partial products are summed by :func:`sum`'s DD tree
+        (split_every at a time) into acc; then rgemm's epilogue, alpha acc + beta C0, in the
+        same DD operations and order as the kernels' (ddblas.multiply and ddblas.add,
+        blockwise). With one k chunk the result is ddblas.rgemm's bits (classic kernels).
+    split_every : int or dict, optional
+        The tree's fan-in (split_k=True), as :func:`sum` takes it.
+
+    Returns
+    -------
+    DDDaskArray
+        C, M x N, on the operands' device.
+
+    Raises
+    ------
+    ValueError
+        Operands not 2-D, op(A) and op(B) that do not align, a c of another shape or device,
+        beta != 0 without c, a bad alpha, beta, transa, transb or algorithm: each names its
+        argument, when the graph is built.
+    TypeError
+        A c that is neither a DDDaskArray nor a DDArray; an alpha or beta that is no number.
+
+    Notes
+    -----
+    Error: with S = (|op(A)| |op(B)|)_ij and K the whole k length, |C_ij - exact_ij| <=
+    (c_mul + c_add + c_first + (K - 1) c_acc)(1 + 2^-40)(|alpha| S + |beta| |C0_ij|), rgemm's
+    bound (accuracy.bound("gemm", variant, K)), for k whole and, where the pieces are summed by
+    the classic kernels, tsm, ozaki-fp64 or ozaki-int8, for k split. ozaki2-int8 pieces (also
+    by "auto") may add (c_mul + c_add)(1 + 2^-40) |alpha| S to it when alpha != 1 or
+    beta != 0 (docs/distributed.md).
     """
+    flip_a, flip_b = transposed(transa, "transa"), transposed(transb, "transb")
+    require_algorithm(algorithm)   # checked here: the tasks would fail only when computed
+    alpha_s, beta_s = (_Scalar(dd_scalar(v, name)) for v, name in ((alpha, "alpha"),
+                                                                    (beta, "beta")))
     a, b = _operand(a), _operand(b)
     for name, x in (("a", a), ("b", b)):
         if not isinstance(x, DDDaskArray) or x.ndim != 2:
             raise ValueError(f"ddblas.dask.rgemm {name} must be a 2-D array, got "
                              f"{'a scalar' if isinstance(x, _Scalar) else f'shape {x.shape}'}")
-    if a.shape[1] != b.shape[0]:
-        raise ValueError(f"rgemm: shapes {a.shape} and {b.shape} do not align "
-                         f"({a.shape[1]} != {b.shape[0]})")
+    op_a, op_b = (a.T if flip_a else a), (b.T if flip_b else b)
+    (m, k), (k2, n) = op_a.shape, op_b.shape
+    if k != k2:
+        raise ValueError(f"rgemm: op(A) is {m}x{k} (a has shape {a.shape}, transa={transa!r}) "
+                         f"but op(B) is {k2}x{n} (b has shape {b.shape}, transb={transb!r}): "
+                         f"they do not align")
     if a.device != b.device:
         raise ValueError("rgemm operands have NumPy and CuPy chunks: move one")
-    if algorithm not in ALGORITHMS:  # checked here: the tasks would fail only when computed
-        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    kwargs = dict(_options(fma, add), algorithm=algorithm)
-    meta = _meta(a.parts, 3)
+    chunks = (op_a.chunks[0], op_b.chunks[1])
+    if c is None and not beta_s.equals(0):
+        raise ValueError("beta != 0 needs an input matrix c")
+    if c is not None:
+        c = _gemm_output(c, (m, n), chunks, a.device)
+    read_c = [] if beta_s.equals(0) else [c.parts, "pij"]   # beta = 0: C0 is never read
+    opts = _options(fma, add)
+    if k == 0 or alpha_s.equals(0):   # no product, as ddblas.rgemm: C = beta C0 or zeros
+        if read_c:
+            return multiply(beta_s, c, **opts)
+        return DDDaskArray(da.map_blocks(_zeros_block, a.device, chunks=((2,),) + chunks,
+                                         dtype=np.float64, meta=_meta(a.parts, 3)))
     if not split_k:
-        c = _blockwise(_gemm_block, "pij", a.parts.rechunk({2: -1}), "pik",
-                       b.parts.rechunk({1: -1}), "pkj", dtype=np.float64, concatenate=True,
-                       meta=meta, **kwargs)
-        return DDDaskArray(c)
-    pieces = _blockwise(_gemm_piece, "pkij", a.parts, "pik",
-                        b.parts.rechunk({1: a.parts.chunks[2]}), "pkj", dtype=np.float64,
-                        adjust_chunks={"k": 1}, meta=_meta(a.parts, 4), **kwargs)
-    return sum(DDDaskArray(pieces), axis=0, fma=fma, add=add, split_every=split_every)
+        return DDDaskArray(_blockwise(
+            _gemm_block, "pij", op_a.parts.rechunk({2: -1}), "pik",
+            op_b.parts.rechunk({1: -1}), "pkj", *read_c, dtype=np.float64, concatenate=True,
+            meta=_meta(a.parts, 3), alpha=alpha_s, beta=beta_s, algorithm=algorithm, **opts))
+    pieces = _blockwise(_gemm_piece, "pkij", op_a.parts, "pik",
+                        op_b.parts.rechunk({1: op_a.parts.chunks[2]}), "pkj", dtype=np.float64,
+                        adjust_chunks={"k": 1}, meta=_meta(a.parts, 4), algorithm=algorithm,
+                        **opts)
+    acc = sum(DDDaskArray(pieces), axis=0, split_every=split_every, **opts)
+    if alpha_s.equals(1) and not read_c:
+        return acc
+    return DDDaskArray(_blockwise(_epilogue_block, "pij", acc.parts, "pij", *read_c,
+                                  dtype=np.float64, meta=_meta(a.parts, 3), alpha=alpha_s,
+                                  beta=beta_s, **opts))
 
 
 def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDDaskArray:

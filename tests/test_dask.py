@@ -257,6 +257,98 @@ def test_rgemm_split_k_within_bound(device, variant, shapes):
     check_gemm_bound(c, x, y, 1, 0, None, "N", "N", variant["fma"], variant["add"])
 
 
+SCALARS = [("0.1", 0), (1, 1), ("-0.3", "0.7"), (0, "0.7"), (2, 0)]
+
+
+@pytest.mark.parametrize("algorithm", ["blocked", "naive"])
+def test_rgemm_alpha_beta_c_whole_k_equals_one_call(device, variant, algorithm):
+    """rgemm took neither c, alpha, beta nor transa, transb: with them, k whole, each block is
+    one ddblas.rgemm call with C0's block, so C is ddblas.rgemm's, bit for bit."""
+    x, y = random_matrix(7, 5, 41, device), random_matrix(5, 4, 42, device)
+    z = random_matrix(7, 4, 43, device)
+    c = dd.from_ddarray(z, chunks=(2, 3))
+    for transa, transb in [("N", "N"), ("T", "N"), ("N", "T"), ("T", "C")]:
+        xa = x.T.copy() if transa != "N" else x
+        yb = y.T.copy() if transb != "N" else y
+        a, b = dd.from_ddarray(xa, chunks=(3, 2)), dd.from_ddarray(yb, chunks=(2, 3))
+        for alpha, beta in SCALARS:
+            got = dd.rgemm(a, b, c, alpha=alpha, beta=beta, transa=transa, transb=transb,
+                           algorithm=algorithm, **variant).compute()
+            want = ddblas.rgemm(xa, yb, z.copy(), alpha=alpha, beta=beta, transa=transa,
+                                transb=transb, algorithm=algorithm, **variant)
+            assert got.device == device and same_bits(got, want), (transa, transb, alpha, beta)
+    assert same_bits(c.compute(), z)   # c is read, never written
+    # a 0-d DDArray alpha, a DDArray c, without a c for beta = 0
+    alpha = ddblas.asarray("0.7", device=device)
+    a, b = dd.from_ddarray(x, chunks=(3, 2)), dd.from_ddarray(y, chunks=(2, 3))
+    for got, want in [
+            (dd.rgemm(a, b, z, alpha=alpha, beta=-1, algorithm=algorithm, **variant),
+             ddblas.rgemm(x, y, z.copy(), alpha=alpha, beta=-1, algorithm=algorithm, **variant)),
+            (dd.rgemm(a, b, alpha="0.1", algorithm=algorithm, **variant),
+             ddblas.rgemm(x, y, alpha="0.1", algorithm=algorithm, **variant))]:
+        assert same_bits(got.compute(), want)
+
+
+def test_rgemm_beta_zero_never_reads_c_alpha_zero_forms_no_product(device):
+    """beta = 0: C0's NaNs and infs do not reach C (nor C0's tasks the graph); alpha = 0: no
+    product, so A's NaNs do not either (C = beta C0), as ddblas.rgemm."""
+    x, y = random_matrix(6, 5, 51, device), random_matrix(5, 4, 52, device)
+    z = random_matrix(6, 4, 53, device)
+    z[1, 2], z[3, 0] = np.nan, np.inf
+    a, b = dd.from_ddarray(x, chunks=(4, 2)), dd.from_ddarray(y, chunks=(2, 3))
+    c = dd.from_ddarray(z, chunks=3)
+    bad = x.copy()
+    bad[0, 0], bad[2, 4] = np.nan, -np.inf
+    nan_a = dd.from_ddarray(bad, chunks=(4, 2))
+    for split_k in (False, True):
+        got = dd.rgemm(a, b, c, alpha="0.5", beta=0, split_k=split_k, algorithm="blocked")
+        assert c.parts.name not in got.dask.layers
+        got = got.compute()
+        assert np.isfinite(got.to_device("cpu").hi).all()
+        if not split_k:
+            assert same_bits(got, ddblas.rgemm(x, y, z.copy(), alpha="0.5", beta=0))
+        for alpha, beta in [(0, "0.5"), (0, 0)]:
+            got = dd.rgemm(nan_a, b, c, alpha=alpha, beta=beta, split_k=split_k).compute()
+            assert same_bits(got, ddblas.rgemm(bad, y, z.copy(), alpha=alpha, beta=beta))
+        empty = dd.rgemm(a[:, :0], b[:0], c, beta="0.5", split_k=split_k).compute()
+        assert same_bits(empty, ddblas.rgemm(x[:, :0], y[:0], z.copy(), beta="0.5"))
+    zeros = dd.rgemm(nan_a, b, alpha=0).compute()
+    assert zeros.shape == (6, 4) and same_bits(zeros, ddblas.zeros((6, 4), device=device))
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_rgemm_split_k_alpha_beta(device, variant, shapes):
+    """k split with alpha, beta and C0: the summed products acc, then rgemm's epilogue
+    alpha acc + beta C0 in its DD operations (bit for bit ddblas.add(ddblas.multiply(alpha,
+    acc), ddblas.multiply(beta, C0))), within rgemm's bound for the whole K (exact rationals);
+    with k in one chunk ddblas.rgemm's bits."""
+    (m, k), achunks, (k2, n), bchunks = shapes
+    x, y = random_matrix(m, k, 61, device, spread=40), random_matrix(k2, n, 62, device, spread=40)
+    z = random_matrix(m, n, 63, device, spread=40)
+    a, b = dd.from_ddarray(x, chunks=achunks), dd.from_ddarray(y, chunks=bchunks)
+    c = dd.from_ddarray(z, chunks=(3, 2))
+    alpha, beta = ddblas.asarray("-0.1", device=device), ddblas.asarray("0.3", device=device)
+    exact_alpha, exact_beta = exact_values(alpha)[0], exact_values(beta)[0]
+    acc = dd.rgemm(a, b, split_k=True, split_every=2, algorithm="blocked", **variant).compute()
+    got = dd.rgemm(a, b, c, alpha=alpha, beta=beta, split_k=True, split_every=2,
+                   algorithm="blocked", **variant).compute()
+    with ddblas.options(**variant):
+        assert same_bits(got, ddblas.add(ddblas.multiply(alpha, acc), ddblas.multiply(beta, z)))
+    check_gemm_bound(got, x, y, exact_alpha, exact_beta, z, "N", "N", variant["fma"],
+                     variant["add"])
+    scaled = dd.rgemm(a, b, alpha=alpha, split_k=True, algorithm="blocked", **variant)
+    with ddblas.options(**variant):
+        assert same_bits(scaled.compute(), ddblas.multiply(alpha, acc))
+    # transposed operands, k in one chunk: one rgemm call's bits
+    xa, yb = x.T.copy(), y.T.copy()
+    a1, b1 = dd.from_ddarray(xa, chunks=(k, 2)), dd.from_ddarray(yb, chunks=(3, k2))
+    got = dd.rgemm(a1, b1, c, alpha=alpha, beta=beta, transa="T", transb="T", split_k=True,
+                   algorithm="blocked", **variant).compute()
+    want = ddblas.rgemm(xa, yb, z.copy(), alpha=alpha, beta=beta, transa="T", transb="T",
+                        algorithm="blocked", **variant)
+    assert same_bits(got, want)
+
+
 def test_rgemm_errors():
     a = dd.random((4, 3), chunks=2, seed=1)
     with pytest.raises(ValueError, match="do not align"):
@@ -265,6 +357,23 @@ def test_rgemm_errors():
         dd.rgemm(a, 2)
     with pytest.raises(ValueError, match="algorithm must be one of .* got 'foo'"):
         dd.rgemm(a, a.T, algorithm="foo")   # when the graph is built, not at compute()
+    # c, alpha, beta, transa, transb: checked when the graph is built, errors naming them
+    c = dd.random((4, 4), chunks=2, seed=2)
+    with pytest.raises(ValueError, match="beta != 0 needs an input matrix c"):
+        dd.rgemm(a, a.T, beta=1)
+    for bad in (c[:3, :3], ddblas.zeros((3, 3))):
+        with pytest.raises(ValueError, match=r"c has shape \(3, 3\), but op\(A\) @ op\(B\) is 4x4"):
+            dd.rgemm(a, a.T, bad, beta=1)
+    with pytest.raises(TypeError, match="c must be a DDDaskArray or a DDArray, got ndarray"):
+        dd.rgemm(a, a.T, np.zeros((4, 4)), beta=1)
+    with pytest.raises(ValueError, match="alpha must be a DD scalar"):
+        dd.rgemm(a, a.T, alpha="x")
+    with pytest.raises(ValueError, match="beta must be a scalar"):
+        dd.rgemm(a, a.T, c, beta=ddblas.ones(2))
+    with pytest.raises(ValueError, match="transa must be 'N', 'T' or 'C'"):
+        dd.rgemm(a, a.T, transa="X")
+    with pytest.raises(ValueError, match=r"op\(A\) is 3x4 \(a has shape \(4, 3\), transa='T'\)"):
+        dd.rgemm(a, a.T, transa="T")
 
 
 # ---- a cluster of processes ----
@@ -285,6 +394,9 @@ def test_local_cluster_rgemm(client):
     assert same_bits(dd.rgemm(a, b, algorithm="blocked").compute(), ddblas.rgemm(x, y))
     c = dd.rgemm(a, b, split_k=True).compute()
     check_gemm_bound(c, x, y, 1, 0, None, "N", "N", True, "accurate")
+    z = random_matrix(37, 23, 34, "cpu")
+    got = dd.rgemm(a, b, dd.from_ddarray(z, chunks=9), alpha="0.1", beta=-2, algorithm="blocked")
+    assert same_bits(got.compute(), ddblas.rgemm(x, y, z.copy(), alpha="0.1", beta=-2))
     r = dd.random((20, 20), chunks=7, seed=3)
     assert same_bits(r.compute(), r.compute(scheduler="threads"))
     assert same_bits(dd.sum(r, axis=0).compute(), dd.sum(r, axis=0).compute(scheduler="threads"))
