@@ -15,6 +15,7 @@ to every task: ddblas.options() is thread-local and would not reach the workers.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import numbers
@@ -286,6 +287,10 @@ class DDDaskArray:
 
     # ---- views ----
     def __getitem__(self, key) -> "DDDaskArray":
+        """x[key] with NumPy's meaning, by dask's indexing of the parts: basic indices, integer
+        arrays, boolean masks of one axis, of several (merged into one first) or of the whole
+        shape; an IndexError for what dask's arrays cannot take, such as two array indices
+        (docs/distributed.md, "Indexing")."""
         key = tuple(map(_index_entry, key if isinstance(key, tuple) else (key,)))
         if any(isinstance(k, (DDArray, DDDaskArray)) for k in key):
             raise TypeError("a DD array cannot index an array; use a boolean or integer array")
@@ -295,26 +300,15 @@ class DDDaskArray:
                                  "(x[True] is x[None], x[False] that axis empty): use None")
             new = self.parts[:, None]
             return DDDaskArray(new if key[0] else new[:, :0])
-        rest = [k for k in key if k is not Ellipsis]
-        mask = rest[0] if len(rest) == 1 and len(key) <= 2 else None
-        if getattr(mask, "dtype", None) == bool and 2 <= mask.ndim == self.ndim:
-            # a mask of the whole shape (x[x > 0.5], x[m, ...]): its elements in row-major
-            # order, as NumPy's; dask takes masks of some axes only after the parts axis
-            if any(m != n for m, n in zip(mask.shape, self.shape)
-                   if not (math.isnan(m) or math.isnan(n))):
-                raise IndexError(f"a boolean mask of shape {mask.shape} does not match the "
-                                 f"array's shape {self.shape}")
-            return DDDaskArray(self.parts.reshape(2, -1)[:, mask.reshape(-1)])
-        for k in key:
-            if getattr(k, "dtype", None) == bool and getattr(k, "ndim", 0) >= 2:
-                raise IndexError(f"a boolean mask of {k.ndim} axes indexes a DDDaskArray only "
-                                 f"alone (with an Ellipsis) and of its whole shape {self.shape}; "
-                                 f"masks of one axis may stand beside other indices")
+        parts, key = _merge_masked_axes(self.parts, key)
         try:
-            return DDDaskArray(self.parts[(slice(None),) + key])
+            return DDDaskArray(_take(parts, key))
         except IndexError as error:   # dask counts the parts axis: name the DD array's axes
             raise IndexError(re.sub(r"axis (\d+)", lambda m: f"axis {int(m.group(1)) - 1}",
                                     str(error))) from None
+        except NotImplementedError as error:   # an index dask's arrays do not take
+            raise IndexError(f"ddblas.dask cannot index with this key (dask's arrays do not "
+                             f"take it): {error}") from None
 
     def transpose(self, *axes) -> "DDDaskArray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
@@ -370,6 +364,91 @@ def _rebuild_dd(dsk, rebuild, args, rename=None) -> DDDaskArray:
     """__dask_postpersist__'s rebuilder: the dask array of the new graph `dsk` (the persisted
     blocks, or an optimised graph), renamed as `rename` says, wrapped again."""
     return DDDaskArray(rebuild(dsk, *args, rename=rename))
+
+
+def _is_mask(k) -> bool:
+    """Whether the index entry k is a boolean array (NumPy, CuPy or dask) of >= 1 axes."""
+    return getattr(k, "dtype", None) == bool and getattr(k, "ndim", 0) >= 1
+
+
+def _merge_masked_axes(parts, key: tuple):
+    """parts (2, *shape) and the DD array's index `key` with every boolean mask of several
+    axes made a mask of one: the axes it covers merged into one (parts reshaped, row-major, as
+    NumPy orders a mask's elements) and the mask flattened. dask's arrays take a 1-D mask on any
+    axis, a mask of several axes only of their whole shape, so through the parts axis never:
+    x[m] of a mask of the leading axes is then dask's parts.reshape(2, n, ...)[:, m.ravel()],
+    NumPy's result, and the merge keeps every other entry's axes and its place in the result.
+    IndexError: too many indices, more than one Ellipsis, a mask's shape that does not match
+    the axes it covers, or sizes dask does not know (after another mask) among them."""
+    if not any(_is_mask(k) and k.ndim >= 2 for k in key):
+        return parts, key
+    shape = parts.shape[1:]
+    if builtins.sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = builtins.sum(0 if k is None or k is Ellipsis else k.ndim if _is_mask(k) else 1
+                        for k in key)
+    if used > len(shape):
+        masks = ", ".join(f"a boolean mask of {k.ndim} axes" for k in key
+                          if _is_mask(k) and k.ndim >= 2)
+        raise IndexError(f"too many indices for a DDDaskArray of {len(shape)} axes: {used} "
+                         f"indexed ({masks} counting as many)")
+    new_shape, new_key, axis = [], [], 0
+    for k in key:
+        if k is Ellipsis:
+            width = len(shape) - used
+        elif k is None:
+            width = 0
+        else:
+            width = k.ndim if _is_mask(k) else 1
+        covered = shape[axis:axis + width]
+        if k is not Ellipsis and _is_mask(k) and width >= 2:
+            if any(m != n for m, n in zip(k.shape, covered)
+                   if not (math.isnan(m) or math.isnan(n))):
+                raise IndexError(f"a boolean mask of shape {k.shape} does not match the "
+                                 f"array's shape {shape} (axes {axis} to {axis + width - 1}: "
+                                 f"{covered})")
+            if any(math.isnan(n) for n in covered + k.shape):
+                raise IndexError(f"a boolean mask of shape {k.shape} needs the sizes of the "
+                                 f"axes it covers known, got {covered} (compute_chunk_sizes() "
+                                 f"on .parts first)")
+            new_shape.append(int(np.prod(covered, dtype=np.int64)))
+            k = k.reshape(-1)
+        else:
+            new_shape.extend(covered)
+        new_key.append(k)
+        axis += width
+    new_shape.extend(shape[axis:])
+    if any(math.isnan(n) for n in new_shape):
+        raise IndexError(f"a boolean mask of several axes needs the array's sizes known, got "
+                         f"{shape} (compute_chunk_sizes() on .parts first)")
+    return parts.reshape((2,) + tuple(new_shape)), tuple(new_key)
+
+
+def _is_array_index(k) -> bool:
+    """Whether the index entry k is an array index (a list, or an array of >= 1 axes)."""
+    return isinstance(k, list) or getattr(k, "ndim", 0) >= 1
+
+
+def _take(parts, key: tuple):
+    """parts[(slice(None),) + key] by dask, in NumPy's order where dask's differs (key: the DD
+    array's index, its masks of several axes merged). A None beside an array index: dask's
+    getitem fails (an AttributeError or a TypeError of its own), so the new axes are inserted
+    first and indexed by slices. Integers and one array index apart (a slice or an Ellipsis
+    between them): NumPy puts the array's axis first, dask leaves it in place, so it is moved."""
+    arrays = [i for i, k in enumerate(key) if _is_array_index(k)]
+    if arrays and any(k is None for k in key):
+        parts = parts[(slice(None),) + tuple(k if k is None or k is Ellipsis else slice(None)
+                                             for k in key)]
+        key = tuple(slice(None) if k is None else k for k in key)
+    result = parts[(slice(None),) + key]
+    advanced = [i for i, k in enumerate(key) if i in arrays or
+                isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_))]
+    if len(arrays) == 1 and advanced[-1] - advanced[0] + 1 != len(advanced):
+        spread = parts.ndim - len(key)   # the axes an Ellipsis stands for
+        before = builtins.sum(spread if k is Ellipsis else 1 if isinstance(k, slice) else 0
+                              for k in key[:arrays[0]])
+        result = da.moveaxis(result, before + 1, 1)
+    return result
 
 
 def _index_entry(k):

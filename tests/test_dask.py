@@ -557,6 +557,42 @@ def test_masks_as_numpy_reads_them():
         a[m, 0]
 
 
+def test_masks_of_some_axes_as_numpy_reads_them():
+    """Boolean masks of some of the axes (x[m], m.shape == x.shape[:2] of a 3-D x; beside other
+    indices) were refused; None beside a mask was dask's TypeError; integers and an array index
+    apart gave dask's order, not NumPy's (x[0, :, m]: the masked axis first in NumPy)."""
+    x = ddblas.random((4, 5, 6), seed=3)
+    a = dd.from_ddarray(x, (3, 2, 4))
+    rng = np.random.default_rng(7)
+    m1, m2, m3 = (rng.random(x.shape[:k]) > 0.4 for k in (1, 2, 3))
+    m23 = rng.random((5, 6)) > 0.4
+    for key in (m1, m2, m3, (m2, ...), (m2, slice(1, 4)), (m2, 2), (m2, slice(None, None, -1)),
+                (slice(None), m23), (1, m23), (..., m23), (None, m2), (m2, None),
+                (None, m1), (slice(None), None, m23), m2.tolist(), (0, slice(None), m23[0]),
+                (0, slice(None), [5, 1]), (0, ..., m23[1]), (slice(1, 3), 0, [2, 3])):
+        got = a[key]
+        assert same_bits(got.compute(), x[key]), [getattr(k, "shape", k) for k in key]
+    # dask masks: of the leading axes, and one computed from the array
+    assert same_bits(a[dask.array.from_array(m2, chunks=2)].compute(), x[m2])
+    assert same_bits(a[a.sum(axis=2) > 3].compute(), x[ddblas.sum(x, axis=2) > 3])
+    y = ddblas.random((3, 4, 5, 2), seed=4)
+    b = dd.from_ddarray(y, (2, 3, 2, 1))
+    m45 = rng.random((4, 5)) > 0.4
+    for key in ((0, slice(None), m45[0]), (1, m45), (0, slice(None), m45.T[:, :2]),
+                (m45[:3, :4], slice(None), 1)):
+        assert same_bits(b[key].compute(), y[key]), [getattr(k, "shape", k) for k in key]
+    with pytest.raises(IndexError, match="too many indices .* mask of 2 axes"):
+        a[m2, 0, 0]
+    with pytest.raises(IndexError, match=r"mask of shape \(3, 5\) does not match .*axes 0 to 1"):
+        a[m2[:3]]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        a[m2, ..., ...]
+    with pytest.raises(IndexError, match="sizes of the axes it covers known"):
+        a[a.hi[:, 0, 0] > 0.5][m2]
+    with pytest.raises(IndexError, match="dask's arrays do not take it"):
+        a[m2, [0, 1]]   # two array indices: NumPy takes them, dask does not
+
+
 def test_products_of_many_blocks_do_not_warn():
     """Every product of more than 10 block rows or columns gave dask's PerformanceWarning
     'Increasing number of chunks by factor of ...', though its blocks are made by design."""
