@@ -429,13 +429,28 @@ def _is_array_index(k) -> bool:
     return isinstance(k, list) or getattr(k, "ndim", 0) >= 1
 
 
+def _array_ndim(k) -> int:
+    """The number of axes of an array index (a ragged list: 1, dask's error follows)."""
+    if hasattr(k, "ndim"):
+        return k.ndim
+    try:
+        return np.ndim(k)
+    except ValueError:
+        return 1
+
+
 def _take(parts, key: tuple):
     """parts[(slice(None),) + key] by dask, in NumPy's order where dask's differs (key: the DD
     array's index, its masks of several axes merged). A None beside an array index: dask's
     getitem fails (an AttributeError or a TypeError of its own), so the new axes are inserted
     first and indexed by slices. Integers and one array index apart (a slice or an Ellipsis
-    between them): NumPy puts the array's axis first, dask leaves it in place, so it is moved."""
+    between them): NumPy puts the array's axis first, dask leaves it in place, so it is moved.
+    An integer array of several axes: an IndexError (dask's arrays take none)."""
     arrays = [i for i, k in enumerate(key) if _is_array_index(k)]
+    for i in arrays:   # dask's getitem raised its own TypeError ('>=' between list and int)
+        if _array_ndim(key[i]) > 1:
+            raise IndexError(f"ddblas.dask cannot index with an integer array of "
+                             f"{_array_ndim(key[i])} axes (dask's arrays take 1-D ones only)")
     if arrays and any(k is None for k in key):
         parts = parts[(slice(None),) + tuple(k if k is None or k is Ellipsis else slice(None)
                                              for k in key)]

@@ -591,6 +591,8 @@ def test_masks_of_some_axes_as_numpy_reads_them():
         a[a.hi[:, 0, 0] > 0.5][m2]
     with pytest.raises(IndexError, match="dask's arrays do not take it"):
         a[m2, [0, 1]]   # two array indices: NumPy takes them, dask does not
+    with pytest.raises(IndexError, match="integer array of 2 axes"):   # dask's TypeError
+        a[0, :, [[1], [2]]]
 
 
 def test_products_of_many_blocks_do_not_warn():
