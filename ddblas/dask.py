@@ -120,7 +120,8 @@ class DDDaskArray:
 
     Build one with :func:`from_ddarray`, :func:`from_dask` or :func:`random`; ``DDDaskArray(parts)``
     wraps a (2, ...) float64 dask array as it is (its leading axis rechunked to one chunk), for
-    parts known to be normalised DD pairs.
+    parts known to be normalised DD pairs. It is a dask collection: ``dask.compute(x, y)`` gives
+    DDArrays, ``dask.persist(x)`` a DDDaskArray of the computed blocks.
     """
 
     __slots__ = ("parts",)
