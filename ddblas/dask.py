@@ -322,7 +322,8 @@ class DDDaskArray:
         return DDDaskArray(self.parts.transpose((0,) + tuple(a % self.ndim + 1 for a in axes)))
 
     def reshape(self, *shape) -> "DDDaskArray":
-        shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
+        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = shape[0]
         return DDDaskArray(self.parts.reshape((2,) + tuple(shape)))
 
     # ---- operators ----
@@ -581,8 +582,9 @@ def random(shape, chunks="auto", seed=None, device=None) -> DDDaskArray:
     probe = _random_dd((0,), device=device)  # checks device, gives the chunk type
     shape = shape_argument(shape)   # as ddblas.random: dask would take negative and float sizes
     chunks = (2,) + _chunks_argument(chunks, shape)
+    meta = probe.xp.empty((0,) * (len(shape) + 1))
     return DDDaskArray(da.map_blocks(_random_block, int(seed), probe.device, chunks=chunks,
-                                     dtype=np.float64, meta=probe.xp.empty((0,) * (len(shape) + 1))))
+                                     dtype=np.float64, meta=meta))
 
 
 # ---- elementwise operations ----
@@ -752,7 +754,8 @@ def _split_every(split_every, ndim: int):
     return {int(k) % ndim + 1: int(v) for k, v in split_every.items()}
 
 
-def sum(a, axis=None, *, keepdims=False, fma=None, add=None, split_every=None) -> DDDaskArray:  # noqa: A001
+def sum(a, axis=None, *, keepdims=False, fma=None, add=None,  # noqa: A001
+        split_every=None) -> DDDaskArray:
     """Sum over the given axes (all by default): ddblas.sum of each chunk, then a dask tree whose
     every combine step is ddblas.sum of the partial DD sums (split_every of them at a time: dask's
     default when None). Any summation tree of n terms errs by <= (n - 1) c_add (1 + 2^-40)

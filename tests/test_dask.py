@@ -31,7 +31,8 @@ def _variant_name(variant) -> str:
 # ---- pickling (what moves between processes) ----
 
 def test_ddarray_pickles_as_its_parts():
-    x = ddblas.DDArray(np.array([1.0, np.nan, -0.0, np.inf]), np.array([2 ** -60, np.nan, 0.0, 0.0]))
+    x = ddblas.DDArray(np.array([1.0, np.nan, -0.0, np.inf]),
+                       np.array([2 ** -60, np.nan, 0.0, 0.0]))
     y = pickle.loads(pickle.dumps(x))
     assert same_bits(x, y)
     big = ddblas.random((100, 100), seed=1)
