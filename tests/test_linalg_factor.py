@@ -591,6 +591,26 @@ def test_argument_errors(device):
                                 trans=np.array([0, 1]))
 
 
+@pytest.mark.parametrize("bad", ["", "LU", "NT", "TC", "NU", "LR", "X"])
+def test_blas_flags_are_one_letter(device, bad):
+    """side, uplo, trans(a) and diag of rtrsm, rsyrk and rgemv are one of their letters: a string
+    that is only a substring of the letters ("", "LU", "NT") was taken for one of them (uplo=""
+    solved with the upper triangle, trans="NT" transposed) and b, c or y was overwritten."""
+    eye = ddblas.eye(3, device=device)
+    ones = ddblas.ones((3, 3), device)
+    calls = {"side": lambda v: ddblas.rtrsm(v, "L", "N", "N", 1, eye, ones),
+             "uplo": lambda v: ddblas.rtrsm("L", v, "N", "N", 1, eye, ones),
+             "transa": lambda v: ddblas.rtrsm("L", "L", v, "N", 1, eye, ones),
+             "diag": lambda v: ddblas.rtrsm("L", "L", "N", v, 1, eye, ones),
+             "uplo ": lambda v: ddblas.rsyrk(v, "N", 1, eye, 0, ones),
+             "trans": lambda v: ddblas.rsyrk("L", v, 1, eye, 0, ones),
+             "trans ": lambda v: ddblas.rgemv(eye, ddblas.ones((3,), device), trans=v)}
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match=f"^{name.strip()} must be one of .*, got {bad!r}$"):
+            call(bad)
+    assert host(ones)[0].tolist() == np.ones((3, 3)).tolist()   # nothing was written
+
+
 @pytest.mark.parametrize("n", [4, 40])
 def test_algorithm_is_validated(device, n):
     """Every routine with an algorithm argument names it and lists rgemm's algorithms, whatever

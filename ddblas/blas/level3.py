@@ -27,8 +27,9 @@ SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
 
 
 def _flag(value, name: str, allowed: str) -> str:
-    """A BLAS character argument, upper-cased, checked against `allowed`."""
-    if not isinstance(value, str) or value.upper() not in allowed:
+    """A BLAS character argument, upper-cased: one of the characters of `allowed` (a string of
+    one-letter options: "" or "LU" for uplo is an error, not a substring of "LU" that passed)."""
+    if not isinstance(value, str) or value.upper() not in tuple(allowed):
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
     return value.upper()
 
