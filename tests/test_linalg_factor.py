@@ -624,7 +624,17 @@ def test_algorithm_is_validated(device, n):
              lambda kw: linalg.cho_factor(eye, **kw),
              lambda kw: linalg.cho_solve((eye, True), b, **kw),
              lambda kw: linalg.solve_triangular(eye, b, **kw), lambda kw: linalg.qr(eye, **kw),
-             lambda kw: linalg.lstsq(eye, b, **kw)]
+             lambda kw: linalg.lstsq(eye, b, **kw),
+             # rtrsm took any algorithm below its block size or with alpha = 0 and raised a
+             # KeyError above; rsyrk took any with an empty c
+             lambda kw: ddblas.rtrsm("L", "L", "N", "N", 1, eye, ddblas.ones((n, 2), device),
+                                     **kw),
+             lambda kw: ddblas.rtrsm("R", "U", "T", "N", 0, eye, ddblas.ones((2, n), device),
+                                     **kw),
+             lambda kw: ddblas.rsyrk("L", "N", 1, eye, 0, ddblas.zeros((n, n), device), **kw),
+             lambda kw: ddblas.rsyrk("U", "T", 1, eye[:, :0], 0, ddblas.zeros((0, 0), device),
+                                     **kw),
+             lambda kw: ddblas.rgemv(eye, b, **kw)]
     listed = ", ".join(map(repr, ALGORITHMS))
     for call in calls:
         with pytest.raises(ValueError, match=f"^algorithm must be one of {listed}, got 'foo'$"):

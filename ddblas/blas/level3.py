@@ -21,7 +21,7 @@ from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
 from .gemm import rgemm, subtract_product
-from .gemmcall import dd_scalar
+from .gemmcall import dd_scalar, require_algorithm
 
 SYRK_BLOCK = 64   # diagonal blocks of at most this many rows: rgemm into a copy
 
@@ -110,6 +110,7 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
     lower = _flag(uplo, "uplo", "LU") == "L"
     trans = _flag(transa, "transa", "NTC") != "N"
     unit = _flag(diag, "diag", "NU") == "U"
+    require_algorithm(algorithm)   # small triangles never reach rgemm, which checks it
     if not isinstance(b, DDArray):
         raise ValueError("rtrsm: b must be a DDArray (it is overwritten with the solution)")
     a, b = on_one_device(a, b, names=("a", "b"))
@@ -157,6 +158,7 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     """
     lower = _flag(uplo, "uplo", "LU") == "L"
     transposed = _flag(trans, "trans", "NTC") != "N"
+    require_algorithm(algorithm)   # an empty c never reaches rgemm, which checks it
     if not isinstance(c, DDArray):
         raise ValueError("rsyrk: c must be a DDArray (it is overwritten)")
     a, c = on_one_device(a, c, names=("a", "c"))
