@@ -577,6 +577,14 @@ def test_argument_errors(device):
             ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), y)
     with pytest.raises(TypeError, match="rgemv: y must be a DDArray"):
         ddblas.rgemv(ddblas.ones((3, 4), device), ddblas.ones((4,), device), np.zeros(3))
+    # an output that is not a DDArray is a TypeError, as rgemm's c and rgemv's y (it was a
+    # ValueError for rtrsm's b and rsyrk's c)
+    with pytest.raises(TypeError, match="^rtrsm: b must be a DDArray .*, got ndarray$"):
+        ddblas.rtrsm("L", "L", "N", "N", 1, ddblas.eye(3, device=device), np.ones((3, 2)))
+    for c in (np.zeros((3, 3)), None):
+        with pytest.raises(TypeError, match=f"^rsyrk: c must be a DDArray .*, got "
+                                            f"{type(c).__name__}$"):
+            ddblas.rsyrk("L", "N", 1, ddblas.ones((3, 2), device), 0, c)
     for alpha in ("abc", None):
         with pytest.raises((ValueError, TypeError), match="alpha must be a DD scalar"):
             ddblas.rtrsm("L", "L", "N", "N", alpha, ddblas.eye(3, device=device),

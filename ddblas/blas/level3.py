@@ -112,7 +112,8 @@ def rtrsm(side, uplo, transa, diag, alpha, a, b, *, fma=None, add=None,
     unit = _flag(diag, "diag", "NU") == "U"
     require_algorithm(algorithm)   # small triangles never reach rgemm, which checks it
     if not isinstance(b, DDArray):
-        raise ValueError("rtrsm: b must be a DDArray (it is overwritten with the solution)")
+        raise TypeError(f"rtrsm: b must be a DDArray (rtrsm overwrites it with the solution), "
+                        f"got {type(b).__name__}")
     a, b = on_one_device(a, b, names=("a", "b"))
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"rtrsm: a must be a square matrix, got shape {a.shape}")
@@ -160,7 +161,8 @@ def rsyrk(uplo, trans, alpha, a, beta, c, *, fma=None, add=None, algorithm="auto
     transposed = _flag(trans, "trans", "NTC") != "N"
     require_algorithm(algorithm)   # an empty c never reaches rgemm, which checks it
     if not isinstance(c, DDArray):
-        raise ValueError("rsyrk: c must be a DDArray (it is overwritten)")
+        raise TypeError(f"rsyrk: c must be a DDArray (rsyrk overwrites it), got "
+                        f"{type(c).__name__}")
     a, c = on_one_device(a, c, names=("a", "c"))
     if a.ndim != 2:
         raise ValueError(f"rsyrk: a must be 2-D, got shape {a.shape}")
