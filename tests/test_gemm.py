@@ -2,6 +2,7 @@
 GPU, bitwise equality with the CPU for every variant, transpose, algorithm and the shape grid."""
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -133,8 +134,13 @@ def test_errors_name_the_problem(device):
         ddblas.rgemm(a, a.T, beta=1)
     with pytest.raises(ValueError, match="'fast'"):
         ddblas.rgemm(a, a.T, algorithm="fast")
-    with pytest.raises(ValueError, match="block"):
-        ddblas.rgemm(a, a.T, block=3)
+    # block is the int 2 or 4: 2.0 passed the check and the GPU's kernel name "b2.0" was a
+    # KeyError (the CPU does not use block)
+    for block in (3, 2.0, np.float64(4), "4", True):
+        with pytest.raises(ValueError, match=f"^block must be 2 or 4, got "
+                                             f"{re.escape(repr(block))}$"):
+            ddblas.rgemm(a, a.T, block=block)
+    assert same_bits(ddblas.rgemm(a, a.T, block=np.int64(2)), ddblas.rgemm(a, a.T, block=2))
     with pytest.raises(ValueError, match="2-D"):
         ddblas.rgemm(ddblas.ones(3, device=device), a)
     with pytest.raises(ValueError, match="scalar"):

@@ -155,7 +155,8 @@ def _check_options(routine: str, algorithm, block, chunk, info, accuracy) -> Non
         raise TypeError(f"info must be a dict (filled with what {routine} did), got "
                         f"{type(info).__name__}")
     _transfer.check_chunk(chunk)
-    if block is not None and block not in BLOCKS:
+    if block is not None and (isinstance(block, bool) or not isinstance(block, (int, np.integer))
+                              or block not in BLOCKS):   # 2.0 named no kernel ("b2.0")
         raise ValueError(f"block must be 2 or 4, got {block!r}")
 
 
