@@ -117,6 +117,28 @@ def test_estimates_grow_with_work():
             2 * _auto.classic_seconds(64, 64, 64, suffix)
 
 
+def test_auto_leaves_tsm_where_its_grid_ends(device):
+    """A side longer than the tall-and-skinny kernel's grid takes (tsm_max_rows: 65535 blocks of
+    128 rows) runs on the classic kernel: auto chose tsm, whose plan refused it ("use
+    algorithm='blocked'"), so a @ b, rgemv and dot of such a column raised a ValueError."""
+    rows = _auto.tsm_max_rows()
+    assert _auto.choose("cpu", rows, 1, 1, FMA, _never_planned)[0] == "tsm"
+    for m, n in ((rows + 1, 1), (1, rows + 1)):
+        assert _auto.choose(device, m, n, 1, FMA, _never_planned)[0] == "blocked"
+    x = ddblas.array("0.1", device=device)
+    column = ddblas.broadcast_to(x.reshape(1, 1), (rows + 1, 1))   # read in place: no copy
+    info = {}
+    products = [ddblas.rgemm(ddblas.full((1, 1), 2, device), column.T, info=info)]
+    assert info["algorithm"] == ("cpu" if device == "cpu" else "blocked")
+    if device == "cpu":   # the GPU's classic kernels take at most 65535 blocks of rows of C
+        products += [column @ ddblas.full((1, 1), 2, device),
+                     ddblas.rgemv(column, ddblas.full((1,), 2, device))]
+    for product in products:   # 2 x 0.1 in DD is exact: (2 hi, 2 lo) in every element
+        product = product.to_device("cpu")
+        assert product.size == rows + 1
+        assert (product.hi == 2 * float(x.hi)).all() and (product.lo == 2 * float(x.lo)).all()
+
+
 def test_default_is_auto_with_info_and_log(device, caplog):
     """Small products: auto runs the device's classic kernel (the same bits as "naive"), says so
     in info and in a debug message."""

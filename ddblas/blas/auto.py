@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ..engines import cpu as _cpu
 from .ozaki import int8_padded
 
 # classic kernel, GPU, GFLOP/s by variant: "blocked b=4", NN, N = 8192
@@ -60,9 +61,22 @@ GPU_RATES = Rates(CLASSIC_GPU_GFLOPS, FP64_GEMM_GFLOPS, INT8_GEMM_TOPS, MEMORY_G
                   (OZAKI_FIXED_SECONDS, INT8_FIXED_SECONDS, CRT_FIXED_SECONDS), CRT_ENTRY_SECONDS)
 
 
+def tsm_max_rows() -> int:
+    """The longest side max(M, N) that the tall-and-skinny kernel takes: its grid's limit on
+    row blocks (cuda_src/geometry.h) times the rows of a block (the fewest of its shapes'),
+    8388480 = 65535 x 128; tsm.plan refuses longer ones on both devices."""
+    geometry = _cpu.geometry()
+    rows = min(shape[layout]["BM"] for name, shape in geometry["gemm"].items()
+               if name.startswith("tsm") for layout in ("k", "m"))
+    return geometry["grid_yz_limit"] * rows
+
+
 def tsm_suits(m: int, n: int, k: int) -> bool:
-    """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K."""
-    return min(m, n) <= TSM_MAX_COLUMNS and max(m, n) * k >= TSM_MIN_ELEMENTS
+    """Whether rgemm(algorithm="auto") takes the tall-and-skinny path for M x N x K: few
+    columns (or rows), a long operand, and a longest side that the kernel's grid takes (a
+    longer one, which tsm.plan refuses, runs on the classic kernel)."""
+    return (min(m, n) <= TSM_MAX_COLUMNS and max(m, n) * k >= TSM_MIN_ELEMENTS
+            and max(m, n) <= tsm_max_rows())
 
 
 def classic_seconds(m: int, n: int, k: int, suffix: str, rates: Rates = GPU_RATES) -> float:

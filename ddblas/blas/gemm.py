@@ -82,15 +82,15 @@ def rgemm(a, b, c=None, *, alpha=1, beta=0, transa="N", transb="N", fma=None, ad
     skips the product. fma, add: the arithmetic variant (default: ddblas.options). algorithm:
     "auto" (the default) picks by the shape and a cost model of measured rates (ddblas/_auto.py,
     docs/ozaki.md): "tsm" on both devices for tall-and-skinny products (min(M, N) <= 32 and
-    max(M, N) * K >= 2^20); otherwise on the CPU the classic kernel; on the GPU the classic
-    kernel for M*N*K < 1024^3, above that whichever of the classic kernel, ozaki-fp64,
-    ozaki-int8 and ozaki2-int8 has the lowest estimated time (from the slices or moduli one
-    scan of the data gives each). All meet the bound below, and with accuracy="classic" (the
-    default) the Ozaki schemes are at least as accurate as the classic kernel, so "auto" is too;
-    its choice and the reason are in info["algorithm"] and info["auto"] and in a debug message
-    of the logger "ddblas". Results equal the CPU's bit for bit when both devices pick the same
-    algorithm; where the GPU picks an Ozaki scheme they differ from the CPU's (both within the
-    bound).
+    max(M, N) * K >= 2^20, up to max(M, N) = 8388480, its grid's); otherwise on the CPU the
+    classic kernel; on the GPU the classic kernel for M*N*K < 1024^3, above that whichever of
+    the classic kernel, ozaki-fp64, ozaki-int8 and ozaki2-int8 has the lowest estimated time
+    (from the slices or moduli one scan of the data gives each). All meet the bound below,
+    and with accuracy="classic" (the default) the Ozaki schemes are at least as accurate as
+    the classic kernel, so "auto" is too; its choice and the reason are in info["algorithm"]
+    and info["auto"] and in a debug message of the logger "ddblas". Results equal the CPU's
+    bit for bit when both devices pick the same algorithm; where the GPU picks an Ozaki scheme
+    they differ from the CPU's (both within the bound).
     Or explicitly: "naive" (one element per thread, on either device: the reference), or on the
     GPU "tiled" (shared-memory tiles) or "blocked" (register-blocked b x b per thread, block=2
     or 4; default by size); on the CPU "tiled" and "blocked" both mean the packed, vectorised

@@ -207,7 +207,8 @@ def rgemv(a, x, y=None, *, alpha=1, beta=0, trans="N", fma=None, add=None,
           algorithm="auto", info=None) -> DDArray:
     """y := alpha op(A) x + beta y in DD (BLAS dgemv): rgemm with one column, so
     algorithm="auto" runs the tall-and-skinny kernel ("tsm") once max(M, N) * K >= 2^20 (a
-    memory-bound matvec; info["algorithm"] says what ran) and the classic kernel below.
+    memory-bound matvec; info["algorithm"] says what ran) and the classic kernel below (and
+    beyond max(M, N) = 8388480, the tsm grid's).
 
     a: 2-D; x: 1-D of length op(A)'s columns; y: None (a new vector; beta must be 0) or a 1-D
     DDArray of length op(A)'s rows, overwritten and returned. trans: "N" or "T" ("C" = "T").

@@ -26,7 +26,7 @@ the two devices agree. Its model, for t2 (C columns per pass) and the number of 
   traffic: P <= K / (WORKSPACE_SHARE N).
 rgemm(algorithm="auto") takes this path for min(M, N) <= _auto.TSM_MAX_COLUMNS when the long
 operand has at least _auto.TSM_MIN_ELEMENTS elements (below, the classic kernel: the same order,
-as P = 1 there).
+as P = 1 there) and max(M, N) fits the grid (_auto.tsm_max_rows; plan() refuses longer ones).
 """
 from __future__ import annotations
 from dataclasses import dataclass
