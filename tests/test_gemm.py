@@ -198,3 +198,20 @@ def test_gpu_equals_cpu_bitwise(shape):
                     got = ddblas.rgemm(ga, gb, c0.to_device("gpu"), algorithm=algorithm,
                                        block=block, **kw)
                     assert same_bits(ref, got), (algorithm, block, transa, transb, fma, add)
+
+
+@requires_gpu
+@pytest.mark.parametrize("algorithm, block, bm", [("tiled", None, 16), ("blocked", 2, 32)])
+def test_classic_kernels_past_the_grids_rows(algorithm, block, bm):
+    """Probe of 2026-11-28: a C of more than 65535 blocks of rows (the grid's y dimension) failed
+    to launch on the GPU; auto sends such products there since tsm stops at 8388480 rows. The
+    classic runner now launches a band of rows at a time: the same sums, the same bits."""
+    m = 65535 * bm + 37
+    a = ddblas.random((m, 3), seed=1, device="gpu")
+    b = ddblas.random((3, 2), seed=2, device="gpu")
+    c = ddblas.rgemm(a, b, algorithm=algorithm, block=block)
+    for rows in (slice(0, 40), slice(65535 * bm - 20, 65535 * bm + 20), slice(m - 40, m)):
+        part = ddblas.rgemm(a[rows], b, algorithm=algorithm, block=block)
+        assert same_bits(c[rows].to_device("cpu"), part.to_device("cpu"))
+        assert same_bits(part.to_device("cpu"), ddblas.rgemm(a[rows].to_device("cpu"),
+                                                             b.to_device("cpu")))

@@ -35,33 +35,42 @@ def default_block(m: int, n: int) -> int:
 
 
 def _classic(call: GemmCall, plan=None) -> None:
-    """The runner of "naive", "tiled" and "blocked": one launch of a classic kernel."""
+    """The runner of "naive", "tiled" and "blocked": one launch of a classic kernel (on the GPU
+    one a band of at most grid_yz_limit blocks of C's rows, the grid's y dimension)."""
     m, n, k, device = call.m, call.n, call.k, call.device
     a_hi, a_lo, a_rs, a_cs = _backend.kernel_parts(call.op_a.hi, call.op_a.lo)
     b_hi, b_lo, b_rs, b_cs = _backend.kernel_parts(call.op_b.hi, call.op_b.lo)
     c = call.c
     c_rs, c_cs = _backend.output_strides(c.hi, c.lo)
-    args = (m, n, k, a_hi, a_lo, a_rs, a_cs, b_hi, b_lo, b_rs, b_cs, *call.scalars,
-            c.hi, c.lo, c_rs, c_cs, call.flags)
+
+    def arguments(rows=slice(None)):   # the kernel's arguments for C's rows `rows`
+        return (len(range(m)[rows]), n, k, a_hi[rows], a_lo[rows], a_rs, a_cs, b_hi, b_lo, b_rs,
+                b_cs, *call.scalars, c.hi[rows], c.lo[rows], c_rs, c_cs, call.flags)
+
     suffix = call.opts.suffix
     be = _backend.backend(device)
     if call.info is not None:
         call.info["algorithm"] = "cpu" if device == "cpu" and call.algorithm != "naive" \
             else call.algorithm
     if call.algorithm == "naive":
-        be.launch("ddblas_gemm_naive_" + suffix, m * n, *args)
+        be.launch("ddblas_gemm_naive_" + suffix, m * n, *arguments())
     elif device == "cpu":
-        be.launch("ddblas_gemm_cpu_" + suffix, m * n, *args)
+        be.launch("ddblas_gemm_cpu_" + suffix, m * n, *arguments())
     else:
         block = default_block(m, n) if call.block is None else call.block
         kind = "tiled" if call.algorithm == "tiled" else f"b{block}"
         layout = ("m" if a_cs != 1 and a_rs == 1 else "k") + \
             ("k" if b_cs != 1 and b_rs == 1 else "n")
-        shape = _cpu.geometry()["gemm"][kind][layout[0]]
+        geometry = _cpu.geometry()
+        shape = geometry["gemm"][kind][layout[0]]
         bm, bn, threads = shape["BM"], shape["BN"], shape["threads"]
-        be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{suffix}",
-                       (-(-n // bn), -(-m // bm)), (threads,), *args, k, 0,  # one piece of K
-                       shared_mem=_cpu.dynamic_tile_bytes(shape))
+        band = geometry["grid_yz_limit"] * bm   # C's entries are the same sums in any band
+        for top in range(0, m, band):
+            rows = slice(top, min(top + band, m))
+            be.launch_grid(f"ddblas_gemm_{kind}_{layout}_{suffix}",
+                           (-(-n // bn), -(-(rows.stop - top) // bm)), (threads,),
+                           *arguments(rows), k, 0,  # one piece of K
+                           shared_mem=_cpu.dynamic_tile_bytes(shape))
 
 
 # rgemm's dispatch table: algorithm -> runner(call, Ozaki plan or None)
