@@ -150,10 +150,41 @@ def test_comparisons_with_objects_that_are_not_numbers_answer_as_numpy(device):
     assert got.all() and not bool(ddblas.less(x, "1").any())
     with pytest.raises(TypeError, match="complex"):  # a number ddblas cannot hold: no answer
         x == 1j
-    with pytest.raises(TypeError, match="NoneType"):  # a list is compared elementwise
-        x == [None, 1, 2]
+    with pytest.raises(TypeError, match="complex"):
+        x == [1j, 1, 2]
     with pytest.raises(TypeError, match="NoneType"):  # no DDArray: nothing to answer for
         ddblas.equal(None, None)
+
+
+def test_comparisons_with_lists_holding_objects_that_are_not_numbers(device):
+    """A list, or an object or string array, is compared entry by entry, as NumPy compares an
+    object array: an entry that is not a number is unequal to everything and orderings raise a
+    TypeError; numbers (strings that parse as numbers too) compare as numbers. `x == [1.0, 'x',
+    3.0]` and `x == [None, 1, 2]` raised (NumPy: elementwise; its float64 array reads the first
+    list as strings, which equal no float: all False)."""
+    x = ddblas.array([[1, 2, 3], ["0.1", 5, 6]], device=device)
+    host = lambda r: (r.get() if hasattr(r, "get") else r).tolist()  # noqa: E731
+    objects = np.array([[1.0, "x", 3], [None, 5, {}]], dtype=object)
+    assert host(np.ones((2, 3)) == objects) == [[True, False, False], [False, False, False]]
+    for other in (objects, objects.tolist(), [[1.0, "x", "3"], [b"1", "5.0", "six"]],
+                  np.array([["1", "x", "3"], ["y", "5", "6.5"]])):
+        want = [[True, False, True], [False, True, False]]
+        for got in (x == other, other == x, ddblas.equal(x, other), np.equal(x, other)):
+            assert got.dtype == np.bool_ and host(got) == want
+        for got in (x != other, other != x, ddblas.not_equal(other, x)):
+            assert host(got) == [[not v for v in row] for row in want]
+        for compare in (lambda: x < other, lambda: other >= x, lambda: np.greater(x, other)):
+            with pytest.raises(TypeError, match="entries that are not numbers"):
+                compare()
+    assert host(x[0] == [None, 2, 3]) == host(np.arange(1.0, 4.0) == [None, 2, 3]) == \
+        [False, True, True]
+    assert host(x[1] == ["0.1", "x", 6]) == [True, False, True]   # the DD nearest 0.1
+    assert host(x[1] != [ddblas.array("0.1"), None, "6"]) == [False, True, False]
+    assert host(x == [1, "x", 3]) == [[True, False, True], [False, False, False]]  # broadcast
+    with pytest.raises(ValueError, match="broadcast"):
+        x == [1, "x"]
+    with pytest.raises(ValueError, match="ragged"):
+        x == [[1, "x"], [1]]
 
 
 @given(dd_arrays(**WIDE))

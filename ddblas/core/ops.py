@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from .array import DDArray, asarray, is_array, operation, register_operations
 from ..engines.backend import (broadcast_shape, contiguous, device_of_array, element_strides,
                                kernel_operand)
 from .bounds import bound
+from .convert import scalar_to_dd
 from .options import resolve
 
 # Elements per chunk of the fixed-order reductions (sum, dot); part of the summation order, so
@@ -214,29 +216,75 @@ def absolute(a) -> DDArray:
     return unary("ddblas_abs", a)
 
 
+def _is_sequence(x) -> bool:
+    """Whether ddblas.array reads x as a nested sequence (a list, tuple or other Sequence, not
+    text or bytes)."""
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, bytearray, memoryview))
+
+
+def _split_numbers(x):
+    """(values, mask) for an operand of a comparison that does not convert to DD as a whole: x
+    with each entry that is not a number (None, a dict, bytes, a string that does not parse as
+    one...) replaced by 0, and whether each entry was one (nested lists of x's nesting; a mask
+    entry of an array among them is an array of its shape). Numbers that ddblas refuses
+    (complex...) raise as ddblas.array raises."""
+    if _is_sequence(x):
+        pairs = [_split_numbers(item) for item in x]
+        return [v for v, _ in pairs], [m for _, m in pairs]
+    if isinstance(x, np.ndarray) and x.dtype.kind in "OUS":   # entries of any type, strings
+        if x.ndim:
+            return _split_numbers(list(x))
+        return _split_numbers(x.item())
+    if isinstance(x, DDArray) or is_array(x):   # numbers (a numeric array refused: as it says)
+        return x, np.zeros(x.shape, dtype=bool)
+    try:
+        scalar_to_dd(x)
+    except (TypeError, ValueError):
+        if isinstance(x, numbers.Number):
+            raise
+        return 0, True
+    return x, False
+
+
 def _comparison(name, symbol):
     """The public comparison `name` (operator `symbol`) of DD values, with NumPy's answers for a
-    DDArray against an object that is not a number (a string that does not parse as one too):
-    all False (==), all True (!=), a TypeError (orderings)."""
+    DDArray against an object that is not a number (a string that does not parse as one too),
+    entry by entry for lists and object or string arrays that hold some: False (==), True
+    (!=), a TypeError (orderings)."""
     def compare(a, b):
         try:
             a, b = operands(a, b)
         except (TypeError, ValueError) as exc:
             ddarray, other = (a, b) if isinstance(a, DDArray) else (b, a)
-            if (not isinstance(ddarray, DDArray) or is_array(other)
-                    or isinstance(other, (numbers.Number, list, tuple))
-                    or isinstance(exc, ValueError) and not isinstance(other, str)):
-                raise  # no DDArray, or numbers that ddblas refuses (complex...): as they say
-            if symbol in ("==", "!="):
-                return ddarray.xp.full(ddarray.shape, symbol == "!=")
-            raise TypeError(f"'{symbol}' is not supported between a DDArray and "
-                            f"{type(other).__name__} (not a number: {exc})") from exc
+            if not isinstance(ddarray, DDArray) or (isinstance(exc, ValueError) and not (
+                    isinstance(other, str) or _is_sequence(other)
+                    or isinstance(other, np.ndarray) and other.dtype.kind in "OUS")):
+                raise  # no DDArray, or a broadcast/ragged/masked error: as it says
+            try:
+                values, mask = _split_numbers(other)
+                values = asarray(values, device=ddarray.device)
+            except (TypeError, ValueError) as error:  # numbers ddblas refuses (complex...),
+                raise error from None                   # ragged lists
+            mask = ddarray.xp.asarray(np.array(mask, dtype=bool).reshape(values.shape))
+            if not bool(mask.any()):
+                raise
+            if symbol not in ("==", "!="):
+                what = type(other).__name__ + (" entries that are not numbers" if mask.ndim
+                                               else " (not a number)")
+                raise TypeError(f"'{symbol}' is not supported between a DDArray and {what}: "
+                                f"{exc}") from exc
+            pairs = (ddarray, values) if ddarray is a else (values, ddarray)
+            result = binary("ddblas_" + name, *pairs, dtype=np.bool_)
+            mask = ddarray.xp.broadcast_to(mask, result.shape)
+            return result | mask if symbol == "!=" else result & ~mask
         return binary("ddblas_" + name, a, b, dtype=np.bool_)
     compare.__name__ = name
-    against = {"==": "all False", "!=": "all True"}.get(symbol, "a TypeError")
+    against = {"==": "False", "!=": "True"}.get(symbol, "a TypeError")
     compare.__doc__ = (f"Elementwise {name}(a, b) (a {symbol} b) of the exact DD values, as a "
-                       f"bool array; against an object that is not a number (None, a dict, a "
-                       f"string that does not parse as one...) {against}, as NumPy.")
+                       f"bool array. Against an object that is not a number (None, a dict, a "
+                       f"string that does not parse as one...) {against}, as NumPy; a list or "
+                       f"an object or string array is compared entry by entry (strings that "
+                       f"parse as numbers are those numbers).")
     return compare
 
 
