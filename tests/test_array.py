@@ -351,10 +351,58 @@ def test_matmul_in_place_and_read_only_parts():
     assert same_bits(r.hi, np.arange(3.0))
 
 
-def test_ufunc_out_must_have_the_broadcast_shape():
-    x = ddblas.ones(3)
-    with pytest.raises(ValueError, match=r"out= for ufunc 'add' has shape \(3,\)"):
-        np.add(x[None], x[None], out=ddblas.zeros(3))
+def test_ufunc_out_follows_numpy(device):
+    """out= of a ufunc, NumPy's rules: the operands must broadcast to out's shape, which may be
+    larger than theirs (it was refused, as was a bool result into a DDArray); a tuple of one;
+    an operand as out (the answer as if the operands were copied first); a read-only out a
+    ValueError before anything is written; a float64 out for a DD result a TypeError (it
+    would drop lo)."""
+    tenth = ddblas.array(2.0 ** -70, device=device)   # DD sums of these are exact
+    x = ddblas.array([1, 2, 3], device=device) + 2.0 ** -60
+    t = Fraction(1, 2 ** 70)
+    want = [k + Fraction(1, 2 ** 60) + t for k in (1, 2, 3)]
+    for call in (lambda out: np.add(x, tenth, out=out), lambda out: np.add(x, tenth, out),
+                 lambda out: np.add(x, tenth, out=(out,)), lambda out: np.add(tenth, x, out=out)):
+        out = ddblas.zeros((2, 3), device=device)
+        assert call(out) is out and exact_values(out) == want * 2
+    out = ddblas.zeros((2, 2, 3), device=device)
+    assert np.negative(tenth, out=out) is out and exact_values(out) == [-t] * 12
+    host = np.zeros((2, 3))
+    assert np.add(np.ones(3), 1, out=host) is host and host.tolist() == [[2.0] * 3] * 2
+    for shape in ((3,), (3, 1), (2, 1, 1)):   # NumPy's ValueError, out left as it was
+        out = ddblas.zeros(shape, device=device)
+        with pytest.raises(ValueError, match="non-broadcastable output operand|broadcast "
+                                             "together"):
+            np.add(x, ddblas.ones((2, 1), device=device), out=out)
+        assert exact_values(out) == [0] * out.size
+    with pytest.raises(ValueError, match="broadcast"):
+        np.add(x, 1, out=ddblas.zeros(2, device=device))
+    with pytest.raises(ValueError, match="one entry per ufunc output"):
+        np.add(x, 1, out=(ddblas.zeros(3, device=device),) * 2)
+    # bool results go into a DDArray (0 and 1) or a NumPy array of any dtype (NumPy's casts)
+    less = ddblas.zeros((2, 3), device=device)
+    assert np.less(x, "2.5", out=less) is less and exact_values(less) == [1, 1, 0] * 2
+    if device == "cpu":
+        flags = np.zeros((2, 3), dtype=np.int8)
+        assert np.greater(x, 2, out=flags) is flags and flags.tolist() == [[0, 1, 1]] * 2
+    # an operand as out: its old values are read first (y[::-1] + y into y)
+    y = x.copy()
+    (a, b, c) = exact_values(y)
+    assert np.add(y[::-1], y, out=y) is y and exact_values(y) == [a + c, 2 * b, a + c]
+    z = x.copy()
+    assert np.multiply(z[:, None], z, out=ddblas.zeros((3, 3), device=device)).shape == (3, 3)
+    # errors leave out untouched
+    if device == "cpu":   # CuPy has no read-only arrays
+        with pytest.raises(ValueError, match="read-only"):
+            np.add(x, 1, out=ddblas.broadcast_to(ddblas.zeros(3), (2, 3)))
+    host = np.zeros(3)
+    with pytest.raises(TypeError, match="must be a DDArray for a DD result.*lo part"):
+        np.add(x, 1, out=host)
+    with pytest.raises(TypeError, match="must be a DDArray for a DD result"):
+        host += x
+    with pytest.raises(TypeError, match="must be a DDArray or a NumPy/CuPy array"):
+        np.add(x, 1, out=([0.0] * 3,))
+    assert host.tolist() == [0.0] * 3
 
 
 def test_integer_conversions_are_exact(device):

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..engines import backend as _backend
 from .array import DDArray, asarray, is_array, operation, register_operations
-from ..engines.backend import (broadcast_shape, contiguous, device_of_array, element_strides,
-                               kernel_operand)
+from ..engines.backend import (array_module, broadcast_shape, contiguous, device_of_array,
+                               element_strides, kernel_operand)
 from .bounds import bound
 from .convert import scalar_to_dd
 from .options import resolve
@@ -561,32 +561,86 @@ def register_ufuncs(table: dict) -> None:
     _UFUNCS.update(table)
 
 
+def output_argument(out, routine: str, dd_result: bool, *, ufunc: bool = False):
+    """NumPy's out= checked before anything is computed: the array to write into, or None.
+
+    Parameters
+    ----------
+    out : DDArray, NumPy or CuPy array, or None
+        The argument; for a ufunc (`ufunc` true) a tuple of one such entry, as NumPy hands it
+        (the tuple's length is checked: a ValueError, NumPy's).
+    routine : str
+        What the errors name ("ufunc 'add'", "sum()").
+    dd_result : bool
+        Whether the result is a DDArray: out must then be one (a float64 array would drop each
+        value's lo part). A bool or integer result may go into a DDArray (exact) or any NumPy/
+        CuPy array its values cast to (NumPy's same_kind rule).
+
+    Returns
+    -------
+    DDArray, NumPy or CuPy array, or None
+        out, writable. Anything else is a TypeError; a read-only array a ValueError.
+    """
+    if ufunc and isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        (out,) = out
+    if out is None:
+        return None
+    if not (isinstance(out, DDArray) or is_array(out)):
+        raise TypeError(f"ddblas: {routine}: out= must be a DDArray or a NumPy/CuPy array, got "
+                        f"{type(out).__name__}")
+    if dd_result and not isinstance(out, DDArray):
+        raise TypeError(f"ddblas: {routine}: out= must be a DDArray for a DD result, got a "
+                        f"{out.dtype} array (it would drop each value's lo part: write "
+                        f"x.to_float64() into it where rounding is meant)")
+    parts = (out.hi, out.lo) if isinstance(out, DDArray) else (out,)
+    if not all(getattr(part.flags, "writeable", True) for part in parts):
+        raise ValueError(f"ddblas: {routine}: output array is read-only")
+    return out
+
+
+def store_output(result, out):
+    """Write result (a DDArray, or a NumPy/CuPy array of bools or integers) into out (checked by
+    output_argument; result's shape broadcasts to out's) and return out. result is a new array
+    (never out's memory), so out may be one of the operands: the answer is NumPy's, as if the
+    operands had been copied first."""
+    if isinstance(out, DDArray):
+        out[...] = asarray(result, device=out.device)   # bools and integers: exact
+    else:
+        array_module(out).copyto(out, result)
+    return out
+
+
+_BOOL_UFUNCS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+                np.isfinite, np.isinf, np.isnan}
+
+
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
-    """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError."""
+    """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError.
+
+    out= (NumPy's rules): a DDArray for a DD result (a bool result may go into a DDArray or a
+    NumPy/CuPy array); its shape may be larger than the operands' broadcast shape when they
+    broadcast to it (each value then written where it lands); it may be an operand (the result
+    is computed first, as if the operands were copied)."""
     func = _UFUNCS.get(ufunc)
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
         raise TypeError(f"ddblas: {what} is not supported for DDArray")
-    out = kwargs.pop("out", None)
+    routine = f"ufunc '{ufunc.__name__}'"
+    out = output_argument(kwargs.pop("out", None), routine, ufunc not in _BOOL_UFUNCS,
+                          ufunc=True)
     if kwargs:
         raise TypeError(f"ddblas: ufunc '{ufunc.__name__}' with keyword(s) "
                         f"{', '.join(sorted(kwargs))} is not supported for DDArray")
     result = func(*inputs)
-    if out is not None:
-        (target,) = out
-        if getattr(target, "shape", None) != result.shape:
-            raise ValueError(f"ddblas: out= for ufunc '{ufunc.__name__}' has shape "
-                             f"{getattr(target, 'shape', None)}, the result {result.shape} "
-                             f"(NumPy's rule: the broadcast shape)")
-        if isinstance(result, DDArray) and isinstance(target, DDArray):
-            target[...] = result
-        elif not isinstance(result, DDArray) and not isinstance(target, DDArray):
-            target[...] = result
-        else:
-            raise TypeError(f"ddblas: out= for ufunc '{ufunc.__name__}' must be a "
-                            f"{'DDArray' if isinstance(result, DDArray) else 'bool array'}")
-        return target
-    return result
+    if out is None:
+        return result
+    if broadcast_shape(result.shape, out.shape) != out.shape:
+        raise ValueError(f"ddblas: {routine}: non-broadcastable output operand with shape "
+                         f"{out.shape} doesn't match the broadcast shape "
+                         f"{broadcast_shape(result.shape, out.shape)}")
+    return store_output(result, out)
 
 
 def _shape(a): return a.shape
