@@ -405,6 +405,48 @@ def test_ufunc_out_follows_numpy(device):
     assert host.tolist() == [0.0] * 3
 
 
+def test_ufunc_keywords_follow_numpy(device):
+    """where=, dtype=, casting=, order=, subok=, signature= of a ufunc on DDArrays: NumPy's
+    defaults passed explicitly were refused (np.add(x, 1, where=True) raised a TypeError);
+    where= writes out only where it holds (0 elsewhere without out=), broadcast with the
+    operands and out; dtype= ddblas.dd (bool for comparisons) changes nothing, float64 is a
+    TypeError (a float64 loop would round); casting "no" allows DDArray operands only."""
+    x = ddblas.array([1, 2, 3], device=device) + 2.0 ** -60
+    plus = [k + 1 + Fraction(1, 2 ** 60) for k in (1, 2, 3)]
+    for options in (dict(dtype=None), dict(where=True), dict(casting="same_kind"),
+                    dict(order="K"), dict(order="f"), dict(subok=True), dict(signature=None),
+                    dict(dtype="dd"), dict(dtype=ddblas.dd), dict(casting="unsafe")):
+        assert exact_values(np.add(x, 1, **options)) == plus
+    out = ddblas.full((2, 3), 7, device=device)
+    got = np.add(x, 1, out=out, where=[[True, False, True], [False, True, False]])
+    assert got is out and exact_values(out) == [plus[0], 7, plus[2], 7, plus[1], 7]
+    assert exact_values(np.add(x, 1, where=[[True], [False]])) == plus + [0, 0, 0]
+    assert exact_values(np.add(x, 1, where=0)) == [0, 0, 0]
+    flags = np.less(x, 2, out=ddblas.ones(3, device=device), where=[False, True, True])
+    assert exact_values(flags) == [1, 0, 0]
+    host = lambda r: (r.get() if hasattr(r, "get") else r).tolist()  # noqa: E731
+    assert host(np.less(x, 3, where=[True, True, False])) == [True, True, False]
+    assert host(np.less(x, x[::-1], casting="no", dtype=bool)) == [True, False, False]
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        np.add(x, 1, where=np.array([1, 0, 1]))
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        np.add(x, 1, out=ddblas.zeros(3, device=device), where=np.ones((2, 3), dtype=bool))
+    with pytest.raises(TypeError, match="dtype=.*float64.*ddblas.dd"):
+        np.add(x, 1, dtype=np.float64)
+    with pytest.raises(TypeError, match="input 1 .*casting rule 'no'"):
+        np.add(x, 1, casting="no")
+    with pytest.raises(ValueError, match="casting must be one of"):
+        np.add(x, x, casting="SAFE")
+    with pytest.raises(ValueError, match="order must be one of"):
+        np.add(x, x, order="Z")
+    with pytest.raises(TypeError, match="subok"):
+        np.add(x, x, subok=1)
+    with pytest.raises(TypeError, match="signature"):
+        np.add(x, x, signature="dd->d")
+    with pytest.raises(TypeError, match="'where'"):   # a gufunc: NumPy takes no where=
+        np.matmul(x, x, where=True)
+
+
 def test_integer_conversions_are_exact(device):
     """int, math.trunc/floor/ceil and round of a size-1 array from hi + lo exactly (int raised
     a TypeError, and math.floor/ceil went through float(hi): 2^60 + 0.5 had ceil 2^60)."""

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..engines import backend as _backend
-from .array import DDArray, asarray, is_array, operation, register_operations
-from ..engines.backend import (array_module, broadcast_shape, contiguous, device_of_array,
-                               element_strides, kernel_operand)
+from .array import DDArray, asarray, dd, is_array, operation, register_operations
+from ..engines.backend import (addressable, array_module, broadcast_shape, contiguous,
+                               device_of_array, element_strides, kernel_operand)
 from .bounds import bound
 from .convert import scalar_to_dd
 from .options import resolve
@@ -600,20 +600,85 @@ def output_argument(out, routine: str, dd_result: bool, *, ufunc: bool = False):
     return out
 
 
-def store_output(result, out):
+def store_output(result, out, where=None, casting: str = "same_kind"):
     """Write result (a DDArray, or a NumPy/CuPy array of bools or integers) into out (checked by
-    output_argument; result's shape broadcasts to out's) and return out. result is a new array
-    (never out's memory), so out may be one of the operands: the answer is NumPy's, as if the
-    operands had been copied first."""
+    output_argument; result's shape broadcasts to out's) where `where` holds (a bool array
+    broadcasting to out's shape; None: everywhere), and return out. A NumPy/CuPy out takes the
+    values by NumPy's `casting` rule. result is a new array (never out's memory), so out may be
+    one of the operands: the answer is NumPy's, as if the operands had been copied first."""
     if isinstance(out, DDArray):
-        out[...] = asarray(result, device=out.device)   # bools and integers: exact
+        result = asarray(result, device=out.device)   # bools and integers: exact
+        if where is not None:
+            xp = out.xp
+            result = DDArray(xp.where(where, result.hi, addressable(out.hi)),
+                             xp.where(where, result.lo, addressable(out.lo)), normalize=False)
+        out[...] = result
     else:
-        array_module(out).copyto(out, result)
+        array_module(out).copyto(out, result, casting=casting,
+                                 where=True if where is None else where)
     return out
 
 
 _BOOL_UFUNCS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
                 np.isfinite, np.isinf, np.isnan}
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _ufunc_options(ufunc, inputs, kwargs: dict, out, dd_result: bool) -> str:
+    """Check the keywords of a ufunc call on DDArrays that are not out= or where= (NumPy's
+    defaults, or values that change nothing for DD loops: dtype= ddblas.dd for a DD result, bool
+    for a bool one; any order= and subok=, results being new C-ordered DDArrays or NumPy/CuPy
+    arrays), and return casting=. casting "no" and "equiv" allow no conversion: every operand
+    must be a DDArray and a bool result go into a bool array."""
+    routine = f"ufunc '{ufunc.__name__}'"
+    casting = kwargs.pop("casting", "same_kind")
+    if casting not in _CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' "
+                         f"(got {casting!r})")
+    order = kwargs.pop("order", None)
+    if order is not None and (not isinstance(order, str) or order.upper() not in "KACF"
+                              or len(order) != 1):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if not isinstance(kwargs.pop("subok", True), bool):
+        raise TypeError("'subok' must be a boolean")
+    signature = kwargs.pop("signature", None)
+    if signature is not None and not (isinstance(signature, tuple)
+                                      and all(t is None for t in signature)):
+        raise TypeError(f"ddblas: {routine} with signature= is not supported for DDArray (its "
+                        f"loops are DD ones)")
+    dtype = kwargs.pop("dtype", None)
+    if dtype is not None and not (dd == dtype if dd_result else _is_bool_dtype(dtype)):
+        raise TypeError(f"ddblas: {routine} with dtype={dtype!r} is not supported for DDArray "
+                        f"(its result is {'ddblas.dd' if dd_result else 'bool'})")
+    if kwargs:
+        raise TypeError(f"ddblas: {routine} with keyword(s) {', '.join(sorted(kwargs))} is not "
+                        f"supported for DDArray")
+    if casting in ("no", "equiv"):
+        for i, x in enumerate(inputs):
+            if not isinstance(x, DDArray):
+                raise TypeError(f"ddblas: cannot cast {routine} input {i} ({type(x).__name__}) "
+                                f"to DD with casting rule {casting!r}")
+        if not dd_result and isinstance(out, DDArray):
+            raise TypeError(f"ddblas: cannot cast {routine} output from bool to DD with casting "
+                            f"rule {casting!r}")
+    return casting
+
+
+def _is_bool_dtype(dtype) -> bool:
+    try:
+        return np.dtype(dtype) == np.bool_
+    except TypeError:
+        return False
+
+
+def _where_mask(where, xp):
+    """NumPy's where= as a bool array of module xp: bool arrays as they are, Python values (lists,
+    scalars) converted; arrays of other dtypes a TypeError, as NumPy's safe cast to bool."""
+    if isinstance(where, DDArray) or is_array(where) and where.dtype != np.bool_:
+        dtype = "dd" if isinstance(where, DDArray) else where.dtype
+        raise TypeError(f"Cannot cast array data from dtype('{dtype}') to dtype('bool') "
+                        f"according to the rule 'safe' (where=)")
+    return xp.asarray(where if is_array(where) else np.asarray(where, dtype=bool))
 
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
@@ -622,25 +687,35 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     out= (NumPy's rules): a DDArray for a DD result (a bool result may go into a DDArray or a
     NumPy/CuPy array); its shape may be larger than the operands' broadcast shape when they
     broadcast to it (each value then written where it lands); it may be an operand (the result
-    is computed first, as if the operands were copied)."""
+    is computed first, as if the operands were copied). where= (a bool array broadcast with
+    the operands and out): only where it holds is out written; without out= the other
+    entries are 0 (False for a bool result) where NumPy leaves them uninitialised. The other
+    keywords: see _ufunc_options."""
     func = _UFUNCS.get(ufunc)
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
         raise TypeError(f"ddblas: {what} is not supported for DDArray")
     routine = f"ufunc '{ufunc.__name__}'"
-    out = output_argument(kwargs.pop("out", None), routine, ufunc not in _BOOL_UFUNCS,
-                          ufunc=True)
-    if kwargs:
-        raise TypeError(f"ddblas: ufunc '{ufunc.__name__}' with keyword(s) "
-                        f"{', '.join(sorted(kwargs))} is not supported for DDArray")
+    dd_result = ufunc not in _BOOL_UFUNCS
+    out = output_argument(kwargs.pop("out", None), routine, dd_result, ufunc=True)
+    if ufunc.signature is not None and "where" in kwargs:   # matmul: NumPy's TypeError
+        raise TypeError(f"{ufunc.__name__}() got an unexpected keyword argument 'where'")
+    where = kwargs.pop("where", True)
+    casting = _ufunc_options(ufunc, inputs, kwargs, out, dd_result)
     result = func(*inputs)
+    xp = result.xp if isinstance(result, DDArray) else array_module(result)
+    mask = None if where is True else _where_mask(where, xp)
+    shape = result.shape if mask is None else broadcast_shape(result.shape, mask.shape)
     if out is None:
-        return result
-    if broadcast_shape(result.shape, out.shape) != out.shape:
+        if mask is None:
+            return result
+        out = (DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False) if dd_result
+               else xp.zeros(shape, dtype=np.bool_))
+    elif broadcast_shape(shape, out.shape) != out.shape:
         raise ValueError(f"ddblas: {routine}: non-broadcastable output operand with shape "
                          f"{out.shape} doesn't match the broadcast shape "
-                         f"{broadcast_shape(result.shape, out.shape)}")
-    return store_output(result, out)
+                         f"{broadcast_shape(shape, out.shape)}")
+    return store_output(result, out, mask, casting)
 
 
 def _shape(a): return a.shape
