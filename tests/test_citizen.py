@@ -521,8 +521,10 @@ def test_np_dot_errors(device):
         np.dot(a, a)
     with pytest.raises(ValueError, match="not aligned"):
         ddblas.dot(ddblas.zeros(3, device=device), ddblas.zeros(4, device=device))
-    with pytest.raises(TypeError, match="out="):
-        np.dot(a, a.T, out=ddblas.zeros((5, 5), device=device))
+    with pytest.raises(ValueError, match="out= has shape"):   # NumPy's rule: the result's
+        np.dot(a, a.T, out=ddblas.zeros((5, 4), device=device))   # shape exactly
+    with pytest.raises(TypeError, match="out= must be a DDArray"):
+        np.dot(a, a.T, out=np.zeros((5, 5)))
 
 
 @pytest.mark.parametrize("function, package", [("from_xprec", "pip install xprec"),

@@ -725,9 +725,15 @@ def _copy(a): return a.copy()
 def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
 def _reshape(a, shape): return a.reshape(shape)
 def _np_dot(a, b, out=None):
-    if out is not None:
-        raise TypeError("ddblas: np.dot with out= is not supported for DDArray")
-    return dot(a, b)
+    """np.dot: ddblas.dot, written into out (a DDArray of exactly the result's shape, as NumPy
+    asks of dot's out; it may be an operand: the product is computed first)."""
+    out = output_argument(out, "dot()", dd_result=True)
+    result = dot(a, b)
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"ddblas: dot(): out= has shape {out.shape}, the result {result.shape}")
+    return store_output(result, out)
 
 
 _FUNCTIONS = {

@@ -19,9 +19,10 @@ import numpy as np
 
 from ..engines import backend as _backend
 from ..engines.backend import array_module
-from .array import DDArray, register_operations
+from .array import DDArray, dd, register_operations
 from .ops import (REDUCTION_CHUNK, divide, is_scalar_axis, kept_dims, normalize_axes, operands,
-                  reduce_rows, reduction_axes, reduction_rows, register_functions, sqrt)
+                  output_argument, reduce_rows, reduction_axes, reduction_rows,
+                  register_functions, sqrt, store_output)
 from .ops import sum as dd_sum
 from .options import resolve
 
@@ -239,21 +240,39 @@ def any(a, axis=None, keepdims=False):  # noqa: A001
 
 
 # ---- NumPy protocol (NEP 18) ----
-def _numpy_signature(func, *names):
-    """func(a, ...) called with NumPy's positional parameters `names` after a; dtype=None and
-    out=None are accepted (the result is a DDArray), other values of them raise."""
+def _numpy_signature(func, *names, result: str = "dd"):
+    """func(a, ...) called with NumPy's positional parameters `names` after a. dtype= may be
+    None or ddblas.dd (other dtypes raise: the arithmetic is DD). out= as NumPy's reductions
+    take it: an array of exactly the result's shape (keepdims included), possibly the operand
+    (the result is computed first), written and returned; a DDArray for a DD result (`result`
+    "dd"), for bools ("bool") a DDArray (0 and 1) or an array of any dtype (NumPy's unsafe
+    cast), for indices ("index") an integer array (other dtypes raise, as NumPy's)."""
+    routine = f"{func.__name__}()"
+
     def call(a, *args, **kwargs):
         if len(args) > len(names):
-            raise TypeError(f"ddblas: {func.__name__}() takes at most {len(names) + 1} "
-                            f"positional arguments")
+            raise TypeError(f"ddblas: {routine} takes at most {len(names) + 1} positional "
+                            f"arguments")
         for name, value in zip(names, args):
             if name in kwargs:
                 raise TypeError(f"{func.__name__}() got multiple values for argument '{name}'")
             kwargs[name] = value
-        for name in ("dtype", "out"):
-            if kwargs.pop(name, None) is not None:
-                raise TypeError(f"ddblas: {func.__name__}() does not support {name}= on DDArrays")
-        return func(a, **kwargs)
+        dtype = kwargs.pop("dtype", None)
+        if dtype is not None and not dd == dtype:
+            raise TypeError(f"ddblas: {routine} does not support dtype={dtype!r} on DDArrays "
+                            f"(None or ddblas.dd: its arithmetic is DD)")
+        out = output_argument(kwargs.pop("out", None), routine, result == "dd")
+        if result == "index" and out is not None and (
+                isinstance(out, DDArray) or out.dtype.kind not in "iu"):
+            raise TypeError(f"ddblas: {routine}: out= must be an integer array, got "
+                            f"{'a DDArray' if isinstance(out, DDArray) else out.dtype}")
+        value = func(a, **kwargs)
+        if out is None:
+            return value
+        if out.shape != value.shape:
+            raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, the result "
+                             f"{value.shape} (NumPy's rule for reductions: the result's shape)")
+        return store_output(value, out, casting="unsafe")
     return call
 
 
@@ -263,16 +282,16 @@ register_functions({
     np.amax: _numpy_signature(max, "axis", "out", "keepdims"),
     np.min: _numpy_signature(min, "axis", "out", "keepdims"),
     np.amin: _numpy_signature(min, "axis", "out", "keepdims"),
-    np.argmax: _numpy_signature(argmax, "axis", "out"),
-    np.argmin: _numpy_signature(argmin, "axis", "out"),
+    np.argmax: _numpy_signature(argmax, "axis", "out", result="index"),
+    np.argmin: _numpy_signature(argmin, "axis", "out", result="index"),
     np.prod: _numpy_signature(prod, "axis", "dtype", "out", "keepdims"),
     np.mean: _numpy_signature(mean, "axis", "dtype", "out", "keepdims"),
     np.cumsum: _numpy_signature(cumsum, "axis", "dtype", "out"),
     np.cumprod: _numpy_signature(cumprod, "axis", "dtype", "out"),
     np.var: _numpy_signature(var, "axis", "dtype", "out", "ddof", "keepdims"),
     np.std: _numpy_signature(std, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.all: _numpy_signature(all, "axis", "out", "keepdims"),
-    np.any: _numpy_signature(any, "axis", "out", "keepdims"),
+    np.all: _numpy_signature(all, "axis", "out", "keepdims", result="bool"),
+    np.any: _numpy_signature(any, "axis", "out", "keepdims", result="bool"),
 })
 register_operations(max=max, min=min, argmax=argmax, argmin=argmin, prod=prod, mean=mean,
                     var=var, std=std, cumsum=cumsum, cumprod=cumprod, all=all, any=any)
