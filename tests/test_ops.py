@@ -350,7 +350,9 @@ def test_unsupported_numpy_functions_raise_type_error_naming_them():
     with pytest.raises(TypeError, match="logaddexp2"):
         np.logaddexp2(a, a)
     with pytest.raises(TypeError, match="reduce"):
-        np.add.reduce(a)
+        np.logaddexp.reduce(a)
+    with pytest.raises(TypeError, match="subtract' method 'reduce"):
+        np.subtract.reduce(a)
     with pytest.raises(TypeError, match="median"):
         np.median(a)
     with pytest.raises(TypeError, match="to_float64"):

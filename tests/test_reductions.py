@@ -417,6 +417,47 @@ def test_numpy_reductions_write_out_as_numpy(device):
         np.sum(x, axis=0, out=(ddblas.zeros(3, device=device),))
 
 
+def test_ufunc_methods_reduce_accumulate_outer(device):
+    """np.add/multiply/maximum/minimum.reduce, np.add/multiply.accumulate and every binary
+    ufunc's outer on DDArrays (they raised a TypeError): sum, prod, max, min, cumsum, cumprod
+    with NumPy's default axis 0, and the ufunc on a[..., None] and b; at, reduceat and the
+    reductions of other ufuncs stay a TypeError naming them."""
+    x = ddblas.array([[1, 2, 3], [4, 5, 6]], device=device) + 2.0 ** -60
+    for got, want in ((np.add.reduce(x), ddblas.sum(x, 0)),
+                      (np.add.reduce(x, axis=None), ddblas.sum(x)),
+                      (np.multiply.reduce(x, 1, keepdims=True), ddblas.prod(x, 1, True)),
+                      (np.maximum.reduce(x, axis=(0, 1)), ddblas.max(x)),
+                      (np.minimum.reduce(x), ddblas.min(x, 0)),
+                      (np.add.accumulate(x), ddblas.cumsum(x, 0)),
+                      (np.multiply.accumulate(x, 1), ddblas.cumprod(x, 1)),
+                      (np.add.accumulate(x[0], axis=None), ddblas.cumsum(x[0])),
+                      (np.subtract.outer(x[0], x[:, :2]), x[0][:, None, None] - x[:, :2])):
+        assert got.shape == want.shape and same_bits(got, want)
+    tail = Fraction(1, 2 ** 60)
+    assert exact_values(np.add.reduce(x)) == [5 + 2 * tail, 7 + 2 * tail, 9 + 2 * tail]
+    out = ddblas.zeros(3, device=device)
+    assert np.add.reduce(x, out=out) is out and exact_values(out) == exact_values(x.sum(0))
+    assert _host(np.less.outer(x[0], x[1] - 3)).tolist() == [[False, True, True],
+                                                            [False, False, True],
+                                                            [False, False, False]]
+    with pytest.raises(ValueError, match="zero-size array"):
+        np.maximum.reduce(ddblas.zeros((0, 2), device=device))
+    with pytest.raises(ValueError, match="multiple axes"):
+        np.add.accumulate(x, axis=None)
+    with pytest.raises(ValueError, match="out= has shape"):
+        np.add.reduce(x, out=ddblas.zeros((1, 3), device=device))
+    with pytest.raises(ValueError, match="binary functions"):
+        np.sqrt.outer(x, x)
+    with pytest.raises(TypeError, match="non-trivial signature"):   # NumPy's error
+        np.matmul.outer(x, x)
+    for call, name in ((lambda: np.subtract.reduce(x), "subtract' method 'reduce"),
+                       (lambda: np.add.at(x, [0], 1), "method 'at'"),
+                       (lambda: np.add.reduce(x, initial=1), "initial"),
+                       (lambda: np.add.reduce(x, where=[True, False, True]), "where")):
+        with pytest.raises(TypeError, match=name):
+            call()
+
+
 @pytest.mark.gpu
 def test_gpu_equals_cpu_bitwise(device):
     if device != "gpu":

@@ -681,6 +681,47 @@ def _where_mask(where, xp):
     return xp.asarray(where if is_array(where) else np.asarray(where, dtype=bool))
 
 
+# the ufunc methods that run as DD reductions and scans: {method: {ufunc: operation name}}
+_METHODS = {"reduce": {np.add: "sum", np.multiply: "prod", np.maximum: "max",
+                       np.minimum: "min"},
+            "accumulate": {np.add: "cumsum", np.multiply: "cumprod"}}
+
+
+def _reduction_method(ufunc, method: str, inputs, kwargs: dict):
+    """np.add.reduce (sum), np.multiply.reduce (prod), np.maximum/np.minimum.reduce (max, min),
+    np.add.accumulate (cumsum) and np.multiply.accumulate (cumprod) on DDArrays, with NumPy's
+    defaults (axis=0) and keywords: dtype= None or ddblas.dd; out= as the reductions take it
+    (exactly the result's shape); keepdims= for reduce; initial= and where= other than their
+    defaults are a TypeError (the DD reductions have a fixed order of their own)."""
+    routine = f"ufunc '{ufunc.__name__}' method '{method}'"
+    (a,) = on_one_device(*inputs)
+    axis = kwargs.pop("axis", 0)
+    dtype = kwargs.pop("dtype", None)
+    if dtype is not None and not dd == dtype:
+        raise TypeError(f"ddblas: {routine} with dtype={dtype!r} is not supported for DDArray")
+    out = output_argument(kwargs.pop("out", None), routine, True, ufunc=True)
+    if kwargs.pop("where", True) is not True:
+        raise TypeError(f"ddblas: {routine} with where= is not supported for DDArray")
+    options = {"keepdims": bool(kwargs.pop("keepdims", False))} if method == "reduce" else {}
+    if kwargs:
+        raise TypeError(f"ddblas: {routine} with keyword(s) {', '.join(sorted(kwargs))} is not "
+                        f"supported for DDArray")
+    if method == "accumulate":
+        if a.ndim == 0:
+            raise TypeError("cannot accumulate on a scalar")
+        if axis is None and a.ndim > 1 or isinstance(axis, (tuple, list)):
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = normalize_axes(0 if axis is None else axis, a.ndim)[0]
+    name = _METHODS[method][ufunc]
+    result = (sum if name == "sum" else operation(name))(a, axis=axis, **options)
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, the result "
+                         f"{result.shape} (NumPy's rule for reductions: the result's shape)")
+    return store_output(result, out)
+
+
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     """NEP 13: NumPy ufuncs on DDArrays run the DD kernels; others raise a TypeError.
 
@@ -692,6 +733,15 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     entries are 0 (False for a bool result) where NumPy leaves them uninitialised. The other
     keywords: see _ufunc_options."""
     func = _UFUNCS.get(ufunc)
+    if func is not None and method in ("reduce", "accumulate") and ufunc in _METHODS[method]:
+        return _reduction_method(ufunc, method, inputs, kwargs)
+    if func is not None and method == "outer":
+        if ufunc.signature is not None:   # matmul
+            raise TypeError("method outer is not allowed in ufunc with non-trivial signature")
+        if ufunc.nin != 2:
+            raise ValueError("outer product only supported for binary functions")
+        a, b = on_one_device(*inputs)
+        inputs, method = (a.reshape(a.shape + (1,) * b.ndim), b), "__call__"
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
         raise TypeError(f"ddblas: {what} is not supported for DDArray")
