@@ -424,6 +424,16 @@ def assert_reads_as_normalised(fn: str, hi, lo, device) -> None:
         assert np.array_equal(*host), (fn, host)
 
 
+@pytest.mark.parametrize("lo0", [np.nan, np.inf, -np.inf])
+def test_truth_reads_unnormalised_pairs_as_normalisation_makes_them(lo0, device):
+    """A pair (0, nan) or (0, +-inf) wrapped with normalize=False is nan or +-inf as a DD, so
+    true: all, any and bool() read hi alone and called it zero."""
+    for fn, hi in (("any", [0.0, 0.0]), ("all", [0.0, 1.0])):
+        assert_reads_as_normalised(fn, np.array(hi), np.array([lo0, 0.0]), device)
+    assert bool(ddblas.DDArray(0.0, lo0, normalize=False).to_device(device))
+    assert not bool(ddblas.DDArray(-0.0, 0.0, normalize=False).to_device(device))
+
+
 UNNORMALISED_HI = [1.0, 0.5, -2.0, np.inf, -np.inf, 0.0, 1e300, np.inf, -np.inf, np.inf, -np.inf,
                    np.nan]
 UNNORMALISED_LO = [np.nan, np.nan, np.nan, np.nan, np.nan, np.inf, -np.inf, np.inf, np.inf, 1.0,

@@ -466,7 +466,8 @@ class DDArray:
     def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError(f"the truth value of a DDArray of shape {self.shape} is ambiguous")
-        return bool(self._hi.reshape(()) != 0)
+        hi, lo = (float(part.reshape(())) for part in (self._hi, self._lo))
+        return hi != 0 or not math.isfinite(lo)   # (0, nan) wrapped unnormalised is nan: true
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a DDArray does not convert to a NumPy array implicitly (that would drop "

@@ -216,11 +216,12 @@ def cumprod(a, axis=None, *, fma=None, add=None) -> DDArray:
 # ---- truth ----
 def _truth(a):
     """a != 0 elementwise: of a DDArray, its hi parts (a normalised DD is 0 iff hi is; NaN is
-    true, as in NumPy); of numeric or bool arrays, NumPy/CuPy's truth; anything else (strings,
-    Fractions, lists of them) read as numbers as ddblas.array reads them ("0" is zero, where
-    Python's truth of a non-empty string is True)."""
+    true, as in NumPy), or a non-finite lo (a pair wrapped with normalize=False, read as
+    normalisation makes it: (0, nan) is nan, (0, inf) inf); of numeric or bool arrays,
+    NumPy/CuPy's truth; anything else (strings, Fractions, lists of them) read as numbers as
+    ddblas.array reads them ("0" is zero, where Python's truth of a non-empty string is True)."""
     if isinstance(a, DDArray):
-        return a.hi != 0
+        return (a.hi != 0) | ~a.xp.isfinite(a.lo)
     values = array_module(a).asarray(a)
     if values.dtype.kind in "biufc":
         return values.astype(bool)
