@@ -417,6 +417,24 @@ def test_numpy_reductions_write_out_as_numpy(device):
         np.sum(x, axis=0, out=(ddblas.zeros(3, device=device),))
 
 
+def test_axis_may_be_a_0d_integer_array(device):
+    """NumPy takes a 0-d integer array as an axis (np.sum(x, axis=np.array(1))); ddblas raised
+    a TypeError. A bool or a 0-d float array stays a TypeError."""
+    x = ddblas.array([[1, 2, 3], [4, 5, 6]], device=device)
+    one = np.array(1)
+    for name in ("sum", "prod", "max", "min", "mean", "var", "std", "cumsum", "cumprod"):
+        f = getattr(ddblas, name)
+        assert same_bits(f(x, one), f(x, 1)) and same_bits(getattr(np, name)(x, one), f(x, 1))
+    assert same_bits(ddblas.sum(x, (np.int32(0), np.array(-1))), ddblas.sum(x))
+    assert same_bits(ddblas.sum(x[0, 0], np.array(0)), x[0, 0])
+    for name in ("argmax", "argmin", "all", "any"):
+        assert _host(getattr(ddblas, name)(x, one)).tolist() == \
+            _host(getattr(ddblas, name)(x, 1)).tolist()
+    for bad in (np.array(1.0), True, np.array([1])):
+        with pytest.raises(TypeError, match="axis"):
+            ddblas.sum(x, bad)
+
+
 def test_ufunc_methods_reduce_accumulate_outer(device):
     """np.add/multiply/maximum/minimum.reduce, np.add/multiply.accumulate and every binary
     ufunc's outer on DDArrays (they raised a TypeError): sum, prod, max, min, cumsum, cumprod

@@ -396,9 +396,9 @@ def axis_error(axis: int, ndim: int) -> ValueError:
 
 
 def normalize_axes(axis, ndim: int) -> tuple:
-    """axis (None, an int or a tuple/list of ints, as NumPy takes them) as a tuple of distinct
-    non-negative axes; a TypeError for other types, axis_error when out of bounds, a ValueError
-    when repeated."""
+    """axis (None, an int, a 0-d integer array or a tuple of them, as NumPy takes them; a list
+    too) as a tuple of distinct non-negative axes; a TypeError for other types, axis_error when
+    out of bounds, a ValueError when repeated."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if _is_axis_index(axis) else axis
@@ -415,6 +415,9 @@ def normalize_axes(axis, ndim: int) -> tuple:
 
 
 def _is_axis_index(ax) -> bool:
+    """Whether NumPy takes ax as one axis: an integer (not a bool) or a 0-d integer array."""
+    if isinstance(ax, np.ndarray):
+        return ax.ndim == 0 and ax.dtype.kind in "iu"
     return isinstance(ax, numbers.Integral) and not isinstance(ax, (bool, np.bool_))
 
 
