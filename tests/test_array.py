@@ -447,6 +447,26 @@ def test_ufunc_keywords_follow_numpy(device):
         np.matmul(x, x, where=True)
 
 
+def test_durations_are_not_numbers(device):
+    """np.timedelta64 is a NumPy integer subclass: ddblas read np.timedelta64(3, 'ns') as 3
+    (x + it added 3; NumPy refuses float64 + timedelta64) and other units raised int()'s
+    TypeError from inside. Now a TypeError naming it; == and != answer as NumPy's (a duration
+    equals no number), orderings raise."""
+    x = ddblas.array([1, 2, 3], device=device)
+    for value in (np.timedelta64(3, "ns"), np.timedelta64(2, "s"), [np.timedelta64(1, "ns")]):
+        with pytest.raises(TypeError, match="timedelta64"):
+            ddblas.array(value)
+        with pytest.raises(TypeError, match="timedelta64"):
+            x + value
+    host = lambda r: (r.get() if hasattr(r, "get") else r).tolist()  # noqa: E731
+    for value in (np.timedelta64(2, "ns"), np.array([1, 2, 3], dtype="m8[ns]"),
+                  np.array(["2020-01-02"] * 3, dtype="M8[D]")):
+        assert host(x == value) == host(np.arange(1.0, 4.0) == value) == [False] * 3
+        assert host(x != value) == [True] * 3
+        with pytest.raises(TypeError):
+            x < value
+
+
 def test_integer_conversions_are_exact(device):
     """int, math.trunc/floor/ceil and round of a size-1 array from hi + lo exactly (int raised
     a TypeError, and math.floor/ceil went through float(hi): 2^60 + 0.5 had ceil 2^60)."""

@@ -207,6 +207,9 @@ def scalar_to_dd(x) -> tuple[float, float]:
         return float(x), 0.0
     if isinstance(x, (float, np.float64, np.float32, np.float16)):
         return float(x), 0.0
+    if isinstance(x, np.timedelta64):   # a NumPy integer subclass, but a duration
+        raise TypeError(f"cannot convert timedelta64 value {_short_repr(x)} to a DD number (a "
+                        f"duration, not a number: take its count with .astype(np.int64))")
     if isinstance(x, (int, np.integer)):
         x = int(x)
         return (float(x), 0.0) if -_EXACT_INT <= x <= _EXACT_INT else _nearest_dd(x < 0, abs(x))

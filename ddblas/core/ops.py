@@ -235,12 +235,14 @@ def _split_numbers(x):
         if x.ndim:
             return _split_numbers(list(x))
         return _split_numbers(x.item())
+    if isinstance(x, np.ndarray) and x.dtype.kind in "mM":   # dates and durations
+        return np.zeros(x.shape), np.ones(x.shape, dtype=bool)
     if isinstance(x, DDArray) or is_array(x):   # numbers (a numeric array refused: as it says)
         return x, np.zeros(x.shape, dtype=bool)
     try:
         scalar_to_dd(x)
     except (TypeError, ValueError):
-        if isinstance(x, numbers.Number):
+        if isinstance(x, numbers.Number) and not isinstance(x, np.timedelta64):
             raise
         return 0, True
     return x, False
