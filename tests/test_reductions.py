@@ -435,6 +435,28 @@ def test_axis_may_be_a_0d_integer_array(device):
             ddblas.sum(x, bad)
 
 
+def test_methods_take_ndarrays_signatures(device):
+    """x.sum(axis, dtype, out, keepdims) and the other reduction methods take ndarray's
+    positional order and out= (they took keepdims second: x.mean(0, np.float64) kept the
+    reduced axis, x.max(0, out) read out as keepdims, x.sum(out=o) was a TypeError)."""
+    x = ddblas.array([[1, 2, 3], [4, 5, 6]], device=device) + 2.0 ** -60
+    for name in ("sum", "prod", "mean", "var", "std", "max", "min"):
+        method, function = getattr(x, name), getattr(ddblas, name)
+        assert same_bits(method(0), function(x, 0))
+        assert same_bits(method(1, keepdims=True), function(x, 1, keepdims=True))
+        out = ddblas.zeros(3, device=device)
+        assert method(0, out=out) is out and same_bits(out, function(x, 0))
+    assert same_bits(x.sum(0, None, None, True), ddblas.sum(x, 0, keepdims=True))
+    assert same_bits(x.var(0, None, None, 1), ddblas.var(x, 0, ddof=1))
+    out = ddblas.zeros(2, device=device)
+    assert x.max(1, out) is out and same_bits(out, ddblas.max(x, 1))
+    assert same_bits(x.cumsum(1, None, ddblas.zeros((2, 3), device=device)), x.cumsum(1))
+    assert _host(x.argmax(1, keepdims=True)).tolist() == [[2], [2]]
+    assert _host(x.all(0, None, True)).tolist() == [[True, True, True]]
+    with pytest.raises(TypeError, match="dtype"):
+        x.mean(0, np.float64)
+
+
 def test_ufunc_methods_reduce_accumulate_outer(device):
     """np.add/multiply/maximum/minimum.reduce, np.add/multiply.accumulate and every binary
     ufunc's outer on DDArrays (they raised a TypeError): sum, prod, max, min, cumsum, cumprod

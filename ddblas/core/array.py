@@ -540,24 +540,60 @@ class DDArray:
     def __ipow__(self, other): return self._inplace(operation("power"), other)
     def __imatmul__(self, other): return self._inplace(operation("matmul"), other)
 
-    def sum(self, axis=None, keepdims=False):
-        return operation("sum")(self, axis=axis, keepdims=keepdims)
+    # Reductions and scans (core.ops.sum, core.reductions), with ndarray's signatures: each is
+    # np.<name>(self, ...) (NEP 18), so dtype= and out= follow those functions' rules (they
+    # took keepdims second, where ndarray takes dtype or out: x.mean(0, np.float64) kept dims).
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Sum over the given axes: ddblas.sum (np.sum's arguments; out= a DDArray)."""
+        return np.sum(self, axis, dtype, out, keepdims)
 
-    # Reductions (core.reductions): see the functions of the same names.
-    def max(self, axis=None, keepdims=False): return operation("max")(self, axis, keepdims)
-    def min(self, axis=None, keepdims=False): return operation("min")(self, axis, keepdims)
-    def argmax(self, axis=None, keepdims=False): return operation("argmax")(self, axis, keepdims)
-    def argmin(self, axis=None, keepdims=False): return operation("argmin")(self, axis, keepdims)
-    def prod(self, axis=None, keepdims=False): return operation("prod")(self, axis, keepdims)
-    def mean(self, axis=None, keepdims=False): return operation("mean")(self, axis, keepdims)
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return operation("var")(self, axis, ddof, keepdims)
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return operation("std")(self, axis, ddof, keepdims)
-    def cumsum(self, axis=None): return operation("cumsum")(self, axis)
-    def cumprod(self, axis=None): return operation("cumprod")(self, axis)
-    def all(self, axis=None, keepdims=False): return operation("all")(self, axis, keepdims)
-    def any(self, axis=None, keepdims=False): return operation("any")(self, axis, keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Product over the given axes: ddblas.prod (np.prod's arguments)."""
+        return np.prod(self, axis, dtype, out, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Mean over the given axes: ddblas.mean (np.mean's arguments)."""
+        return np.mean(self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """Variance over the given axes: ddblas.var (np.var's arguments)."""
+        return np.var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """Standard deviation over the given axes: ddblas.std (np.std's arguments)."""
+        return np.std(self, axis, dtype, out, ddof, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        """The largest value over the given axes: ddblas.max (np.max's arguments)."""
+        return np.max(self, axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        """The smallest value over the given axes: ddblas.min (np.min's arguments)."""
+        return np.min(self, axis, out, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        """Indices of the largest values: ddblas.argmax (np.argmax's arguments)."""
+        return np.argmax(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        """Indices of the smallest values: ddblas.argmin (np.argmin's arguments)."""
+        return np.argmin(self, axis, out, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """Cumulative sums: ddblas.cumsum (np.cumsum's arguments)."""
+        return np.cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        """Cumulative products: ddblas.cumprod (np.cumprod's arguments)."""
+        return np.cumprod(self, axis, dtype, out)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        """Whether every element is nonzero: ddblas.all (np.all's arguments)."""
+        return np.all(self, axis, out, keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        """Whether some element is nonzero: ddblas.any (np.any's arguments)."""
+        return np.any(self, axis, out, keepdims)
 
     # ---- NumPy protocols (NEP 13, NEP 18) ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
