@@ -467,6 +467,17 @@ def test_durations_are_not_numbers(device):
             x < value
 
 
+def test_a_0d_array_is_not_iterable(device):
+    """iter() of a 0-d DDArray raises at once, as NumPy's (a generator raised only at the first
+    next(), so np.iterable(x) was True and code testing iter(x) took x for a sequence)."""
+    x = ddblas.array("0.1", device=device)
+    with pytest.raises(TypeError, match="0-d"):
+        iter(x)
+    assert not np.iterable(x) and np.iterable(ddblas.ones(2, device=device))
+    rows = list(ddblas.arange(6, device=device).reshape(2, 3))
+    assert [exact_values(r) for r in rows] == [[0, 1, 2], [3, 4, 5]]
+
+
 def test_integer_conversions_are_exact(device):
     """int, math.trunc/floor/ceil and round of a size-1 array from hi + lo exactly (int raised
     a TypeError, and math.floor/ceil went through float(hi): 2^60 + 0.5 had ceil 2^60)."""

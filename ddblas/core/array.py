@@ -252,10 +252,11 @@ class DDArray:
         return self.shape[0]
 
     def __iter__(self):
+        """The sub-arrays along the first axis; a TypeError at once for a 0-d array (iter()
+        itself raises, as NumPy's: np.iterable(x) is False)."""
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d DDArray")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     # ---- views and copies ----
     # Parts that kernels cannot address (odd byte strides, a misaligned address: record-array
