@@ -9,6 +9,7 @@ import math
 import os
 import pickle
 import re
+import subprocess
 import sys
 import zipfile
 from fractions import Fraction
@@ -21,6 +22,8 @@ from hypothesis import strategies as st
 
 import ddblas
 from ddvalues import dd_value, exact_values, gemm_constant, same_bits, to_ddarray
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Adversarial pairs: -0, subnormals, the largest DD, NaN, infinities, wide gaps hi/lo.
 SPECIAL_PAIRS = [(0.0, 0.0), (-0.0, 0.0), (5e-324, 0.0), (1e-300, -5e-324),
@@ -238,6 +241,21 @@ def test_load_reports_every_damage_as_a_value_error_naming_the_path(tmp_path):
     (tmp_path / "offset.npz").write_bytes(bytes(raw))
     with pytest.raises(ValueError, match=r"offset.npz' .*unreadable member 'format' \(OSError"):
         ddblas.load(tmp_path / "offset.npz")
+
+
+def test_xprec_conversion_leaves_scipy_importable():
+    """Probe of 2026-11-28: after ddblas.to_xprec, a CPU solve failed ('finfo' object has no
+    attribute 'min'): scipy.linalg imports numpy.ma, whose import reads every registered dtype's
+    finfo, and xprec's has no .min. ddblas imports numpy.ma with itself now."""
+    pytest.importorskip("xprec")
+    child = ("import ddblas, numpy as np; from ddblas import linalg\n"
+             "ddblas.to_xprec(ddblas.ones(2))\n"
+             "x = linalg.solve(ddblas.eye(2) * 4, ddblas.ones(2), method='refine')\n"
+             "print(*x.hi, np.median(np.arange(3.0)))\n")
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, PYTHONPATH=REPO))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0.25", "0.25", "1.0"]
 
 
 def test_xprec_round_trip(device):

@@ -12,6 +12,10 @@ import zipfile
 import zlib
 
 import numpy as np
+# numpy.ma (which scipy.linalg and np.median import) fails to import once xprec has registered
+# its dtype, whose finfo has no .min (NumPy 2): imported with ddblas, it is there before any
+# to_xprec / from_xprec imports xprec (~10 ms)
+import numpy.ma  # noqa: F401
 
 from .array import DDArray, asarray
 from ..engines.backend import check_device, move

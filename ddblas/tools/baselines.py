@@ -32,11 +32,8 @@ import sys
 from fractions import Fraction
 
 import numpy as np
-# numpy.ma, which np.median imports on first use, fails to import once xprec has registered its
-# dtype (xprec's finfo has no .min, NumPy 2): import it before any adapter imports xprec
-import numpy.ma  # noqa: F401
 
-import ddblas
+import ddblas   # before any adapter imports xprec: ddblas imports numpy.ma (core/io.py)
 from ddblas import DDArray, accuracy, random
 
 from .timing import time_on
