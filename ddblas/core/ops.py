@@ -260,7 +260,7 @@ def _comparison(name, symbol):
             ddarray, other = (a, b) if isinstance(a, DDArray) else (b, a)
             if not isinstance(ddarray, DDArray) or (isinstance(exc, ValueError) and not (
                     isinstance(other, str) or _is_sequence(other)
-                    or isinstance(other, np.ndarray) and other.dtype.kind in "OUS")):
+                    or isinstance(other, np.ndarray) and other.dtype.kind in "OUSmM")):
                 raise  # no DDArray, or a broadcast/ragged/masked error: as it says
             try:
                 values, mask = _split_numbers(other)
