@@ -108,11 +108,15 @@ def _mpf_to_fraction(x) -> Fraction:
 
 def exact_value(v):
     """The exact value of one number as a Fraction (None for inf and nan): floats (NumPy's of any
-    width, long double included), ints, Fractions, mpmath numbers (dyadic), decimal strings and
-    Decimals exactly."""
+    width, long double included), ints (NumPy's and bools too), Fractions, mpmath numbers
+    (dyadic), decimal strings and Decimals exactly."""
     import mpmath
-    if isinstance(v, (Fraction, numbers.Integral)):
-        return Fraction(v)
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, (numbers.Integral, np.bool_)):
+        # as a Python int: Fraction(np.int64(3)) keeps the NumPy integer, whose arithmetic
+        # wraps around or overflows (an int64 reference array made error() raise)
+        return Fraction(int(v))
     if isinstance(v, (float, np.floating)):   # np.longdouble too: float() rounded it
         return Fraction(*v.as_integer_ratio()) if np.isfinite(v) else None
     if isinstance(v, mpmath.mpf):

@@ -258,3 +258,18 @@ def test_generators_and_exact_values_refuse_what_they_cannot_do():
     assert accuracy.random_dd((4,), exponents=(-1074, 1023), seed=1).shape == (4,)
     with pytest.raises(ValueError, match="tries must be a positive integer"):
         accuracy.ill_conditioned_dot(10, 1e10, tries=0)
+
+
+def test_numpy_integer_references_are_exact_python_ints():
+    """Probe of 2026-11-29: exact_value kept a NumPy integer inside its Fraction, whose
+    arithmetic overflows: error() against an int64 reference array raised OverflowError, and
+    sums of such values wrapped around."""
+    err = accuracy.error(ddblas.array([1.0, 2.0 ** 62, -(2.0 ** 63)]),
+                         np.array([3, 2 ** 62, -(2 ** 63)], dtype=np.int64))
+    assert err.values.tolist() == [float(Fraction(2, 3) * 2 ** 106), 0.0, 0.0]
+    assert accuracy.error(ddblas.array([2.0 ** 64]), np.array([2 ** 63], np.uint64)).max == \
+        2.0 ** 106
+    for v in (np.int64(2 ** 62), np.uint64(2 ** 63), np.bool_(True), np.int8(-5)):
+        q = accuracy.exact_value(v)
+        assert type(q.numerator) is int and q == int(v)
+    assert accuracy.exact_value(np.int64(2 ** 62)) * 4 == 2 ** 64
