@@ -158,10 +158,15 @@ def _same_float(a, b) -> bool:
 
 
 def ratio_u2(num: Fraction, den: Fraction) -> float:
-    """num / den in units of u^2 (0 for 0/0, inf for x/0)."""
+    """num / den in units of u^2 (0 for 0/0, inf for x/0 and where the ratio is beyond the
+    largest float, with its sign)."""
     if den == 0:
         return 0.0 if num == 0 else math.inf
-    return float(num / den / U2)
+    q = Fraction(num) / Fraction(den) / U2
+    try:
+        return float(q)
+    except OverflowError:   # a result 1e300 against a reference 1e-300 raised
+        return math.inf if q > 0 else -math.inf
 
 
 def error(result, reference) -> ErrorReport:

@@ -273,3 +273,25 @@ def test_numpy_integer_references_are_exact_python_ints():
         q = accuracy.exact_value(v)
         assert type(q.numerator) is int and q == int(v)
     assert accuracy.exact_value(np.int64(2 ** 62)) * 4 == 2 ** 64
+
+
+def test_errors_and_bounds_beyond_the_float_range_are_infinite():
+    """Probe of 2026-11-29: a ratio past DBL_MAX raised OverflowError (float of a Fraction):
+    error() of 1e300 against 1e-300, gemm_error alike, and bound() of a huge k."""
+    assert accuracy.error(ddblas.array([1e300, 1.0]), [1e-300, 1.0]).values.tolist() == \
+        [math.inf, 0.0]
+    one = ddblas.ones((1, 1))
+    assert accuracy.gemm_error(ddblas.array([[1e300]]), ddblas.array([[1e-300]]), one).max == \
+        math.inf
+    assert accuracy.solve_backward_error(ddblas.array([[1e-300]]), ddblas.array([1e-300]),
+                                         ddblas.array([1e300])) == 2.0 ** 106
+    for op in ("gemm", "sum", "lu", "qr", "refine"):
+        assert accuracy.bound(op, "fma/accurate", k=10 ** 400) == math.inf
+    assert accuracy.in_u2(Fraction(10 ** 400)) == math.inf
+    assert accuracy.in_u2(-Fraction(10 ** 400)) == -1.7976931348623157e308
+    assert accuracy.ratio_u2(Fraction(10 ** 400), Fraction(1)) == math.inf
+    assert accuracy.ratio_u2(Fraction(-(10 ** 400)), Fraction(1)) == -math.inf
+    assert accuracy.ratio_u2(Fraction(1), Fraction(2)) == 2.0 ** 105
+    big = Fraction(2 ** 1024 - 2 ** 971) * U2      # DBL_MAX u^2: still a float
+    assert accuracy.in_u2(big) == 1.7976931348623157e308
+    assert accuracy.in_u2(big + U2) == math.inf     # rounded up past DBL_MAX

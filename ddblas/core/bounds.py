@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
 
 from .options import ADD_KINDS, Options, get_options
@@ -177,7 +178,11 @@ def bound(op: str, variant=None, k: int | None = None) -> float:
 
 
 def in_u2(c: Fraction) -> float:
-    """c / u^2 rounded up to a float: a constant in units of u^2 that is never below it."""
-    q = c / U2
-    x = float(q)
+    """c / u^2 rounded up to a float: a constant in units of u^2 that is never below it (inf
+    beyond the largest float, -DBL_MAX below the most negative one)."""
+    q = Fraction(c) / U2
+    try:
+        x = float(q)
+    except OverflowError:   # a huge k: bound("gemm", k=10**400) raised
+        return math.inf if q > 0 else -sys.float_info.max
     return x if Fraction(x) >= q else math.nextafter(x, math.inf)
