@@ -412,7 +412,7 @@ def ill_conditioned_matrix(n: int, cond: float, *, seed=None, device=None) -> DD
     import mpmath
     if not isinstance(n, numbers.Integral) or n < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
-    if not 1 <= cond <= 1e30:
+    if isinstance(cond, bool) or not 1 <= cond <= 1e30:
         raise ValueError(f"cond must be in [1, 1e30] for a DD matrix, got {cond!r}")
     rng = np.random.default_rng(seed)
     prec = 212 + int(math.log2(cond)) + 32
@@ -429,7 +429,7 @@ def ill_conditioned_matrix(n: int, cond: float, *, seed=None, device=None) -> DD
 def hilbert(n: int, *, device=None) -> DDArray:
     """The n x n Hilbert matrix H[i, j] = 1 / (i + j + 1), each entry the DD nearest the exact
     rational."""
-    if not isinstance(n, numbers.Integral) or n < 0:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     return _dd_array([Fraction(1, i + j + 1) for i in range(n) for j in range(n)], (n, n), device)
 
@@ -441,6 +441,6 @@ def vandermonde(x, n: int | None = None, *, device=None) -> DDArray:
     if any(v is None for v in xs):
         raise ValueError("vandermonde needs finite x")
     n = len(xs) if n is None else n
-    if not isinstance(n, numbers.Integral) or n < 0:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     return _dd_array([v ** j for v in xs for j in range(n)], (len(xs), n), device)

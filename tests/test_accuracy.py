@@ -295,3 +295,20 @@ def test_errors_and_bounds_beyond_the_float_range_are_infinite():
     big = Fraction(2 ** 1024 - 2 ** 971) * U2      # DBL_MAX u^2: still a float
     assert accuracy.in_u2(big) == 1.7976931348623157e308
     assert accuracy.in_u2(big + U2) == math.inf     # rounded up past DBL_MAX
+
+
+def test_bools_are_not_counts():
+    """Probe of 2026-11-29: bound('sum', k=True) gave the one-term bound 0, hilbert(True) and
+    vandermonde(x, True) a TypeError from deep inside, ill_conditioned_matrix(n, True) a
+    matrix; each is now the ValueError of a bad value, as ill_conditioned_dot's already was."""
+    for op in ("sum", "gemm", "power", "lu"):
+        with pytest.raises(ValueError, match="needs k"):
+            accuracy.bound(op, "fma/accurate", k=True)
+    assert accuracy.bound("sum", "fma/accurate", k=np.int64(1)) == 0.0
+    with pytest.raises(ValueError, match="n must be a non-negative integer, got True"):
+        accuracy.hilbert(True)
+    with pytest.raises(ValueError, match="n must be a non-negative integer, got False"):
+        accuracy.vandermonde([1, 2], False)
+    with pytest.raises(ValueError, match="cond must be in"):
+        accuracy.ill_conditioned_matrix(3, True)
+    assert accuracy.hilbert(np.int64(1)).tolist(kind="float") == [[1.0]]

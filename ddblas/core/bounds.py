@@ -79,7 +79,8 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
     opts = variant_options(variant)
     c_add, c_mul = _add_constant(opts.add == "accurate"), _mul_constant(opts.fma)
     needs_k = op in ("sum", "dot", "gemm", "power", "ozaki", "refine") + FACTORIZATIONS
-    if needs_k and (not isinstance(k, numbers.Integral) or (k < 0 and op != "power")):
+    if needs_k and (isinstance(k, bool) or not isinstance(k, numbers.Integral)
+                    or (k < 0 and op != "power")):   # k=True gave sum's bound for one term
         raise ValueError(f"bound({op!r}) needs k, a{'n' if op == 'power' else ' non-negative'} "
                          f"integer (got {k!r})")
     if not needs_k and k is not None:
