@@ -319,6 +319,8 @@ def dot_condition(x, y) -> float:
     xs, ys = exact_values(asarray(x)), exact_values(asarray(y))
     if len(xs) != len(ys):
         raise ValueError(f"x has {len(xs)} elements but y has {len(ys)}")
+    if None in xs or None in ys:   # a NaN gave a TypeError from None * Fraction
+        raise ValueError("dot_condition needs finite vectors")
     dot = sum(p * q for p, q in zip(xs, ys))
     return math.inf if dot == 0 else float(2 * sum(abs(p * q) for p, q in zip(xs, ys)) / abs(dot))
 
@@ -392,12 +394,18 @@ def ill_conditioned_dot(n: int, cond: float, *, dd: bool = True, seed=None, devi
 
 
 def matrix_condition(a, *, prec: int = 256) -> float:
-    """The 2-norm condition number sigma_max / sigma_min of a square matrix, from mpmath's SVD
-    at `prec` bits (inf if singular)."""
+    """The 2-norm condition number sigma_max / sigma_min of a finite, non-empty square matrix,
+    from mpmath's SVD at `prec` bits (a positive integer; inf if singular)."""
     import mpmath
+    if isinstance(prec, bool) or not isinstance(prec, numbers.Integral) or prec < 1:
+        # prec=0 gave inf, prec=2.5 a number, both silently
+        raise ValueError(f"prec must be a positive integer (bits), got {prec!r}")
     a = asarray(a)
-    if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"matrix_condition needs a square matrix, got shape {a.shape}")
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.size == 0:
+        raise ValueError(f"matrix_condition needs a non-empty square matrix, got shape "
+                         f"{a.shape}")
+    if None in exact_values(a):   # mpmath's SVD iterated, then failed to converge
+        raise ValueError("matrix_condition needs a finite matrix")
     with mpmath.workprec(prec):
         s = mpmath.svd_r(a.to_mpmath(), compute_uv=False)
         smin = min(s)

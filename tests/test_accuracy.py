@@ -312,3 +312,25 @@ def test_bools_are_not_counts():
     with pytest.raises(ValueError, match="cond must be in"):
         accuracy.ill_conditioned_matrix(3, True)
     assert accuracy.hilbert(np.int64(1)).tolist(kind="float") == [[1.0]]
+
+
+def test_condition_numbers_name_what_they_cannot_measure():
+    """Probe of 2026-11-29: a NaN in dot_condition's vectors was a TypeError from None; a NaN or
+    inf in matrix_condition's matrix ran mpmath's SVD to 'no convergence'; a 0 x 0 matrix said
+    'min() arg is an empty sequence'; prec=0 gave inf and prec=2.5 a number, silently."""
+    with pytest.raises(ValueError, match="dot_condition needs finite vectors"):
+        accuracy.dot_condition([1.0, np.nan], [1.0, 2.0])
+    with pytest.raises(ValueError, match="dot_condition needs finite vectors"):
+        accuracy.dot_condition(ddblas.ones(2), ddblas.array([1.0, -np.inf]))
+    assert accuracy.dot_condition([1, 1], [1, -1]) == math.inf
+    assert accuracy.dot_condition([1, 2], [3, -1]) == 10.0
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="matrix_condition needs a finite matrix"):
+            accuracy.matrix_condition(ddblas.array([[bad, 1.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match=r"non-empty square matrix, got shape \(0, 0\)"):
+        accuracy.matrix_condition(ddblas.zeros((0, 0)))
+    for prec in (0, -5, 2.5, True):
+        with pytest.raises(ValueError, match="prec must be a positive integer"):
+            accuracy.matrix_condition(ddblas.eye(2), prec=prec)
+    assert accuracy.matrix_condition(ddblas.array([[4.0, 0.0], [0.0, -0.5]]), prec=64) == 8.0
+    assert accuracy.matrix_condition(ddblas.ones((2, 2))) == math.inf
