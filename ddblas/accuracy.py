@@ -444,8 +444,15 @@ def hilbert(n: int, *, device=None) -> DDArray:
 
 def vandermonde(x, n: int | None = None, *, device=None) -> DDArray:
     """V[i, j] = x_i ** j (j < n, default n = len(x)), computed exactly from the exact values of
-    x (numbers, Fractions, decimal strings, a DDArray) and rounded to DD once."""
-    xs = exact_values(x if isinstance(x, DDArray) else np.asarray(list(x), dtype=object))
+    x (a 1-D sequence or array of numbers, Fractions, decimal strings, or a 1-D DDArray) and
+    rounded to DD once."""
+    if isinstance(x, (str, bytes)) or not np.iterable(x):   # "12" was read as [1, 2]
+        raise TypeError(f"vandermonde needs a 1-D sequence of numbers x, got "
+                        f"{type(x).__name__} {x!r:.40}")
+    x = x if isinstance(x, DDArray) else np.asarray(list(x), dtype=object)
+    if x.ndim != 1:   # a matrix was flattened silently
+        raise ValueError(f"vandermonde needs a 1-D x, got shape {x.shape}")
+    xs = exact_values(x)
     if any(v is None for v in xs):
         raise ValueError("vandermonde needs finite x")
     n = len(xs) if n is None else n

@@ -334,3 +334,17 @@ def test_condition_numbers_name_what_they_cannot_measure():
             accuracy.matrix_condition(ddblas.eye(2), prec=prec)
     assert accuracy.matrix_condition(ddblas.array([[4.0, 0.0], [0.0, -0.5]]), prec=64) == 8.0
     assert accuracy.matrix_condition(ddblas.ones((2, 2))) == math.inf
+
+
+def test_vandermonde_takes_a_one_dimensional_x():
+    """Probe of 2026-11-29: a 2 x 2 x gave a 4 x 4 matrix of its flattened entries and the
+    string "12" the Vandermonde matrix of [1, 2] (np.vander refuses both)."""
+    for x in (ddblas.ones((2, 2)), np.ones((2, 2)), [[1, 2], [3, 4]]):
+        with pytest.raises(ValueError, match=r"vandermonde needs a 1-D x, got shape \(2, 2\)"):
+            accuracy.vandermonde(x)
+    for x in ("12", b"12", 3):
+        with pytest.raises(TypeError, match="vandermonde needs a 1-D sequence of numbers"):
+            accuracy.vandermonde(x)
+    v = accuracy.vandermonde(ddblas.array([2, "0.5"]), 3)
+    assert v.tolist(kind="float") == [[1.0, 2.0, 4.0], [1.0, 0.5, 0.25]]
+    assert accuracy.vandermonde(iter([3]), 2).tolist(kind="float") == [[1.0, 3.0]]
