@@ -62,7 +62,7 @@ MAX_DECIMAL_EXPONENT = 100_000   # exact_value of a decimal string: |exponent| a
 __all__ = ["GROWTH", "ErrorReport", "U", "U2", "bound", "bound_constant", "dot_condition",
            "error", "exact_value", "exact_values", "gemm_error", "hilbert", "ill_conditioned_dot",
            "ill_conditioned_matrix", "in_u2", "matrix_condition", "random_dd", "ratio_u2",
-           "vandermonde"]
+           "solve_backward_error", "vandermonde"]
 
 
 # ---- exact errors ----

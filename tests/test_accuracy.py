@@ -348,3 +348,16 @@ def test_vandermonde_takes_a_one_dimensional_x():
     v = accuracy.vandermonde(ddblas.array([2, "0.5"]), 3)
     assert v.tolist(kind="float") == [[1.0, 2.0, 4.0], [1.0, 0.5, 0.25]]
     assert accuracy.vandermonde(iter([3]), 2).tolist(kind="float") == [[1.0, 3.0]]
+
+
+def test_every_public_function_is_exported():
+    """Probe of 2026-11-29: solve_backward_error (README, the demo) was missing from __all__,
+    so `from ddblas.accuracy import *` did not give it."""
+    public = {name for name, value in vars(accuracy).items()
+              if not name.startswith("_") and callable(value)
+              and getattr(value, "__module__", "").startswith("ddblas")}
+    assert public - {"DDArray", "asarray", "random", "dd_from_fraction", "dd_to_fraction",
+                     "transposed"} <= set(accuracy.__all__)
+    namespace = {}
+    exec("from ddblas.accuracy import *", namespace)
+    assert namespace["solve_backward_error"] is accuracy.solve_backward_error
