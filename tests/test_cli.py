@@ -107,3 +107,24 @@ def test_too_many_openmp_threads_are_named():
         cpu._check_omp_num_threads(ok)
     with pytest.raises(RuntimeError, match="OMP_NUM_THREADS=4,99999999"):
         cpu._check_omp_num_threads("4,99999999")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_out_dir_where_no_directory_can_be_made_is_refused_before_the_run(capsys, monkeypatch):
+    """Probe of 2026-11-29: os.access says yes to root everywhere, so `accuracy --out-dir
+    /proc/x` ran the whole report (86 s) and then failed to write it; the check now makes a
+    directory there (os.access is made to say yes here for any user)."""
+    from ddblas.tools import accuracy_report
+    ran = []
+    monkeypatch.setattr(accuracy_report, "run", lambda **kw: ran.append(kw) or 0)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: True)
+    err = _usage_error(capsys, "accuracy", "--quick", "--out-dir", "/proc/ddblas-probe/out")
+    assert err.endswith("--out-dir /proc/ddblas-probe/out: cannot create a directory in /proc "
+                        "(No such file or directory)")
+    assert ran == []
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    from ddblas.tools import bench
+    monkeypatch.setattr(bench, "run", lambda *a, **kw: ran.append(kw))
+    err = _usage_error(capsys, "bench", "tsm", "--quick", "--out-dir", "/proc/ddblas-probe")
+    assert "cannot create a directory in /proc" in err and ran == []

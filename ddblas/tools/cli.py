@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import sys
+import tempfile
 
 
 MAX_ORDER = 2 ** 20   # a DD matrix of this order takes 16 TiB: larger sizes are typos
@@ -41,6 +42,13 @@ def _output_dir(parser, option: str, path: str) -> None:
         parser.error(f"{option} {path}: {existing} exists and is not a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         parser.error(f"{option} {path}: the directory {existing} is not writable")
+    # os.access says yes to root anywhere: /proc and /sys passed, the whole run went by, and
+    # writing its results failed; making (and removing) a directory there settles it
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".ddblas-probe-", dir=existing))
+    except OSError as exc:
+        parser.error(f"{option} {path}: cannot create a directory in {existing} "
+                     f"({exc.strerror})")
 
 
 def _doc_file(parser, path: str) -> None:
