@@ -128,3 +128,16 @@ def test_out_dir_where_no_directory_can_be_made_is_refused_before_the_run(capsys
     monkeypatch.setattr(bench, "run", lambda *a, **kw: ran.append(kw))
     err = _usage_error(capsys, "bench", "tsm", "--quick", "--out-dir", "/proc/ddblas-probe")
     assert "cannot create a directory in /proc" in err and ran == []
+
+
+def test_demo_checks_as_many_distinct_entries_as_it_reports(capsys):
+    """Probe of 2026-11-29: with n < 16 (or n = 7919, a multiple of the row stride) the sampled
+    rows and columns repeated, while the demo reported '16x16 entries checked'."""
+    from ddblas.tools import demo
+    assert demo.sample_indices(3, 16, 7919, 0) == [0, 2, 1]
+    assert demo.sample_indices(1, 16, 104729, 3) == [0]
+    for n, stride in [(7919, 7919), (2 * 104729, 104729), (512, 7919), (16, 104729)]:
+        rows = demo.sample_indices(n, 16, stride, 3)
+        assert len(set(rows)) == 16 and all(0 <= r < n for r in rows)
+    assert cli.main(["demo", "--n", "3", "--device", "cpu"]) == 0
+    assert "at worst over 3x3 entries checked exactly" in capsys.readouterr().out

@@ -31,17 +31,26 @@ def run(n: int = 512, device: str | None = None, seed: int = 0,
         xp.cuda.runtime.deviceSynchronize()
     seconds = time.perf_counter() - start
 
-    rows = [(s * 7919) % n for s in range(samples)]
-    cols = [(s * 104729 + 3) % n for s in range(samples)]
+    rows, cols = sample_indices(n, samples, 7919, 0), sample_indices(n, samples, 104729, 3)
     worst = gemm_error(c, a, b, rows=rows, cols=cols).max  # exact, in units of u^2
     c_host = c[:1, :1].to_device("cpu")
     print(f"ddblas demo: {n}x{n} DD matrix product on the {device}")
     print(f"  time   {seconds * 1e3:.2f} ms ({2 * n ** 3 / seconds / 1e9:.3f} DD GFLOP/s, rgemm, "
           f"algorithm {info['algorithm']!r})")
-    print(f"  error  {worst:.3g} u^2 * (|A||B|)_ij at worst over {samples}x{samples} entries "
-          "checked exactly (ddblas.accuracy.gemm_error)")
+    print(f"  error  {worst:.3g} u^2 * (|A||B|)_ij at worst over {len(rows)}x{len(cols)} "
+          "entries checked exactly (ddblas.accuracy.gemm_error)")
     print(f"  C[0,0] = {c_host[0, 0]}")
     return worst, solve(device=device, seed=seed)
+
+
+def sample_indices(n: int, samples: int, stride: int, start: int) -> list[int]:
+    """min(samples, n) distinct indices of 0..n-1 spread over the range: (start + s * stride)
+    mod n for s = 0, 1, ... with the prime `stride`, or where n is a multiple of it the prime
+    1000003, which no such n up to the demo's 2^20 is (for n < samples the indices repeated,
+    and n = 7919 checked row 0 sixteen times, while the demo reported samples x samples
+    entries)."""
+    step = stride if n % stride else 1000003
+    return [(start + s * step) % n for s in range(min(samples, n))]
 
 
 def solve(n: int = SOLVE_ORDER, device: str | None = None, seed: int = 0) -> float:
