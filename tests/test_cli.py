@@ -128,6 +128,9 @@ def test_out_dir_where_no_directory_can_be_made_is_refused_before_the_run(capsys
     monkeypatch.setattr(bench, "run", lambda *a, **kw: ran.append(kw))
     err = _usage_error(capsys, "bench", "tsm", "--quick", "--out-dir", "/proc/ddblas-probe")
     assert "cannot create a directory in /proc" in err and ran == []
+    err = _usage_error(capsys, "bench", "tsm", "--quick", "--doc", "/proc/ddblas-probe.md")
+    assert err.endswith("--doc /proc/ddblas-probe.md: cannot write into /proc (No such file or "
+                        "directory)") and ran == []
 
 
 def test_demo_checks_as_many_distinct_entries_as_it_reports(capsys):

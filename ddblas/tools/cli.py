@@ -61,6 +61,10 @@ def _doc_file(parser, path: str) -> None:
         parser.error(f"--doc {path}: the directory {folder} does not exist")
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         parser.error(f"--doc {path} is not writable")
+    try:   # its plots go into folder: os.access says yes to root anywhere (/proc)
+        os.rmdir(tempfile.mkdtemp(prefix=".ddblas-probe-", dir=folder))
+    except OSError as exc:
+        parser.error(f"--doc {path}: cannot write into {folder} ({exc.strerror})")
     if os.path.exists(path):   # read before the run, which rewrites its marked section last
         try:
             with open(path, encoding="utf-8") as f:
