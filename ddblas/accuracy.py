@@ -294,7 +294,8 @@ def solve_backward_error(a, x, b) -> float:
 
 def random_dd(shape, *, exponents=(-30, 30), seed=None, device=None) -> DDArray:
     """Random DD values with all 106 bits random, uniform sign, times 2^e for e uniform in the
-    closed range `exponents` (per element)."""
+    closed range `exponents` (per element). Below about 2^-969 the lo part is subnormal and keeps
+    fewer bits, and below 2^-1021 it is zero: such values have fewer random bits."""
     lo_exp, hi_exp = exponents
     if not all(isinstance(e, numbers.Integral) and not isinstance(e, bool) for e in exponents) \
             or not -1074 <= lo_exp <= hi_exp <= 1023:

@@ -105,3 +105,12 @@ def test_options_objects_are_validated(fma, add):
     """Options(fma="no") was accepted and bound() then used the FMA row."""
     with pytest.raises(ValueError, match="fma|add|Options"):
         ddblas.Options(fma=fma, add=add)
+
+
+def test_options_take_numpy_bools_as_options_does():
+    """Probe of 2026-11-28: ddblas.options(fma=np.True_) was accepted and Options(fma=np.True_)
+    a ValueError; both take it as True now (a Python bool in the Options)."""
+    made = ddblas.Options(fma=np.False_, add="sloppy")
+    assert made == ddblas.Options(fma=False, add="sloppy") and type(made.fma) is bool
+    with ddblas.options(fma=np.False_):
+        assert ddblas.get_options().fma is False

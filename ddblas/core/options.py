@@ -33,6 +33,8 @@ class Options:
     add: str = "accurate"
 
     def __post_init__(self):   # Options(fma="no") made bound() pick the FMA row silently
+        if isinstance(self.fma, np.bool_):   # NumPy's True_ is True here, as in resolve()
+            object.__setattr__(self, "fma", bool(self.fma))
         _validate(self.fma, self.add)
         if self.fma is None or self.add is None:
             raise ValueError(f"Options needs fma and add, got {self!r}")
