@@ -84,7 +84,10 @@ class ErrorReport:
 
     @property
     def argmax(self) -> tuple:
-        """Index of the worst element."""
+        """Index of the worst element (a ValueError for a report of no elements)."""
+        if not self.values.size:
+            raise ValueError("ErrorReport.argmax: the report has no elements (max and median "
+                             "are 0.0 for it)")
         return tuple(int(i) for i in np.unravel_index(int(np.argmax(self.values)),
                                                       self.values.shape))
 

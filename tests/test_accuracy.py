@@ -361,3 +361,12 @@ def test_every_public_function_is_exported():
     namespace = {}
     exec("from ddblas.accuracy import *", namespace)
     assert namespace["solve_backward_error"] is accuracy.solve_backward_error
+
+
+def test_an_empty_reports_argmax_says_why():
+    """Probe of 2026-11-28: argmax of a report of no elements raised NumPy's 'attempt to get
+    argmax of an empty sequence' while max and median give 0.0."""
+    report = accuracy.error(ddblas.zeros((0, 3)), np.zeros((0, 3)))
+    assert report.max == report.median == 0.0 and "no elements" in str(report)
+    with pytest.raises(ValueError, match="ErrorReport.argmax: the report has no elements"):
+        report.argmax
