@@ -539,6 +539,54 @@ def test_empty_and_one_element(device):
     assert float(x[0].hi) == 2.0
 
 
+def exact(x: ddblas.DDArray) -> np.ndarray:
+    """x's hi parts on the host, after checking that every lo part is zero (a float64 value)."""
+    hi, lo = host(x)
+    assert not lo.any()
+    return hi
+
+
+def host_ints(piv) -> np.ndarray:
+    return np.asarray(piv.get() if hasattr(piv, "get") else piv)
+
+
+def test_scipy_positional_order(device):
+    """overwrite_* and check_finite follow SciPy's positional order (they were keyword-only:
+    lu_factor(a, False, True) was a TypeError); the answers are SciPy's, exact here."""
+    import scipy.linalg as sl
+    a = np.array([[2.0, 4.0], [4.0, 4.0]])
+    s = np.array([[4.0, 2.0], [2.0, 5.0]])
+    b = np.array([2.0, 4.0])
+
+    def d(x):
+        return ddblas.asarray(x, device=device)
+
+    lu, piv = linalg.lu_factor(d(a), False, True)
+    lu64, piv64 = sl.lu_factor(a, False, True)
+    assert np.array_equal(exact(lu), lu64) and np.array_equal(host_ints(piv), piv64)
+    for trans in (0, 1):
+        x = linalg.lu_solve((lu, piv), d(b), trans, False, True)
+        assert np.array_equal(exact(x), sl.lu_solve((lu64, piv64), b, trans, False, True))
+    for got, expected in zip(linalg.lu(d(a), False, False, True), sl.lu(a, False, False, True)):
+        assert np.array_equal(exact(got), expected)
+    assert np.array_equal(exact(linalg.cholesky(d(s), True, False, True)),
+                          sl.cholesky(s, True, False, True))
+    c, lower = linalg.cho_factor(d(s), True, False, True)
+    c64, lower64 = sl.cho_factor(s, True, False, True)
+    assert lower is lower64 is True
+    assert np.array_equal(np.tril(exact(c)), np.tril(c64))
+    assert np.array_equal(exact(linalg.cho_solve((c, lower), d(b), False, True)),
+                          sl.cho_solve((c64, lower64), b, False, True))   # [0.125, 0.75]
+    rhs = np.array([4.0, 7.0])
+    assert np.array_equal(exact(linalg.solve_triangular(d(s), d(rhs), 0, True, False, False,
+                                                        True)),
+                          sl.solve_triangular(s, rhs, 0, True, False, False, True))  # [1, 1]
+    # check_finite=False given by position is taken as such (an inf is then no ValueError)
+    inf_b = np.array([np.inf, 0.0])
+    x = linalg.solve_triangular(d(s), d(inf_b), 0, True, False, False, False)
+    assert exact(x)[0] == np.inf
+
+
 # ---- errors ----
 
 def test_argument_errors(device):

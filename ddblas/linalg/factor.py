@@ -204,7 +204,7 @@ def _lu_in_place(work: DDArray, opts, algorithm):
     return piv, (first_zero if first_zero < k else None)
 
 
-def lu_factor(a, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
               algorithm="auto"):
     """LU factorization with partial pivoting of a square matrix in DD, as scipy.linalg.lu_factor.
 
@@ -266,7 +266,7 @@ def _pivots(piv, name: str, n: int, device: str):
     return xp.ascontiguousarray(piv)
 
 
-def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, fma=None,
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fma=None,
              add=None, algorithm="auto") -> DDArray:
     """Solve A x = b (trans 0), A^T x = b (trans 1 or 2) from lu_factor's (lu, piv), as
     scipy.linalg.lu_solve.
@@ -308,7 +308,7 @@ def lu_solve(lu_and_piv, b, trans=0, *, overwrite_b=False, check_finite=True, fm
     return x.reshape(shape)
 
 
-def lu(a, permute_l=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, *, fma=None, add=None,
        algorithm="auto"):
     """P, L, U with A = P L U, as scipy.linalg.lu (any M x N matrix).
 
@@ -426,7 +426,7 @@ def _cholesky_lower(a: DDArray, lower: bool, opts, algorithm) -> DDArray:
     return work
 
 
-def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True, *, fma=None, add=None,
              algorithm="auto") -> DDArray:
     """Cholesky factor of a symmetric positive definite matrix (or a stack of them) in DD, as
     scipy.linalg.cholesky: U with A = U^T U (lower=False, SciPy's default; the issue's
@@ -470,7 +470,7 @@ def cholesky(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, 
         factor.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2))
 
 
-def cho_factor(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None, add=None,
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, *, fma=None, add=None,
                algorithm="auto"):
     """(c, lower) for cho_solve, as scipy.linalg.cho_factor: c's `lower` (or upper) triangle
     holds the Cholesky factor; its other triangle holds a's entries there (SciPy: arbitrary).
@@ -482,7 +482,7 @@ def cho_factor(a, lower=False, *, overwrite_a=False, check_finite=True, fma=None
     return (work if lower else work.T), lower
 
 
-def cho_solve(c_and_lower, b, *, overwrite_b=False, check_finite=True, fma=None, add=None,
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, fma=None, add=None,
               algorithm="auto") -> DDArray:
     """Solve A x = b from cho_factor's (c, lower), as scipy.linalg.cho_solve: two recursive
     triangular solves, L y = b and L^T x = y (or U^T, U). b: (N,) or (N, K), not modified."""
@@ -500,8 +500,8 @@ def cho_solve(c_and_lower, b, *, overwrite_b=False, check_finite=True, fma=None,
 
 # ---- triangular systems ----
 
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, *, overwrite_b=False,
-                     check_finite=True, fma=None, add=None, algorithm="auto") -> DDArray:
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True, *, fma=None, add=None, algorithm="auto") -> DDArray:
     """Solve op(A) x = b for a triangular A in DD, as scipy.linalg.solve_triangular.
 
     Parameters
