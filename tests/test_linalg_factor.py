@@ -587,6 +587,23 @@ def test_scipy_positional_order(device):
     assert exact(x)[0] == np.inf
 
 
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_lu_p_indices(device, shape):
+    """lu(a, p_indices=True) gives SciPy's row indices, A = L[p] U (it was a TypeError)."""
+    import scipy.linalg as sl
+    a = np.array([[1.0, 2.0, 4.0, 8.0, 16.0], [8.0, 1.0, 2.0, 4.0, 2.0],
+                  [2.0, 16.0, 1.0, 2.0, 4.0], [4.0, 4.0, 16.0, 1.0, 8.0],
+                  [16.0, 8.0, 8.0, 16.0, 1.0]])[:shape[0], :shape[1]]
+    p, lower, upper = linalg.lu(ddblas.asarray(a, device=device), p_indices=True)
+    p64, lower64, upper64 = sl.lu(a, p_indices=True)
+    assert host_ints(p).dtype == np.int32 and np.array_equal(host_ints(p), p64)
+    assert np.allclose(host(lower)[0], lower64, rtol=1e-15, atol=0)
+    assert np.allclose(host(upper)[0], upper64, rtol=1e-15, atol=1e-15)
+    full = linalg.lu(ddblas.asarray(a, device=device))
+    assert np.array_equal(exact(full[0]), np.eye(shape[0])[host_ints(p)])
+    assert len(linalg.lu(ddblas.asarray(a, device=device), True, p_indices=True)) == 2
+
+
 # ---- errors ----
 
 def test_argument_errors(device):

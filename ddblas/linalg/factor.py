@@ -308,8 +308,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
     return x.reshape(shape)
 
 
-def lu(a, permute_l=False, overwrite_a=False, check_finite=True, *, fma=None, add=None,
-       algorithm="auto"):
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False, *, fma=None,
+       add=None, algorithm="auto"):
     """P, L, U with A = P L U, as scipy.linalg.lu (any M x N matrix).
 
     Parameters
@@ -318,10 +318,14 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, *, fma=None, ad
     permute_l : bool
         Return (P L, U) instead of (P, L, U).
     overwrite_a, check_finite, fma, add, algorithm : as lu_factor.
+    p_indices : bool
+        Return p as row indices, A = L[p] U, instead of a matrix (as SciPy; ignored when
+        permute_l).
 
     Returns
     -------
-    p : (M, M) DDArray (a permutation matrix, exact) unless permute_l.
+    p : (M, M) DDArray (a permutation matrix, exact) unless permute_l; with p_indices an (M,)
+        int32 array on a's device.
     l : (M, K) DDArray, unit lower triangular (K = min(M, N)); P L when permute_l.
     u : (K, N) DDArray, upper triangular.
 
@@ -353,6 +357,8 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, *, fma=None, ad
     rows = _backend.move(np.argsort(perm), work.device)   # (P L)[perm[i]] = L[i]
     if permute_l:
         return DDArray(l_hi[rows], l_lo[rows], normalize=False), u
+    if p_indices:
+        return rows.astype(np.int32), DDArray(l_hi, l_lo, normalize=False), u
     p_hi = xp.zeros((m, m))
     p_hi[_backend.move(perm, work.device), xp.arange(m)] = 1.0
     return DDArray(p_hi, xp.zeros((m, m)), normalize=False), \
