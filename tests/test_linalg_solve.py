@@ -1265,6 +1265,27 @@ def test_solve_takes_scipys_structure_names_and_reads_only_their_band(device, tr
         linalg.solve(np.eye(2), np.ones(2), assume_a=["gen"])
 
 
+def test_assume_a_none_is_scipys_default(device):
+    """SciPy 1.17's default assume_a=None (it looks for a structure first) was a ValueError:
+    it solves as "gen", with SciPy's answers (exact here) and its singular matrices."""
+    import scipy.linalg as sl
+    cases = [(np.array([[2.0, 4.0], [4.0, 4.0]]), np.array([2.0, 4.0])),      # x = [1, 0]
+             (np.array([[2.0, 1.0], [0.0, 4.0]]), np.array([4.0, 8.0]))]      # x = [1, 2]
+    for a, b in cases:
+        x = linalg.solve(ddblas.asarray(a).to_device(device), ddblas.asarray(b).to_device(device),
+                         assume_a=None)
+        assert exact_values(x) == [Fraction(v) for v in sl.solve(a, b, assume_a=None)]
+        x = linalg.solve(ddblas.asarray(np.stack([a, a])).to_device(device),
+                         ddblas.asarray(b).to_device(device), False, False, False, True, None)
+        assert exact_values(x.reshape(4)) == [Fraction(v) for v in 2 * list(sl.solve(a, b))]
+    singular = np.array([[2.0, 1.0], [0.0, 0.0]])
+    with pytest.raises(np.linalg.LinAlgError):
+        sl.solve(singular, np.ones(2), assume_a=None)
+    with pytest.raises(linalg.LinAlgError, match=r"U\[1, 1\] is exactly zero"):
+        linalg.solve(ddblas.asarray(singular).to_device(device), ddblas.ones(2, device=device),
+                     assume_a=None)
+
+
 def test_arguments_that_are_not_numbers_are_named(device):
     """Probe of 2026-11-28: solve(A, None) said "cannot convert NoneType value None to a DD
     number" without naming b (lu_factor, lstsq, rgemm, det, norm alike)."""

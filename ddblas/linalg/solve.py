@@ -477,7 +477,7 @@ def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) ->
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
-          assume_a="gen", transposed=False, *, method="auto", info=None) -> DDArray:
+          assume_a=None, transposed=False, *, method="auto", info=None) -> DDArray:
     """Solve A x = b in double-double, with scipy.linalg.solve's arguments.
 
     Parameters
@@ -495,8 +495,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         Accepted for SciPy compatibility; a and b are never modified.
     check_finite : bool
         Check a and b for inf/nan (ValueError naming the argument).
-    assume_a : str
-        SciPy's names. "pos" ("positive definite"): a is symmetric positive definite (float64
+    assume_a : str or None
+        SciPy's names. None (SciPy's default, which then looks for a structure to exploit) is
+        "gen" here: every structure SciPy detects has the same solution as the general system,
+        and the DD solvers find the same singular matrices. "pos" ("positive definite"): a is symmetric positive definite (float64
         Cholesky in the refinement, the DD Cholesky as the direct method for n > 32; for n <= 32
         and stacks the DD Cholesky checks it, then the batched LU solves); "gen" ("general",
         "banded") and "sym" ("symmetric", "her", "hermitian": real data) use LU with partial
@@ -552,6 +554,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     (Higham Thm. 9.4 with DD arithmetic). docs/linalg.md states the conditions and bounds.
     """
     del overwrite_a, overwrite_b
+    assume_a = "gen" if assume_a is None else assume_a
     _choice(assume_a, ASSUME_A, "assume_a")
     kind = ASSUME_A[assume_a]
     _choice(method, METHODS, "method")
