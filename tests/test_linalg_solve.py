@@ -1286,6 +1286,34 @@ def test_assume_a_none_is_scipys_default(device):
                      assume_a=None)
 
 
+def test_inv_and_det_take_scipys_arguments(device):
+    """inv(a, overwrite_a, check_finite, *, assume_a, lower) and det(a, overwrite_a,
+    check_finite), as SciPy (inv and det took only check_finite, as a keyword): SciPy's
+    answers, exact here; a never modified; assume_a's structures read only their triangle."""
+    import scipy.linalg as sl
+    a = np.array([[2.0, 4.0], [4.0, 4.0]])
+    a_dev = ddblas.asarray(a).to_device(device)
+    expected = sl.inv(a, False, True)    # [[-0.5, 0.5], [0.5, -0.25]]
+    assert exact_values(linalg.inv(a_dev, True, True).reshape(4)) == \
+        [Fraction(v) for v in expected.ravel()]
+    assert float(linalg.det(a_dev, True, True).hi) == sl.det(a, False, True) == -8.0
+    assert np.array_equal(a_dev.to_float64(), a)
+    with pytest.raises(ValueError, match="a must not contain infs or NaNs"):
+        linalg.inv(ddblas.asarray([[1.0, np.inf], [0.0, 1.0]]).to_device(device), False, True)
+    # SciPy's assume_a and lower: the other triangle (nan here) is not read
+    spd = np.array([[4.0, np.nan], [2.0, 5.0]])
+    for kwargs in ({"assume_a": "pos", "lower": True}, {"assume_a": "sym", "lower": True},
+                   {"assume_a": "lower triangular"}):
+        got = linalg.inv(ddblas.asarray(spd).to_device(device), check_finite=False, **kwargs)
+        want = sl.inv(spd, check_finite=False, **kwargs)
+        assert np.allclose(got.to_float64(), want, rtol=1e-15, atol=0), kwargs
+    tri = np.array([[4.0, 0.0], [2.0, 8.0]])  # inverse [[1/4, 0], [-1/16, 1/8]]
+    got = linalg.inv(ddblas.asarray(np.stack([tri, tri])).to_device(device),
+                     assume_a="lower triangular")
+    assert exact_values(got.reshape(8)) == [Fraction(v) for v in 2 * list(
+        sl.inv(tri, assume_a="lower triangular").ravel())]
+
+
 def test_arguments_that_are_not_numbers_are_named(device):
     """Probe of 2026-11-28: solve(A, None) said "cannot convert NoneType value None to a DD
     number" without naming b (lu_factor, lstsq, rgemm, det, norm alike)."""

@@ -709,17 +709,21 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     return _scaled(x.reshape(shape), -back)
 
 
-def inv(a, *, check_finite=True) -> DDArray:
-    """The inverse of a square matrix (or of each matrix of a stack (..., n, n)) in DD:
-    solve(a, I) (so method "auto": the refinement chain, or the batched DD LU for small and
-    stacked matrices). LinAlgError for a singular matrix, ValueError for a non-square or
-    non-finite a. Each column x_j of the result has solve()'s backward error."""
+def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False) -> DDArray:
+    """The inverse of a square matrix (or of each matrix of a stack (..., n, n)) in DD, with
+    scipy.linalg.inv's arguments: solve(a, I, lower=lower, assume_a=assume_a) (so method
+    "auto": the refinement chain, or the batched DD LU for small and stacked matrices;
+    assume_a and lower as solve's, SciPy's names, reading only what SciPy reads).
+    overwrite_a is accepted for SciPy compatibility; a is never modified. LinAlgError for a
+    singular matrix, ValueError for a non-square or non-finite a. Each column x_j of the
+    result has solve()'s backward error."""
+    del overwrite_a
     (a,) = ops.on_one_device(a, names=("a",))
     _square_stack(a, "a")
     n = a.shape[-1]
     xp = a.xp
     eye = DDArray(xp.eye(n), xp.zeros((n, n)), normalize=False)
-    return solve(a, eye, check_finite=check_finite)
+    return solve(a, eye, lower=lower, check_finite=check_finite, assume_a=assume_a)
 
 
 def _diagonal_product(a: DDArray, shift):
@@ -789,14 +793,16 @@ def _scaled(a: DDArray, shift) -> DDArray:
     return scale_wide(a, -shift) if bool((shift != 0).any()) else a
 
 
-def det(a, *, check_finite=True) -> DDArray:
-    """Determinant of a square matrix or of each matrix of a stack (..., n, n), in DD: the
+def det(a, overwrite_a=False, check_finite=True) -> DDArray:
+    """Determinant of a square matrix or of each matrix of a stack (..., n, n), in DD, with
+    scipy.linalg.det's arguments (overwrite_a accepted; a is never modified): the
     product of U's diagonal of the DD LU with partial pivoting, times the permutation's sign
     (0 for an exactly singular matrix), kept as m 2^e so that it is inf/0 only where the
     determinant itself overflows/underflows float64 (a matrix whose LU overflows is factored
     scaled by a power of two, as solve scales it). Error: the LU's backward error
     (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the product. ValueError for a
     non-square or non-finite a."""
+    del overwrite_a
     return _lu_diagonal_product(a, check_finite)[0]
 
 
