@@ -309,6 +309,38 @@ def test_lstsq_rank_deficient_and_errors(device):
     assert info.value.index == 0
 
 
+def test_lstsq_takes_scipys_arguments(device):
+    """lstsq(a, b, cond, overwrite_a, overwrite_b, check_finite, lapack_driver), as SciPy (it
+    had NumPy's rcond and keyword-only check_finite: lstsq(a, b, cond=...) and lapack_driver were
+    TypeErrors); SciPy's answer, exact here; rcond stays as a keyword alias."""
+    import scipy.linalg as sl
+    a = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    b = np.array([3.0, 5.0, 4.0])   # x = [3, 5], residue 16
+    a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, b))
+    for driver in (None, "gelsd", "gelsy", "gelss"):
+        x, residues, rank, s = linalg.lstsq(a_dev, b_dev, 1e-10, True, True, True, driver)
+        x64, residues64, rank64, _ = sl.lstsq(a, b, 1e-10, False, False, True, driver)
+        assert exact_values(x) == [Fraction(v) for v in x64] == [3, 5]
+        assert exact_values(residues.reshape(1)) == [16]   # SciPy's "gelsy" gives none
+        if driver != "gelsy":
+            assert float(residues64) == 16
+        assert rank == rank64 == 2 and s is None
+    assert np.array_equal(a_dev.to_float64(), a) and np.array_equal(b_dev.to_float64(), b)
+    deficient = np.array([[1.0, 1.0], [1.0, 1.000001], [0.0, 0.0]])
+    with pytest.raises(linalg.LinAlgError, match=r"R\[1, 1\]"):
+        linalg.lstsq(deficient, b, cond=1e-3)
+    assert exact_values(linalg.lstsq(deficient, b, cond=1e-12)[0].reshape(2)) == \
+        exact_values(linalg.lstsq(deficient, b, rcond=1e-12)[0].reshape(2))
+    with pytest.raises(ValueError, match="cond must be None or a real number"):
+        linalg.lstsq(a, b, cond="x")
+    with pytest.raises(ValueError, match="not both"):
+        linalg.lstsq(a, b, cond=1e-3, rcond=1e-3)
+    with pytest.raises(ValueError, match="lapack_driver must be None or one of"):
+        linalg.lstsq(a, b, lapack_driver="gels")
+    with pytest.raises(ValueError, match="b must not contain infs or NaNs"):
+        linalg.lstsq(a, np.array([1.0, np.inf, 0.0]), None, False, False, True)
+
+
 def test_special_values_without_check(device):
     """check_finite=False: NaN and inf propagate into R (no hang, no crash); a zero matrix gives
     R = 0 and Q = I (tau = 0, dlarfg's H = I)."""

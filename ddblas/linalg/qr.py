@@ -28,6 +28,9 @@ from .scaling import range_exponents, scale_wide, scale_wider
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
+# lstsq's lapack_driver: SciPy's values (the solution is QR's whatever the driver)
+LAPACK_DRIVERS = (None, "gelsd", "gelsy", "gelss")
+
 _MODES = {"full": "full", "complete": "full", "economic": "economic", "reduced": "economic",
           "r": "r", "raw": "raw"}
 
@@ -166,10 +169,10 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return q, r
 
 
-def _require_rcond(rcond) -> None:
+def _require_rcond(rcond, name: str) -> None:
     if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, numbers.Real)
                               or math.isnan(rcond)):
-        raise ValueError(f"rcond must be None or a real number, got {rcond!r}")
+        raise ValueError(f"{name} must be None or a real number, got {rcond!r}")
 
 
 def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
@@ -188,17 +191,29 @@ def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
                           f"cannot solve rank-deficient least squares)", j)
 
 
-def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm="auto"):
-    """Least-squares solution of A x = b in DD through Householder QR, as scipy.linalg.lstsq.
+def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
+          lapack_driver=None, *, rcond=None, fma=None, add=None, algorithm="auto"):
+    """Least-squares solution of A x = b in DD through Householder QR, with scipy.linalg.lstsq's
+    arguments.
 
     Parameters
     ----------
     a : (M, N) DDArray or array_like (float64 accepted).
     b : (M,) or (M, K), on a's device; not modified.
-    rcond : float or None
-        Columns (rows for M < N) with |R[j, j]| <= rcond * max |R[i, i]| make A rank deficient
+    cond : float or None
+        Columns (rows for M < N) with |R[j, j]| <= cond * max |R[i, i]| make A rank deficient
         (default: max(M, N) * 2^-104, NumPy's max(M, N) * eps with 4 u_DD, u_DD = 2^-106).
-    check_finite, fma, add, algorithm : as qr.
+        SciPy's name; SciPy compares singular values, which QR does not give.
+    overwrite_a, overwrite_b : bool
+        Accepted for SciPy compatibility; a and b are never modified.
+    check_finite : bool
+        Check that a and b hold no inf or NaN (ValueError naming the argument).
+    lapack_driver : None, "gelsd", "gelsy" or "gelss"
+        Accepted for SciPy compatibility (checked, as SciPy does); the solution and the
+        residues are QR's whatever the driver (SciPy's "gelsy" returns no residues).
+    rcond : float or None
+        NumPy's name for cond (keyword only; give one of them).
+    fma, add, algorithm : as qr.
 
     Returns
     -------
@@ -227,6 +242,14 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         Shapes that do not match, or infs / NaNs with check_finite.
     """
     require_algorithm(algorithm)
+    del overwrite_a, overwrite_b
+    if lapack_driver not in LAPACK_DRIVERS:
+        raise ValueError(f"lapack_driver must be None or one of {', '.join(LAPACK_DRIVERS[1:])}"
+                         f", got {lapack_driver!r}")
+    if cond is not None and rcond is not None:
+        raise ValueError("give cond (SciPy's name) or rcond (NumPy's), not both")
+    rcond_name = "rcond" if rcond is not None else "cond"
+    rcond = cond if rcond is None else rcond
     a = ops.named_operand(a, "a")
     if a.ndim != 2:
         raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
@@ -235,7 +258,7 @@ def lstsq(a, b, rcond=None, *, check_finite=True, fma=None, add=None, algorithm=
         raise ValueError(f"b is on the {b.device} and a on the {a.device}")
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
-    _require_rcond(rcond)
+    _require_rcond(rcond, rcond_name)
     if check_finite:
         require_finite((a, "a"), (b, "b"))
     m, n = a.shape
