@@ -498,9 +498,10 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     assume_a : str or None
         SciPy's names. None (SciPy's default, which then looks for a structure to exploit) is
         "gen" here: every structure SciPy detects has the same solution as the general system,
-        and the DD solvers find the same singular matrices. "pos" ("positive definite"): a is symmetric positive definite (float64
-        Cholesky in the refinement, the DD Cholesky as the direct method for n > 32; for n <= 32
-        and stacks the DD Cholesky checks it, then the batched LU solves); "gen" ("general",
+        and the DD solvers find the same singular matrices. "pos" ("positive definite"): a
+        is symmetric positive definite (float64 Cholesky in the refinement, the DD Cholesky
+        as the direct method for n > 32; for n <= 32 and stacks the DD Cholesky checks it,
+        then the batched LU solves); "gen" ("general",
         "banded") and "sym" ("symmetric", "her", "hermitian": real data) use LU with partial
         pivoting. "upper triangular" / "lower triangular": only that triangle is read, solved
         by substitution (solve_triangular; a stack by the LU of its triangles); "diagonal":
