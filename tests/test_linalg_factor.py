@@ -604,12 +604,34 @@ def test_lu_p_indices(device, shape):
     assert len(linalg.lu(ddblas.asarray(a, device=device), True, p_indices=True)) == 2
 
 
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (0, 3), (3, 0)])
+def test_lu_factor_rectangular(device, shape):
+    """lu_factor takes an M x N matrix as SciPy's does (it was a ValueError): SciPy's lu and
+    piv, exact for this matrix of powers of two (multipliers 1/2, 1/4, ...)."""
+    import scipy.linalg as sl
+    a = np.array([[1.0, 2.0, 4.0, 8.0, 16.0], [8.0, 1.0, 2.0, 4.0, 2.0],
+                  [2.0, 16.0, 1.0, 2.0, 4.0], [4.0, 4.0, 16.0, 1.0, 8.0],
+                  [16.0, 8.0, 8.0, 16.0, 1.0]])[:shape[0], :shape[1]]
+    lu, piv = linalg.lu_factor(ddblas.asarray(a, device=device))
+    lu64, piv64 = sl.lu_factor(a)
+    assert lu.shape == lu64.shape and np.array_equal(host_ints(piv), piv64)
+    assert [float(v) for v in exact_values(lu.reshape(-1))] == lu64.ravel().tolist()
+    check_lu(ddblas.asarray(a), lu.to_device("cpu"), piv, "fma/accurate")
+    if min(shape):
+        zero = a.copy()
+        zero[:, 1] = 0
+        with pytest.raises(linalg.LinAlgError, match=r"U\[1, 1\] is exactly zero"):
+            linalg.lu_factor(ddblas.asarray(zero, device=device))
+
+
 # ---- errors ----
 
 def test_argument_errors(device):
     a = ddblas.ones((3, 4), device)
-    with pytest.raises(ValueError, match="a must be a square"):
-        linalg.lu_factor(a)
+    with pytest.raises(ValueError, match="a must be a 2-D matrix"):
+        linalg.lu_factor(ddblas.ones((2, 3, 3), device))
+    with pytest.raises(ValueError, match="lu must be a square"):
+        linalg.lu_solve((a, np.zeros(3, dtype=np.int32)), ddblas.ones((3,), device))
     with pytest.raises(ValueError, match="a must be a square"):
         linalg.cholesky(a)
     bad = ddblas.eye(3, device=device)

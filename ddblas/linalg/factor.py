@@ -206,11 +206,12 @@ def _lu_in_place(work: DDArray, opts, algorithm):
 
 def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
               algorithm="auto"):
-    """LU factorization with partial pivoting of a square matrix in DD, as scipy.linalg.lu_factor.
+    """LU factorization with partial pivoting of a matrix in DD, as scipy.linalg.lu_factor.
 
     Parameters
     ----------
-    a : (N, N) DDArray or array_like (float64 accepted), on either device.
+    a : (M, N) DDArray or array_like (float64 accepted), on either device; lu_solve needs
+        M = N.
     overwrite_a : bool
         Accepted for SciPy compatibility; a is never modified (the factorization works on a copy).
     check_finite : bool
@@ -221,9 +222,9 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
 
     Returns
     -------
-    lu : (N, N) DDArray
+    lu : (M, N) DDArray
         U in the upper triangle, the unit lower triangle's L below it (diagonal implied).
-    piv : (N,) int32 array on a's device
+    piv : (K,) int32 array on a's device, K = min(M, N)
         LAPACK-style pivots, 0-based: row i was interchanged with row piv[i].
 
     Raises
@@ -235,7 +236,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
         The factors of a finite a leave float64's range (SciPy returns inf / NaN there;
         solve, det and slogdet scale such a matrix themselves).
     ValueError
-        a not square, or not finite with check_finite; algorithm not one of rgemm's.
+        a not 2-D, or not finite with check_finite; algorithm not one of rgemm's.
 
     Notes
     -----
@@ -244,7 +245,11 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
     """
     require_algorithm(algorithm)
     del overwrite_a
-    a = _matrix(a, "a", check_finite)
+    a = named_operand(a, "a")
+    if a.ndim != 2:
+        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if check_finite:
+        require_finite((a, "a"))
     work = _working_copy(a)
     piv, first_zero = _lu_in_place(work, resolve(fma, add), algorithm)
     require_finite_factors(work.xp.isfinite(work.hi).all(), a)
