@@ -573,7 +573,7 @@ def test_scipy_positional_order(device):
                           sl.cholesky(s, True, False, True))
     c, lower = linalg.cho_factor(d(s), True, False, True)
     c64, lower64 = sl.cho_factor(s, True, False, True)
-    assert lower is lower64 is True
+    assert lower is True and bool(lower64) is True   # SciPy 1.17 gives array(True)
     assert np.array_equal(np.tril(exact(c)), np.tril(c64))
     assert np.array_equal(exact(linalg.cho_solve((c, lower), d(b), False, True)),
                           sl.cho_solve((c64, lower64), b, False, True))   # [0.125, 0.75]
