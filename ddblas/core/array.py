@@ -644,7 +644,7 @@ def _index_key(key):
 _MAX_DIMENSIONS = 64  # NumPy's limit on ndim
 
 
-def _is_nested(obj) -> bool:
+def is_nested(obj) -> bool:
     """Whether array() reads obj as a nested sequence: a list, tuple, range or other Sequence,
     but not text or bytes (str, bytes, bytearray, memoryview)."""
     return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, bytearray, memoryview))
@@ -654,7 +654,7 @@ def _walk_nested(obj, pairs: list, depth: int = 0) -> tuple:
     """Append the DD pairs of a nested sequence's leaves to `pairs` (row-major); return its
     shape. An array among the items (DDArray, NumPy or CuPy) is one more level of nesting, its
     values converted by array(), as NumPy nests arrays in lists."""
-    if _is_nested(obj):
+    if is_nested(obj):
         if depth == _MAX_DIMENSIONS:
             raise ValueError(f"nested sequence is more than {_MAX_DIMENSIONS} levels deep "
                              f"(NumPy's limit on dimensions)")
@@ -738,7 +738,7 @@ def array(obj, device=None, copy=True) -> DDArray:
     elif type(obj).__name__ == "matrix" and hasattr(obj, "tolist") and hasattr(obj, "rows"):
         # an mpmath matrix (with no rows, tolist() is [] whatever the columns: reshaped)
         return array(obj.tolist(), device=device).reshape(obj.rows, obj.cols)
-    elif _is_nested(obj):
+    elif is_nested(obj):
         pairs = []
         shape = _walk_nested(obj, pairs)
         hi, lo = _pairs_to_arrays(pairs, shape)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from collections.abc import Sequence
 
 import numpy as np
 
 from ..engines import backend as _backend
-from .array import DDArray, asarray, dd, is_array, operation, register_operations
+from .array import (DDArray, asarray, dd, is_array, is_nested, operation,
+                    register_operations)
 from ..engines.backend import (addressable, array_module, broadcast_shape, contiguous,
                                device_of_array, element_strides, kernel_operand)
 from .bounds import bound
@@ -216,19 +216,13 @@ def absolute(a) -> DDArray:
     return unary("ddblas_abs", a)
 
 
-def _is_sequence(x) -> bool:
-    """Whether ddblas.array reads x as a nested sequence (a list, tuple or other Sequence, not
-    text or bytes)."""
-    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, bytearray, memoryview))
-
-
 def _split_numbers(x):
     """(values, mask) for an operand of a comparison that does not convert to DD as a whole: x
     with each entry that is not a number (None, a dict, bytes, a string that does not parse as
     one...) replaced by 0, and whether each entry was one (nested lists of x's nesting; a mask
     entry of an array among them is an array of its shape). Numbers that ddblas refuses
     (complex...) raise as ddblas.array raises."""
-    if _is_sequence(x):
+    if is_nested(x):
         pairs = [_split_numbers(item) for item in x]
         return [v for v, _ in pairs], [m for _, m in pairs]
     if isinstance(x, np.ndarray) and x.dtype.kind in "OUS":   # entries of any type, strings
@@ -259,7 +253,7 @@ def _comparison(name, symbol):
         except (TypeError, ValueError) as exc:
             ddarray, other = (a, b) if isinstance(a, DDArray) else (b, a)
             if not isinstance(ddarray, DDArray) or (isinstance(exc, ValueError) and not (
-                    isinstance(other, str) or _is_sequence(other)
+                    isinstance(other, str) or is_nested(other)
                     or isinstance(other, np.ndarray) and other.dtype.kind in "OUSmM")):
                 raise  # no DDArray, or a broadcast/ragged/masked error: as it says
             try:
