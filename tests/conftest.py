@@ -2,7 +2,9 @@
 device, on the GPU (skipped otherwise)."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -10,8 +12,11 @@ from hypothesis import HealthCheck, Phase, settings
 
 import ddblas
 
-# Compile the kernels into a private cache so tests never depend on a stale user cache.
-os.environ.setdefault("DDBLAS_CACHE_DIR", tempfile.mkdtemp(prefix="ddblas-test-cache-"))
+# Compile the kernels into a private cache so tests never depend on a stale user cache. The
+# process that makes it (pytest-xdist's workers inherit the variable) removes it at exit.
+if "DDBLAS_CACHE_DIR" not in os.environ:
+    os.environ["DDBLAS_CACHE_DIR"] = tempfile.mkdtemp(prefix="ddblas-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["DDBLAS_CACHE_DIR"], ignore_errors=True)
 
 settings.register_profile("ddblas", deadline=None, max_examples=100,
                           suppress_health_check=[HealthCheck.too_slow])
