@@ -873,3 +873,17 @@ def test_grid_panel_at_its_threshold(device):
     lu_c, piv_c = linalg.lu_factor(a, algorithm="blocked")
     lu_g, piv_g = linalg.lu_factor(a.to_device("gpu"), algorithm="blocked")
     assert same_bits(lu_c, lu_g) and np.array_equal(piv_c, piv_g.get())
+
+
+@pytest.mark.parametrize("trans", ["n", "t", "c"])
+def test_solve_triangular_lower_case_trans_is_refused(device, trans):
+    """SciPy 1.17 maps only "N", "T", "C": its "n" reaches LAPACK as a string, which solves the
+    transposed system for a C-ordered a (not A x = b) and fails for a Fortran-ordered one, so
+    lower case is a ValueError naming trans, saying why."""
+    a = np.triu(np.ones((3, 3))) + np.eye(3)
+    with pytest.raises(ValueError, match=r"^trans must be 0, 1, 2, 'N', 'T' or 'C', got "
+                                         rf"'{trans}' \(upper case only"):
+        linalg.solve_triangular(ddblas.asarray(a, device=device), np.arange(3.0), trans=trans)
+    with pytest.raises(ValueError):   # SciPy's Fortran-ordered case refuses it too
+        import scipy.linalg
+        scipy.linalg.solve_triangular(np.asfortranarray(a), np.arange(3.0), trans=trans)

@@ -519,7 +519,10 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     ----------
     a : (N, N) DDArray or array_like; only its `lower` (or upper) triangle is read.
     b : (N,) or (N, K); not modified.
-    trans : 0 or "N" (A x = b), 1 or "T", 2 or "C" (A^T x = b).
+    trans : 0 or "N" (A x = b), 1 or "T", 2 or "C" (A^T x = b); SciPy's documented values.
+        Lower-case letters are a ValueError naming trans: SciPy 1.17 passes them on to LAPACK
+        unmapped, so that its "n" solves A^T x = b for a C-ordered a and fails for a
+        Fortran-ordered one.
     lower, unit_diagonal : which triangle; whether the diagonal is taken as ones (not read).
     overwrite_b : accepted for SciPy compatibility; b is never modified.
     check_finite, fma, add, algorithm : as lu_factor.
@@ -539,7 +542,11 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     del overwrite_b
     a = _matrix(a, "a", check_finite)
     if np.ndim(trans) != 0 or trans not in (0, 1, 2, "N", "T", "C"):
-        raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+        case = (" (upper case only: SciPy 1.17 maps only 'N', 'T' and 'C', and its "
+                f"{trans!r} solves the transposed system for a C-ordered a and is an error for "
+                f"a Fortran-ordered one)" if isinstance(trans, str) and len(trans) == 1
+                and trans.upper() in "NTC" else "")
+        raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}{case}")
     x, shape = _rhs(b, a, "b", check_finite)
     if not unit_diagonal and a.shape[0]:
         xp = a.xp
