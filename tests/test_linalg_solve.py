@@ -1340,3 +1340,19 @@ def test_det_of_a_singular_matrix_is_plus_zero_and_cond_of_an_empty_stack_is_emp
         assert c.shape == np.linalg.cond(np.zeros((2, 0, 3, 3)), p).shape == (2, 0)
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         linalg.cond(ddblas.asarray(np.zeros((3, 0, 0))).to_device(device))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (4, 2, 3)])
+@pytest.mark.parametrize("name", ["slogdet", "cond", "det", "inv"])
+def test_non_square_is_numpys_linalg_error(device, name, shape):
+    """NumPy's slogdet, cond (p other than None), det and inv raise numpy.linalg.LinAlgError for
+    a non-square or 1-D a; ours raise ddblas.linalg.LinAlgError (a subclass of it, hence also a
+    ValueError, SciPy's error) naming a. It was a plain ValueError."""
+    x = np.ones(shape)
+    f = {"cond": lambda v: getattr(linalg, name)(v, 1)}.get(name, getattr(linalg, name))
+    g = {"cond": lambda v: np.linalg.cond(v, 1)}.get(name, getattr(np.linalg, name))
+    with pytest.raises(np.linalg.LinAlgError):
+        g(x)
+    with pytest.raises(linalg.LinAlgError, match=r"^a must be a square matrix or a stack") as info:
+        f(ddblas.asarray(x, device=device))
+    assert isinstance(info.value, ValueError) and info.value.index is None

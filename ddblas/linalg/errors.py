@@ -8,12 +8,14 @@ from ..engines import backend as _backend
 
 class LinAlgError(np.linalg.LinAlgError):
     """A factorization or solve failed on the matrix's values: singular (a zero pivot) or not
-    positive definite. `index` is the failing index: the 0-based row/column of the zero pivot,
-    or the order of the leading minor that is not positive definite; `batch_index` the matrix's
-    index in a's own stack (an int for one stack dimension, a tuple for several; None for a
-    single matrix)."""
+    positive definite; or, as NumPy's, a matrix that det, inv, slogdet and cond need square is
+    not (index None). A subclass of numpy.linalg.LinAlgError, hence of ValueError. `index` is
+    the failing index: the 0-based row/column of the zero pivot, or the order of the leading
+    minor that is not positive definite; `batch_index` the matrix's index in a's own stack (an
+    int for one stack dimension, a tuple for several; None for a single matrix)."""
 
-    def __init__(self, message: str, index: int, batch_index: int | tuple | None = None):
+    def __init__(self, message: str, index: int | None = None,
+                 batch_index: int | tuple | None = None):
         super().__init__(message)
         self.index = index
         self.batch_index = batch_index

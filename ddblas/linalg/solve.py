@@ -53,9 +53,11 @@ COND_EXACT_ORDER = 200      # cond: the inverse up to this order, the 1/inf esti
 
 # ---- argument checks ----
 def _square_stack(a: DDArray, name: str) -> None:
+    """LinAlgError (NumPy's error for these shapes; a ValueError too, SciPy's) naming `name`
+    unless a is (..., n, n)."""
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"{name} must be a square matrix or a stack of square matrices "
-                         f"(..., n, n), got shape {a.shape}")
+        raise LinAlgError(f"{name} must be a square matrix or a stack of square matrices "
+                          f"(..., n, n), got shape {a.shape}")
 
 
 def _choice(value, allowed, name):
@@ -716,7 +718,8 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False) 
     "auto": the refinement chain, or the batched DD LU for small and stacked matrices;
     assume_a and lower as solve's, SciPy's names, reading only what SciPy reads).
     overwrite_a is accepted for SciPy compatibility; a is never modified. LinAlgError for a
-    singular matrix, ValueError for a non-square or non-finite a. Each column x_j of the
+    singular matrix or, as NumPy's inv, for a non-square a (ddblas.linalg.LinAlgError, a
+    ValueError too), ValueError for a non-finite a. Each column x_j of the
     result has solve()'s backward error."""
     del overwrite_a
     (a,) = ops.on_one_device(a, names=("a",))
@@ -801,8 +804,8 @@ def det(a, overwrite_a=False, check_finite=True) -> DDArray:
     (0 for an exactly singular matrix), kept as m 2^e so that it is inf/0 only where the
     determinant itself overflows/underflows float64 (a matrix whose LU overflows is factored
     scaled by a power of two, as solve scales it). Error: the LU's backward error
-    (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the product. ValueError for a
-    non-square or non-finite a."""
+    (gamma_n |L||U|) plus (n - 1) c_mul u^2 relative for the product. LinAlgError (NumPy's
+    error; a ValueError too) naming a for a non-square a, ValueError for a non-finite a."""
     del overwrite_a
     return _lu_diagonal_product(a, check_finite)[0]
 
@@ -817,7 +820,9 @@ def slogdet(a, *, check_finite=True) -> SlogdetResult:
     """(sign, logabsdet) of a square matrix or a stack, as numpy.linalg.slogdet: det =
     sign * exp(logabsdet), never overflowing. sign: float64 (1, -1, or 0 for a singular
     matrix, then logabsdet = -inf); logabsdet: float64 (log |m| + e log 2 from the exact DD
-    product m 2^e of the LU's diagonal: |error| <= 2^-52 + the relative error of det)."""
+    product m 2^e of the LU's diagonal: |error| <= 2^-52 + the relative error of det).
+    A non-square a (or one of fewer than 2 dimensions) raises ddblas.linalg.LinAlgError naming
+    a, as NumPy raises numpy.linalg.LinAlgError (ours subclasses it, and ValueError)."""
     _, mantissa, exponent = _lu_diagonal_product(a, check_finite)
     xp = mantissa.xp
     m = mantissa.hi
@@ -880,6 +885,15 @@ def cond(a, p=None) -> DDArray:
         per matrix. For a single matrix with n > COND_EXACT_ORDER and p = 1 or inf, ||A^-1||_p
         is estimated (Hager / Higham, Alg. 15.4, on the DD LU: a lower bound, usually within a
         factor 3). inf for an exactly singular matrix (each one of a stack).
+
+    Raises
+    ------
+    LinAlgError
+        a is not square (or has fewer than 2 dimensions), naming a, as numpy.linalg.cond
+        raises numpy.linalg.LinAlgError for p other than None (ddblas.linalg.LinAlgError
+        subclasses it, and ValueError); a is empty (NumPy's error).
+    ValueError
+        p is not one of the orders above (naming p); a holds an inf or a NaN (naming a).
     """
     p = math.inf if p is None else p
     if p not in (1, -1, math.inf, -math.inf, "fro"):
