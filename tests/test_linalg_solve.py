@@ -1356,3 +1356,88 @@ def test_non_square_is_numpys_linalg_error(device, name, shape):
     with pytest.raises(linalg.LinAlgError, match=r"^a must be a square matrix or a stack") as info:
         f(ddblas.asarray(x, device=device))
     assert isinstance(info.value, ValueError) and info.value.index is None
+
+
+def p_norm_bound(n: int, p: float) -> float:
+    """_p_norm's first-order relative bound in units of u^2 (the docstring's and
+    docs/linalg.md's): 2 c_div + 2 c_mul + c_pow + ((1 + n/e) c_pow + 3.0000001 (n - 1)
+    + (c_pow + c_div) ln n) / |p|, plus (1/|p| - 1) c_mul when 1/p is an integer >= 2."""
+    c_div, c_mul, c_pow = (accuracy.bound(op, "fma/accurate") for op in ("div", "mul",
+                                                                         "real_power"))
+    q = abs(p)
+    extra = (1 / q - 1) * c_mul if q < 1 and float(1 / q).is_integer() else 0.0
+    return 2 * c_div + 2 * c_mul + c_pow + extra + (
+        (1 + n / math.e) * c_pow + 3.0000001 * (n - 1) + (c_pow + c_div) * math.log(n)) / q
+
+
+@pytest.mark.parametrize("p", [3, 0.5, 1.5, -1, -2, -3, -0.5, 7, 2.5, 0.25, 100, -7.5])
+def test_vector_p_norms_against_mpmath(device, p):
+    """ord = any real p (NumPy's (sum |x_i|^p)^(1/p)): within p_norm_bound of the value at 320
+    bits, along an axis and over a vector, entries spread over 2^+-40; ord 0 counts the nonzero
+    entries exactly. It was a ValueError for every ord but None, 1, 2, +-inf."""
+    x = random_matrix(3, 40, seed=31, device=device, spread=40)
+    x[1, 5] = 0
+    got = linalg.norm(x, p, axis=1)
+    assert got.shape == (3,)
+    got_keep = linalg.norm(x, p, axis=-1, keepdims=True)
+    assert got_keep.shape == (3, 1) and same_bits(got_keep.reshape(3), got)
+    rows = exact_matrix(x)
+    values = got.to_device("cpu").to_mpmath()
+    with mpmath.workprec(PREC):
+        for i, row in enumerate(rows):
+            terms = [abs(mpmath.mpf(v.numerator) / v.denominator) for v in row]
+            if p < 0 and min(terms) == 0:
+                assert values[i] == 0   # NumPy's value with a zero entry
+                continue
+            exact = sum(t ** p for t in terms) ** (mpmath.mpf(1) / p)
+            error = abs(values[i] - exact) / exact
+            assert error <= p_norm_bound(len(row), p) * 2.0 ** -106, (i, float(error / 2.0 ** -106))
+    assert same_bits(linalg.norm(x[0], p), got[0])
+    counts = linalg.norm(x, 0, axis=1)
+    assert exact_values(counts) == [40, 39, 40]
+    assert counts.shape == (3,)
+
+
+@pytest.mark.parametrize("ord_", [0, -1, -2, 3, 0.5, -0.5, -np.inf])
+@pytest.mark.parametrize("values", [[3.0, 0.0, -4.0], [np.inf, 1.0], [np.inf, np.nan],
+                                    [0.0, np.nan], [np.inf, 0.0], [0.0, 0.0, 0.0], [],
+                                    [2.0 ** 1000, 2.0 ** 1000], [2.0 ** -1070, 3.0 * 2 ** -1070]])
+def test_vector_norm_orders_follow_numpy(device, values, ord_):
+    """ord 0, -1, -2, other reals and -inf on zeros, infs, NaNs, empty vectors and extreme
+    scales: NumPy's values (NumPy's own overflow aside: its 2^1000 entries overflow for ord 3)."""
+    x = np.array(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            expected = np.linalg.norm(x, ord_)
+        except ValueError:   # -inf over no entries
+            with pytest.raises(ValueError, match="^x has no entries"):
+                linalg.norm(ddblas.asarray(x, device=device), ord_)
+            return
+        if x.size and np.isfinite(x).all() and (x != 0).all() and \
+                not 1e-300 <= abs(x).max() < 2.0 ** 1000:
+            # NumPy's |x|^p overflows or underflows: the exact value of (sum |x|^p)^(1/p)
+            with mpmath.workprec(PREC):
+                expected = float(sum(abs(mpmath.mpf(v)) ** ord_ for v in values)
+                                 ** (mpmath.mpf(1) / ord_)) if ord_ not in (0, -np.inf) \
+                    else expected
+    got = linalg.norm(ddblas.asarray(x, device=device), ord_).to_device("cpu")
+    assert got.shape == ()
+    if np.isnan(expected):
+        assert np.isnan(got.hi)
+    else:
+        assert float(got.hi) == expected or abs(float(got.hi) - expected) <= 1e-15 * abs(expected)
+
+
+def test_vector_norm_order_errors(device):
+    x = ddblas.ones((3,), device=device)
+    for ord_ in ("0", "nuc", 1j, type(None)):
+        with pytest.raises(ValueError, match="^ord must be None, a real number or \\+-inf for a "
+                                             "vector norm"):
+            linalg.norm(x, ord_)
+    with pytest.raises(ValueError, match="^ord='fro' is a matrix norm"):
+        linalg.norm(x, "fro")
+    with pytest.raises(ValueError, match="^ord must not be NaN"):
+        linalg.norm(x, np.nan)
+    with pytest.raises(ValueError, match="^ord must be None, 'fro'"):   # matrices: unchanged
+        linalg.norm(ddblas.ones((2, 2), device=device), 3)
