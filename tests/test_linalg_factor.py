@@ -628,8 +628,8 @@ def test_lu_factor_rectangular(device, shape):
 
 def test_argument_errors(device):
     a = ddblas.ones((3, 4), device)
-    with pytest.raises(ValueError, match="a must be a 2-D matrix"):
-        linalg.lu_factor(ddblas.ones((2, 3, 3), device))
+    with pytest.raises(ValueError, match=r"^a must be a matrix or a stack of matrices \(\.\.\., M, N\)"):
+        linalg.lu_factor(ddblas.ones((3,), device))
     with pytest.raises(ValueError, match="lu must be a square"):
         linalg.lu_solve((a, np.zeros(3, dtype=np.int32)), ddblas.ones((3,), device))
     with pytest.raises(ValueError, match="a must be a square"):
@@ -640,7 +640,7 @@ def test_argument_errors(device):
         with pytest.raises(ValueError, match="a must not contain infs or NaNs"):
             f(bad)
     lu_piv = linalg.lu_factor(ddblas.eye(3, device=device))
-    with pytest.raises(ValueError, match="b must be 1-D or 2-D with 3 rows"):
+    with pytest.raises(ValueError, match=r"^b must be \(3,\) or \(\.\.\., 3, K\) to match lu"):
         linalg.lu_solve(lu_piv, ddblas.ones((4,), device))
     with pytest.raises(ValueError, match="piv must be a 1-D integer array of length 3"):
         linalg.lu_solve((lu_piv[0], np.zeros(2, dtype=np.int32)), ddblas.ones((3,), device))
@@ -887,3 +887,185 @@ def test_solve_triangular_lower_case_trans_is_refused(device, trans):
     with pytest.raises(ValueError):   # SciPy's Fortran-ordered case refuses it too
         import scipy.linalg
         scipy.linalg.solve_triangular(np.asfortranarray(a), np.arange(3.0), trans=trans)
+
+
+# ---- stacks (SciPy 1.17's batches) ----
+
+def _shapes(x):
+    """The nested shapes of a result (tuples, lists, arrays, DDArrays)."""
+    if isinstance(x, (tuple, list)):
+        return tuple(_shapes(y) for y in x)
+    return tuple(x.shape) if hasattr(x, "shape") else x
+
+
+def _host_array(x):
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5, 5), (2, 4, 6), (3, 6, 4), (0, 3, 3)])
+def test_lu_factor_stack(device, shape):
+    """lu_factor of a stack (..., M, N): SciPy 1.17's shapes (lu like a, piv (..., K)), each
+    matrix's factors and pivots bit for bit those of its own call. It was a ValueError."""
+    a = random_matrix(int(np.prod(shape[:-1])), shape[-1], seed=41, device=device).reshape(shape)
+    lu, piv = linalg.lu_factor(a, algorithm="blocked")
+    import scipy.linalg
+    if shape[0]:
+        assert _shapes((lu, piv)) == _shapes(scipy.linalg.lu_factor(host(a)[0]))
+    else:
+        assert _shapes((lu, piv)) == ((0, 3, 3), (0, 3))
+    assert _host_array(piv).dtype == np.int32
+    for index in np.ndindex(*shape[:-2]):
+        lu1, piv1 = linalg.lu_factor(a[index], algorithm="blocked")
+        assert same_bits(lu[index], lu1)
+        assert np.array_equal(_host_array(piv[index]), _host_array(piv1))
+
+
+def test_lu_factor_stack_names_the_singular_matrix(device):
+    a = random_matrix(12, 3, seed=42, device=device).reshape(2, 2, 3, 3)
+    a[1, 0, :, 1] = 0
+    with pytest.raises(linalg.LinAlgError, match=r"^U\[1, 1\] is exactly zero: the matrix is "
+                                                 r"singular \(matrix a\[1, 0\] of the stack\)$") \
+            as info:
+        linalg.lu_factor(a)
+    assert info.value.index == 1 and info.value.batch_index == (1, 0)
+    with pytest.raises(ValueError, match=r"^a must be a matrix or a stack"):
+        linalg.lu_factor(ddblas.ones((3,), device))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cho_factor_stack(device, lower):
+    """cho_factor of a stack (..., N, N): c of a's shape, each matrix bit for bit its own
+    cho_factor (factor and the untouched triangle); cho_solve takes ours and SciPy 1.17's
+    (c, array of lower) alike. It was a ValueError."""
+    g = random_matrix(2 * 3 * 5, 5, seed=43, device=device).reshape(6, 5, 5)
+    a = (g @ g.transpose(0, 2, 1) + ddblas.eye(5, device=device)).reshape(2, 3, 5, 5)
+    c, low = linalg.cho_factor(a, lower=lower, algorithm="blocked")
+    assert c.shape == a.shape and low is lower
+    for index in np.ndindex(2, 3):
+        c1, _ = linalg.cho_factor(a[index], lower=lower, algorithm="blocked")
+        assert same_bits(c[index], c1)
+    b = random_matrix(5, 2, seed=44, device=device)
+    x = linalg.cho_solve((c, low), b, algorithm="blocked")
+    x_array = linalg.cho_solve((c, np.full((2, 3), lower)), b, algorithm="blocked")
+    assert x.shape == (2, 3, 5, 2) and same_bits(x, x_array)
+    for index in np.ndindex(2, 3):
+        assert same_bits(x[index], linalg.cho_solve((c[index], low), b, algorithm="blocked"))
+    with pytest.raises(ValueError, match=r"^lower must be a bool or an array of bools over c's "
+                                         r"stack \(2, 3\)"):
+        linalg.cho_solve((c, np.ones((4,), dtype=bool)), b)
+
+
+@pytest.mark.parametrize("mode", ["full", "economic", "r", "raw"])
+@pytest.mark.parametrize("shape", [(2, 3, 6, 4), (2, 4, 6), (0, 5, 3)])
+def test_qr_stack(device, mode, shape):
+    """qr of a stack: SciPy 1.17's shapes for full and economic; "r" the 1-tuple and "raw"
+    ((h, tau), R) as for one matrix (SciPy returns R bare and fails on raw for stacks); every
+    matrix bit for bit its own qr. It was a ValueError."""
+    rows = int(np.prod(shape[:-1]))
+    a = random_matrix(rows, shape[-1], seed=45, device=device).reshape(shape)
+    got = linalg.qr(a, mode=mode, algorithm="blocked")
+    m, n = shape[-2:]
+    k = min(m, n)
+    stack = shape[:-2]
+    expected = {"full": ((m, m), (m, n)), "economic": ((m, k), (k, n)), "r": ((m, n),),
+                "raw": (((m, n), (k,)), (k, n))}[mode]
+    add_stack = (lambda e: tuple(add_stack(v) for v in e) if isinstance(e[0], tuple)
+                 else stack + e)
+    assert _shapes(got) == add_stack(expected)
+    if mode in ("full", "economic") and shape[0]:
+        import scipy.linalg
+        assert _shapes(got) == _shapes(scipy.linalg.qr(host(a)[0], mode=mode))
+    flat = (lambda r: [r[0][0], r[0][1], r[1]]) if mode == "raw" else list
+    for index in np.ndindex(*stack):
+        one = linalg.qr(a[index], mode=mode, algorithm="blocked")
+        for x, y in zip(flat(got), flat(one)):
+            assert same_bits(x[index], y)
+
+
+B_SHAPES = [(5,), (5, 2), (4, 5, 2), (2, 5, 2), (3, 2, 5, 1), (1, 5, 2), (5, 0), (0, 5, 2)]
+
+
+def _solvers(device):
+    """(name, our call, SciPy's call, a's stack) for lu_solve, cho_solve and solve_triangular,
+    each with one matrix and with a stack of two."""
+    import scipy.linalg as sl
+    out = []
+    for stack in ((), (2,)):
+        n_rows = int(np.prod(stack, dtype=int)) * 5
+        g = random_matrix(n_rows, 5, seed=46, device=device, spread=2).reshape(stack + (5, 5))
+        a = g + ddblas.eye(5, device=device) * 8
+        spd = a @ a.transpose(*range(len(stack)), len(stack) + 1, len(stack)) if stack \
+            else a @ a.T
+        a64, spd64 = host(a)[0], host(spd)[0]
+        lu = linalg.lu_factor(a)
+        cho = linalg.cho_factor(spd)
+        out += [("lu_solve", lambda b, lu=lu: linalg.lu_solve(lu, b, algorithm="blocked"),
+                 lambda b, a64=a64: sl.lu_solve(sl.lu_factor(a64), b), stack, lu, "lu"),
+                ("cho_solve", lambda b, cho=cho: linalg.cho_solve(cho, b, algorithm="blocked"),
+                 lambda b, s=spd64: sl.cho_solve(sl.cho_factor(s), b), stack, cho, "c"),
+                ("solve_triangular",
+                 lambda b, a=a: linalg.solve_triangular(a, b, algorithm="blocked"),
+                 lambda b, a64=a64: sl.solve_triangular(a64, b), stack, a, "a")]
+    return out
+
+
+@pytest.mark.parametrize("b_shape", B_SHAPES)
+def test_solvers_broadcast_b_as_scipy(device, b_shape):
+    """lu_solve, cho_solve and solve_triangular take b (N,) or (..., N, K) with stacks that
+    broadcast against the factor's, as SciPy 1.17: SciPy's shapes (and its refusals, as
+    ValueErrors naming the arguments), and each system bit for bit its own 2-D solve (one
+    matrix solves b's stack side by side in one call). It was a ValueError for b of more
+    than 2 dimensions and for stacked factors."""
+    b = random_matrix(int(np.prod(b_shape[:-1], dtype=int)), b_shape[-1], seed=47,
+                      device=device).reshape(b_shape)
+    for name, ours, theirs, stack, factors, a_name in _solvers(device):
+        try:
+            expected = theirs(host(b)[0]).shape
+        except ValueError:   # SciPy refuses: stacks that do not broadcast, or zero-size batches
+            broadcast_ok = True
+            try:
+                np.broadcast_shapes(stack, b_shape[:-2] if len(b_shape) > 1 else ())
+            except ValueError:
+                broadcast_ok = False
+            if broadcast_ok:   # SciPy's zero-size batches: ddblas returns the empty result
+                assert 0 in b_shape[:-2]
+                assert ours(b).shape == b_shape[:-2] + (5, b_shape[-1])
+                continue
+            with pytest.raises(ValueError, match=rf"^the stack \(leading\) dimensions of "
+                                                 rf"{a_name} \(2,\), b"):
+                ours(b)
+            continue
+        x = ours(b)
+        assert x.shape == expected, name
+        out_stack = expected[:-1] if len(b_shape) == 1 else expected[:-2]
+        for index in np.ndindex(*out_stack):
+            f = factors
+            if stack:
+                f = (factors[0][index[-1:]], factors[1][index[-1:]]) if name == "lu_solve" \
+                    else (factors[0][index[-1:]], factors[1]) if name == "cho_solve" \
+                    else factors[index[-1:]]
+            b1 = b if len(b_shape) == 1 else b[tuple(0 if s == 1 else i for i, s in
+                                                     zip(index[len(index) - len(b_shape) + 2:],
+                                                         b_shape[:-2]))]
+            call = {"lu_solve": linalg.lu_solve, "cho_solve": linalg.cho_solve,
+                    "solve_triangular": linalg.solve_triangular}[name]
+            assert same_bits(x[index], call(f, b1, algorithm="blocked")), (name, index)
+
+
+def test_solvers_refuse_b_of_wrong_rows(device):
+    for name, ours, _, _, _, a_name in _solvers(device):
+        for bad in ((4, 5), (5, 4, 2), (4,)):
+            with pytest.raises(ValueError, match=rf"^b must be \(5,\) or \(\.\.\., 5, K\) to "
+                                                 rf"match {a_name} of shape"):
+                ours(ddblas.ones(bad, device))
+
+
+def test_solve_triangular_stack_names_the_singular_matrix(device):
+    a = ddblas.eye(3, device=device).reshape(1, 3, 3) * ddblas.ones((4, 1, 1), device)
+    a = a.copy()
+    a[2, 1, 1] = 0
+    with pytest.raises(linalg.LinAlgError, match=r"^a\[1, 1\] is exactly zero: the triangular "
+                                                 r"matrix is singular \(matrix a\[2\] of the "
+                                                 r"stack\)$") as info:
+        linalg.solve_triangular(a, ddblas.ones((3,), device))
+    assert info.value.batch_index == 2 and info.value.index == 1

@@ -174,7 +174,7 @@ def test_errors():
         linalg.qr(np.array([[1.0, np.nan], [0.0, 1.0]]))
     with pytest.raises(ValueError, match="mode"):
         linalg.qr(np.eye(2), mode="thin")
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(ValueError, match=r"^a must be a matrix or a stack of matrices"):
         linalg.qr(np.ones(3))
     with pytest.raises(ValueError, match="pivoting"):
         linalg.qr(np.eye(2), pivoting=True)
@@ -353,3 +353,54 @@ def test_special_values_without_check(device):
     q, r = linalg.qr(ddblas.zeros((4, 3), device=device))
     assert (np.array(r.to_device("cpu").hi) == 0).all()
     assert (np.array(q.to_device("cpu").hi) == np.eye(4)).all()
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((6, 3), (4, 6, 2)), ((6, 3), (2, 1, 6, 1)), ((2, 6, 3), (6,)), ((2, 6, 3), (6, 2)),
+    ((2, 6, 3), (1, 6, 2)), ((2, 3, 6), (2, 3, 2)), ((3, 6), (2, 3)), ((2, 6, 3), (4, 6, 2)),
+    ((6, 3), (0, 6, 2))])
+def test_lstsq_stacks_as_scipy(device, a_shape, b_shape):
+    """lstsq with stacks of a and b, broadcast, as SciPy 1.17: its shapes for x, residues and
+    rank (an int64 array over the stack) and its refusals (ValueErrors naming the arguments;
+    SciPy's zero-size batches aside, where ddblas returns the empty result); every system bit
+    for bit its own 2-D lstsq (one a solves b's systems side by side with one QR). It was a
+    ValueError for a or b of more than 2 dimensions."""
+    import scipy.linalg
+    a = random_matrix(int(np.prod(a_shape[:-1])), a_shape[-1], seed=51,
+                      device=device).reshape(a_shape)
+    b = random_matrix(int(np.prod(b_shape[:-1])), b_shape[-1], seed=52,
+                      device=device).reshape(b_shape)
+    a64, b64 = (np.asarray(x.to_device("cpu").hi) for x in (a, b))
+    try:
+        x64, res64, rank64, _ = scipy.linalg.lstsq(a64, b64)
+    except ValueError as error:
+        if "zero-size" in str(error):
+            x, res, rank, s = linalg.lstsq(a, b)
+            assert x.shape == (0, 3, 2) and res.shape == (0, 2) and rank.shape == (0,)
+            return
+        match = r"^b must be" if "Shape mismatch" in str(error) else \
+            r"^the stack \(leading\) dimensions of a \(2,\), b \(4,\) do not broadcast"
+        with pytest.raises(ValueError, match=match):
+            linalg.lstsq(a, b)
+        return
+    x, res, rank, s = linalg.lstsq(a, b, algorithm="blocked")
+    assert (x.shape, res.shape, np.shape(rank), s) == (x64.shape, res64.shape, np.shape(rank64),
+                                                      None)
+    assert np.asarray(rank).dtype == np.int64 and (np.asarray(rank) == min(a_shape[-2:])).all()
+    vector = len(b_shape) == 1
+    out_stack = x.shape[:-1] if vector else x.shape[:-2]
+    for index in np.ndindex(*out_stack):
+        pick = (lambda v, shape: v[tuple(0 if size == 1 else i for i, size in
+                                         zip(index[len(index) - len(shape) + 2:], shape[:-2]))])
+        x1, res1, _, _ = linalg.lstsq(pick(a, a_shape), b if vector else pick(b, b_shape),
+                                      algorithm="blocked")
+        assert same_bits(x[index], x1)
+        assert same_bits(res[index], res1)
+
+
+def test_lstsq_stack_names_the_rank_deficient_matrix(device):
+    a = random_matrix(18, 3, seed=53, device=device).reshape(3, 6, 3)
+    a[1, :, 2] = 0
+    with pytest.raises(linalg.LinAlgError, match=r"\(matrix a\[1\] of the stack\)$") as info:
+        linalg.lstsq(a, ddblas.ones((6,), device))
+    assert info.value.batch_index == 1 and info.value.index == 2

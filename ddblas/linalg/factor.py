@@ -21,6 +21,7 @@ a stack of small matrices is one launch). Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,94 @@ def _rhs(b, a: DDArray, name: str, check_finite: bool) -> tuple:
     if check_finite:
         require_finite((b, name))
     return _working_copy(b.reshape(b.shape[0], 1) if b.ndim == 1 else b), b.shape
+
+
+# ---- stacks (SciPy 1.17's batches: leading dimensions of a, broadcast with b's) ----
+
+def _rhs_stack(b, a: DDArray, name: str, check_finite: bool, a_name: str) -> tuple:
+    """(b on a's device, the broadcast stack of a's and b's leading dimensions, vector): b is
+    (N,) (vector, no stack of its own) or (..., N, K), as SciPy 1.17's batched solvers take it;
+    ValueError naming b for another shape, for stacks that do not broadcast and, with
+    check_finite, for infs and NaNs."""
+    b = named_operand(b, name, a.device) if not isinstance(b, DDArray) else b
+    if b.device != a.device:
+        raise ValueError(f"{name} is on the {b.device} and the matrix on the {a.device}: move "
+                         f"one with .to_device(...)")
+    n = a.shape[-2]
+    if b.ndim == 0 or b.shape[0 if b.ndim == 1 else -2] != n:
+        raise ValueError(f"{name} must be ({n},) or (..., {n}, K) to match {a_name} of shape "
+                         f"{a.shape}, got shape {b.shape}")
+    vector = b.ndim == 1
+    stack = _broadcast_stacks((a_name, a.shape[:-2]), (name, () if vector else b.shape[:-2]))
+    if check_finite:
+        require_finite((b, name))
+    return b, stack, vector
+
+
+def _broadcast_stacks(*named) -> tuple:
+    """The broadcast of the (name, stack shape) pairs; ValueError naming them where they do not
+    broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(*(shape for _, shape in named)))
+    except ValueError:
+        listed = ", ".join(f"{name} {shape}" for name, shape in named)
+        raise ValueError(f"the stack (leading) dimensions of {listed} do not broadcast") \
+            from None
+
+
+def _pick(x, core: int, index: tuple):
+    """x's item at the position `index` of a broadcast stack: x's leading dimensions (all but
+    its last `core`) right-aligned with index, a dimension of length 1 taken at 0."""
+    own = x.shape[:len(x.shape) - core]
+    where = index[len(index) - len(own):] if own else ()
+    return x[tuple(0 if size == 1 else int(i) for i, size in zip(where, own))]
+
+
+def _stacked_results(items: list, stack: tuple, core: tuple, xp) -> DDArray:
+    """The DDArrays `items` (one per position of the row-major stack, each of shape core) as
+    one DDArray of shape stack + core (zeros of that shape for an empty stack)."""
+    shape = tuple(stack) + tuple(core)
+    if not items:
+        return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
+    return DDArray(xp.stack([x.hi for x in items]).reshape(shape),
+                   xp.stack([x.lo for x in items]).reshape(shape), normalize=False)
+
+
+def _fold_columns(b: DDArray) -> DDArray:
+    """b (..., N, K) as one (N, prod(...) K) matrix: its systems side by side, for one matrix
+    that solves them all."""
+    n, k = b.shape[-2:]
+    batch = math.prod(b.shape[:-2])
+    return b.reshape(batch, n, k).transpose(1, 0, 2).reshape(n, batch * k)
+
+
+def _unfold_columns(x: DDArray, stack: tuple, k: int) -> DDArray:
+    """_fold_columns' inverse: x (M, prod(stack) K) as stack + (M, K)."""
+    m = x.shape[0]
+    batch = math.prod(stack)
+    return _working_copy(x.reshape(m, batch, k).transpose(1, 0, 2)).reshape(
+        tuple(stack) + (m, k))
+
+
+def _solve_over_stack(a: DDArray, b: DDArray, stack: tuple, vector: bool, one) -> DDArray:
+    """x for one(a_p, b_p) over the broadcast stack: one matrix a solves b's systems side by
+    side in one call (its columns folded); a stack of a's loops over the systems, a LinAlgError
+    naming the matrix of a's stack (in_stack)."""
+    n = a.shape[-1]
+    core = (n,) if vector else (n, b.shape[-1])
+    if not stack:
+        return one(a, b, ())
+    if a.ndim == 2:   # b's stack only: one solve on its systems side by side
+        return _unfold_columns(one(a, _fold_columns(b), ()), stack, b.shape[-1])
+    items = []
+    own = a.shape[:-2]
+    for p in range(math.prod(stack)):
+        index = np.unravel_index(p, stack)
+        try:
+            items.append(one(_pick(a, 2, index), b if vector else _pick(b, 2, index), index))
+        except LinAlgError as error:
+            raise in_stack(error, stack_index(p, stack, own)) from None
+    return _stacked_results(items, stack, core, a.xp)
 
 
 # ---- LU ----
@@ -210,8 +299,9 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
 
     Parameters
     ----------
-    a : (M, N) DDArray or array_like (float64 accepted), on either device; lu_solve needs
-        M = N.
+    a : (..., M, N) DDArray or array_like (float64 accepted), on either device; lu_solve needs
+        M = N. Leading dimensions are a stack of matrices, as SciPy 1.17 takes them (each
+        factored on its own, one after another; an empty stack gives empty factors).
     overwrite_a : bool
         Accepted for SciPy compatibility; a is never modified (the factorization works on a copy).
     check_finite : bool
@@ -222,21 +312,25 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
 
     Returns
     -------
-    lu : (M, N) DDArray
+    lu : (..., M, N) DDArray
         U in the upper triangle, the unit lower triangle's L below it (diagonal implied).
-    piv : (K,) int32 array on a's device, K = min(M, N)
-        LAPACK-style pivots, 0-based: row i was interchanged with row piv[i].
+    piv : (..., K) int32 array on a's device, K = min(M, N)
+        LAPACK-style pivots, 0-based: row i was interchanged with row piv[i] (SciPy's shapes;
+        SciPy returns a list [lu, piv] for a stack, ddblas always the tuple).
 
     Raises
     ------
     LinAlgError
         A pivot is exactly zero ("U[j, j] is exactly zero: the matrix is singular"; .index = j,
-        the first in column order). SciPy warns instead; a DD solver cannot use the factors.
+        the first in column order; in a stack, of the first such matrix, named as
+        "(matrix a[i] of the stack)", .batch_index = i). SciPy warns instead; a DD solver
+        cannot use the factors.
     OverflowError
         The factors of a finite a leave float64's range (SciPy returns inf / NaN there;
         solve, det and slogdet scale such a matrix themselves).
     ValueError
-        a not 2-D, or not finite with check_finite; algorithm not one of rgemm's.
+        a of fewer than 2 dimensions, or not finite with check_finite; algorithm not one of
+        rgemm's.
 
     Notes
     -----
@@ -246,25 +340,45 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
     require_algorithm(algorithm)
     del overwrite_a
     a = named_operand(a, "a")
-    if a.ndim != 2:
-        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"a must be a matrix or a stack of matrices (..., M, N), got shape "
+                         f"{a.shape}")
     if check_finite:
         require_finite((a, "a"))
-    work = _working_copy(a)
-    piv, first_zero = _lu_in_place(work, resolve(fma, add), algorithm)
-    require_finite_factors(work.xp.isfinite(work.hi).all(), a)
-    if first_zero is not None:
-        raise zero_pivot_error(first_zero)
-    return work, piv.astype(np.int32)
+    opts = resolve(fma, add)
+    if a.ndim == 2:
+        work = _working_copy(a)
+        piv, first_zero = _lu_in_place(work, opts, algorithm)
+        require_finite_factors(work.xp.isfinite(work.hi).all(), a)
+        if first_zero is not None:
+            raise zero_pivot_error(first_zero)
+        return work, piv.astype(np.int32)
+    stack, (m, n) = a.shape[:-2], a.shape[-2:]
+    batch = math.prod(stack)
+    work = _working_copy(a).reshape(batch, m, n)
+    xp = work.xp
+    pivots = xp.zeros((batch, min(m, n)), dtype=np.int32)
+    first = None   # (matrix, column) of the first zero pivot
+    for p in range(batch):
+        piv, first_zero = _lu_in_place(work[p], opts, algorithm)
+        pivots[p] = piv.astype(np.int32)
+        if first_zero is not None and first is None:
+            first = (p, first_zero)
+    require_finite_factors(xp.isfinite(work.hi).all(axis=(1, 2)), a, stack, stack)
+    if first is not None:
+        raise in_stack(zero_pivot_error(first[1]), stack_index(first[0], stack, stack))
+    return work.reshape(a.shape), pivots.reshape(stack + (min(m, n),))
 
 
-def _pivots(piv, name: str, n: int, device: str):
-    """piv as int64 on `device`, checked to be n row indices in range (ValueError naming it)."""
+def _pivots(piv, name: str, n: int, device: str, stack: tuple = ()):
+    """piv as int64 on `device`, checked to be n row indices in range for each matrix of the
+    stack `stack` (shape stack + (n,); ValueError naming it)."""
     xp = _backend.backend(device).xp
     piv = _backend.move(np.asarray(piv) if not _backend.is_gpu_array(piv) else piv, device)
-    if piv.ndim != 1 or piv.shape[0] != n or piv.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be a 1-D integer array of length {n}, got "
-                         f"{piv.dtype} of shape {piv.shape}")
+    if piv.shape != tuple(stack) + (n,) or piv.dtype.kind not in "iu":
+        what = f"a 1-D integer array of length {n}" if not stack else \
+            f"an integer array of shape {tuple(stack) + (n,)} (lu's stack, then {n})"
+        raise ValueError(f"{name} must be {what}, got {piv.dtype} of shape {piv.shape}")
     piv = piv.astype(np.int64)
     if n and not bool(((piv >= 0) & (piv < n)).all()):
         raise ValueError(f"{name} holds row indices outside [0, {n})")
@@ -278,39 +392,48 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
 
     Parameters
     ----------
-    lu_and_piv : (lu, piv) from lu_factor.
-    b : (N,) or (N, K) DDArray or array_like, on lu's device; not modified.
+    lu_and_piv : (lu, piv) from lu_factor: lu (..., N, N), piv (..., N) with lu's stack.
+    b : (N,) or (..., N, K) DDArray or array_like, on lu's device; not modified. As SciPy 1.17:
+        a 1-D b is one vector for every matrix of lu's stack; otherwise the leading dimensions
+        of lu and b broadcast (ValueError naming them where they do not).
     trans : 0, 1 or 2 (2, conjugate transpose, is 1 for real DD).
     overwrite_b : accepted for SciPy compatibility; b is never modified.
     check_finite, fma, add, algorithm : as lu_factor.
 
     Returns
     -------
-    x : DDArray shaped like b.
+    x : DDArray of shape stack + (N,) or stack + (N, K), stack the broadcast one.
 
     Notes
     -----
-    The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md).
+    The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md). One
+    lu solves a stack of b's systems side by side in one call; a stack of lu's, one matrix
+    after another.
     """
     require_algorithm(algorithm)
     del overwrite_b
     lu, piv = lu_and_piv
-    lu = _matrix(lu, "lu", check_finite)
+    lu = _matrix(lu, "lu", check_finite, stack=True)
     if np.ndim(trans) != 0 or trans not in (0, 1, 2):
         raise ValueError(f"trans must be 0, 1 or 2, got {trans!r}")
-    n = lu.shape[0]
-    piv = _pivots(piv, "piv", n, lu.device)
-    x, shape = _rhs(b, lu, "b", check_finite)
+    n = lu.shape[-1]
+    piv = _pivots(piv, "piv", n, lu.device, lu.shape[:-2])
+    b, stack, vector = _rhs_stack(b, lu, "b", check_finite, "lu")
     opts = resolve(fma, add)
-    if trans == 0:
-        _laswp(x, piv, 0, n)
-        solve_lower_left(lu, x, True, True, opts, algorithm)
-        solve_lower_left(lu, x, False, False, opts, algorithm)
-    else:
-        solve_lower_left(lu.T, x, True, False, opts, algorithm)
-        solve_lower_left(lu.T, x, False, True, opts, algorithm)
-        _laswp(x, piv, 0, n, reverse=True)
-    return x.reshape(shape)
+
+    def one(lu_p, b_p, index):
+        piv_p = _pick(piv, 1, index) if lu.ndim > 2 else piv
+        x, shape = _rhs(b_p, lu_p, "b", False)
+        if trans == 0:
+            _laswp(x, piv_p, 0, n)
+            solve_lower_left(lu_p, x, True, True, opts, algorithm)
+            solve_lower_left(lu_p, x, False, False, opts, algorithm)
+        else:
+            solve_lower_left(lu_p.T, x, True, False, opts, algorithm)
+            solve_lower_left(lu_p.T, x, False, True, opts, algorithm)
+            _laswp(x, piv_p, 0, n, reverse=True)
+        return x.reshape(shape)
+    return _solve_over_stack(lu, b, stack, vector, one)
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False, *, fma=None,
@@ -485,28 +608,47 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, *, fma=None
                algorithm="auto"):
     """(c, lower) for cho_solve, as scipy.linalg.cho_factor: c's `lower` (or upper) triangle
     holds the Cholesky factor; its other triangle holds a's entries there (SciPy: arbitrary).
-    Parameters, errors and bound as cholesky (2-D a only)."""
+    Parameters, errors and bound as cholesky: a (..., N, N), a stack of matrices as SciPy 1.17
+    takes it (c of a's shape; `lower` comes back as given, a bool, where SciPy returns an array
+    of the stack's shape for a stack: cho_solve takes either)."""
     require_algorithm(algorithm)
     del overwrite_a
-    a = _matrix(a, "a", check_finite)
-    work = _cholesky_lower(a, lower, resolve(fma, add), algorithm)[0]
-    return (work if lower else work.T), lower
+    a = _matrix(a, "a", check_finite, stack=True)
+    work = _cholesky_lower(a, lower, resolve(fma, add), algorithm).reshape(a.shape)
+    return (work if lower else work.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2)), \
+        lower
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, fma=None, add=None,
               algorithm="auto") -> DDArray:
     """Solve A x = b from cho_factor's (c, lower), as scipy.linalg.cho_solve: two recursive
-    triangular solves, L y = b and L^T x = y (or U^T, U). b: (N,) or (N, K), not modified."""
+    triangular solves, L y = b and L^T x = y (or U^T, U). c: (..., N, N); lower: a bool, or
+    (SciPy 1.17's cho_factor of a stack) an array of bools over c's stack. b: (N,) or
+    (..., N, K), not modified; as SciPy 1.17, a 1-D b is one vector for every matrix of c's
+    stack, otherwise the leading dimensions of c and b broadcast (ValueError naming them where
+    they do not). x has the broadcast stack's shape + b's last one or two."""
     require_algorithm(algorithm)
     del overwrite_b
     c, lower = c_and_lower
-    c = _matrix(c, "c", check_finite)
-    x, shape = _rhs(b, c, "b", check_finite)
+    c = _matrix(c, "c", check_finite, stack=True)
+    lower = np.asarray(_backend.move(lower, "cpu") if _backend.is_gpu_array(lower) else lower)
+    try:
+        fits = np.broadcast_shapes(c.shape[:-2], lower.shape) == c.shape[:-2]
+    except ValueError:
+        fits = False
+    if lower.dtype.kind not in "bi" or not fits:
+        raise ValueError(f"lower must be a bool or an array of bools over c's stack "
+                         f"{c.shape[:-2]}, got {lower.dtype} of shape {lower.shape}")
+    b, stack, vector = _rhs_stack(b, c, "b", check_finite, "c")
     opts = resolve(fma, add)
-    factor = c if lower else c.T   # the lower triangular L with A = L L^T
-    solve_lower_left(factor, x, True, False, opts, algorithm)
-    solve_lower_left(factor.T, x, False, False, opts, algorithm)
-    return x.reshape(shape)
+
+    def one(c_p, b_p, index):
+        x, shape = _rhs(b_p, c_p, "b", False)
+        factor = c_p if bool(_pick(lower, 0, index)) else c_p.T   # L with A = L L^T
+        solve_lower_left(factor, x, True, False, opts, algorithm)
+        solve_lower_left(factor.T, x, False, False, opts, algorithm)
+        return x.reshape(shape)
+    return _solve_over_stack(c, b, stack, vector, one)
 
 
 # ---- triangular systems ----
@@ -517,8 +659,10 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
     Parameters
     ----------
-    a : (N, N) DDArray or array_like; only its `lower` (or upper) triangle is read.
-    b : (N,) or (N, K); not modified.
+    a : (..., N, N) DDArray or array_like; only its `lower` (or upper) triangle is read.
+    b : (N,) or (..., N, K); not modified. As SciPy 1.17: a 1-D b is one vector for every
+        matrix of a's stack, otherwise the leading dimensions of a and b broadcast (ValueError
+        naming them where they do not); x has the broadcast stack's shape + b's last one or two.
     trans : 0 or "N" (A x = b), 1 or "T", 2 or "C" (A^T x = b); SciPy's documented values.
         Lower-case letters are a ValueError naming trans: SciPy 1.17 passes them on to LAPACK
         unmapped, so that its "n" solves A^T x = b for a C-ordered a and fails for a
@@ -531,7 +675,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     ------
     LinAlgError
         A diagonal entry is exactly zero ("a[j, j] is exactly zero: the triangular matrix is
-        singular"; .index = j, the first).
+        singular"; .index = j, the first; in a stack "(matrix a[i] of the stack)",
+        .batch_index = i, the first such matrix).
 
     Notes
     -----
@@ -540,23 +685,27 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     """
     require_algorithm(algorithm)
     del overwrite_b
-    a = _matrix(a, "a", check_finite)
+    a = _matrix(a, "a", check_finite, stack=True)
     if np.ndim(trans) != 0 or trans not in (0, 1, 2, "N", "T", "C"):
         case = (" (upper case only: SciPy 1.17 maps only 'N', 'T' and 'C', and its "
                 f"{trans!r} solves the transposed system for a C-ordered a and is an error for "
                 f"a Fortran-ordered one)" if isinstance(trans, str) and len(trans) == 1
                 and trans.upper() in "NTC" else "")
         raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}{case}")
-    x, shape = _rhs(b, a, "b", check_finite)
-    if not unit_diagonal and a.shape[0]:
-        xp = a.xp
-        zeros = xp.flatnonzero(xp.diagonal(a.hi) == 0)
-        if zeros.size:
-            index = int(zeros[0])
-            raise LinAlgError(f"a[{index}, {index}] is exactly zero: the triangular matrix is "
-                              f"singular", index)
+    b, stack, vector = _rhs_stack(b, a, "b", check_finite, "a")
     transposed = trans not in (0, "N")
-    t = a.T if transposed else a
-    solve_lower_left(t, x, lower != transposed, bool(unit_diagonal), resolve(fma, add),
-                     algorithm)
-    return x.reshape(shape)
+    opts = resolve(fma, add)
+
+    def one(a_p, b_p, index):
+        x, shape = _rhs(b_p, a_p, "b", False)
+        if not unit_diagonal and a_p.shape[0]:
+            xp = a_p.xp
+            zeros = xp.flatnonzero(xp.diagonal(a_p.hi) == 0)
+            if zeros.size:
+                j = int(zeros[0])
+                raise LinAlgError(f"a[{j}, {j}] is exactly zero: the triangular matrix is "
+                                  f"singular", j)
+        solve_lower_left(a_p.T if transposed else a_p, x, lower != transposed,
+                         bool(unit_diagonal), opts, algorithm)
+        return x.reshape(shape)
+    return _solve_over_stack(a, b, stack, vector, one)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from ..blas.gemm import rgemm
 from ..blas.gemmcall import require_algorithm
 from ..blas.level3 import view_args
@@ -22,8 +24,9 @@ from ..core.array import DDArray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
-from .errors import LinAlgError, require_finite
-from .factor import solve_triangular
+from .errors import LinAlgError, in_stack, require_finite, stack_index
+from .factor import (_broadcast_stacks, _fold_columns, _pick, _stacked_results,
+                     _unfold_columns, solve_triangular)
 from .scaling import range_exponents, scale_wide, scale_wider
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
@@ -90,7 +93,9 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
     Parameters
     ----------
-    a : (M, N) DDArray or array_like (float64 accepted), on either device.
+    a : (..., M, N) DDArray or array_like (float64 accepted), on either device. Leading
+        dimensions are a stack of matrices, as SciPy 1.17 takes them (each factored on its own,
+        one after another; the results get the stack's leading dimensions).
     overwrite_a : bool
         Accepted for SciPy compatibility; a is never modified.
     lwork : None
@@ -110,7 +115,10 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
     Returns
     -------
-    Q, R (or (R,), or ((h, tau), R)) as DDArrays on a's device.
+    Q, R (or (R,), or ((h, tau), R)) as DDArrays on a's device, with a's leading dimensions.
+    For a stack, SciPy 1.17 returns mode="r"'s R bare (not the 1-tuple) and fails on
+    mode="raw" (an internal ValueError); ddblas returns the 1-tuple and ((h, tau), R) as for
+    one matrix, and empty results for an empty stack (SciPy: ValueError).
 
     Notes
     -----
@@ -131,10 +139,13 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     del overwrite_a
     mode = _MODES[mode]
     a = ops.named_operand(a, "a")
-    if a.ndim != 2:
-        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"a must be a matrix or a stack of matrices (..., M, N), got shape "
+                         f"{a.shape}")
     if check_finite:
         require_finite((a, "a"))
+    if a.ndim > 2:
+        return _qr_stack(a, mode, fma=fma, add=add, algorithm=algorithm)
     opts = resolve(fma, add)
     xp = a.xp
     m, n = a.shape
@@ -169,6 +180,53 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return q, r
 
 
+def _qr_stack(a: DDArray, mode: str, **kw):
+    """qr of each matrix of the stack a (..., M, N) in turn, the results stacked."""
+    stack, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    items = [qr(a[index], mode=mode, check_finite=False, **kw) for index in np.ndindex(*stack)]
+    if mode == "raw":
+        cores = ((m, n), (k,), (k, n))
+        parts = [[(h, tau, r) for (h, tau), r in items]]
+    else:
+        rows = m if mode in ("full", "r") else k
+        cores = ((rows, n),) if mode == "r" else ((m, m if mode == "full" else k), (rows, n))
+        parts = [items]
+    stacked = [_stacked_results([item[i] for item in parts[0]], stack, core, a.xp)
+               for i, core in enumerate(cores)]
+    if mode == "raw":
+        return (stacked[0], stacked[1]), stacked[2]
+    return tuple(stacked)
+
+
+def _lstsq_stack(a: DDArray, b: DDArray, stack: tuple, kw: dict):
+    """lstsq over the broadcast stack of a (..., M, N) and b ((M,) or (..., M, K)): one a solves
+    b's systems side by side in one call; a stack of a's, one system after another (a
+    LinAlgError naming the matrix of a's stack). rank: an int64 array of the stack's shape, as
+    SciPy 1.17's."""
+    m, n = a.shape[-2:]
+    vector = b.ndim == 1
+    k = None if vector else b.shape[-1]
+    residue_core = (0,) if m <= n else (() if vector else (k,))
+    xp = a.xp
+    if a.ndim == 2:
+        x, residues, rank, _ = lstsq(a, _fold_columns(b), check_finite=False, **kw)
+        x = _unfold_columns(x, stack, k)
+        residues = residues.reshape(stack + residue_core) if m > n else \
+            _zeros(xp, stack + residue_core)
+        return x, residues, np.full(stack, rank, dtype=np.int64), None
+    items = []
+    for p, index in enumerate(np.ndindex(*stack)):
+        try:
+            items.append(lstsq(_pick(a, 2, index), b if vector else _pick(b, 2, index),
+                               check_finite=False, **kw))
+        except LinAlgError as error:
+            raise in_stack(error, stack_index(p, stack, a.shape[:-2])) from None
+    x = _stacked_results([item[0] for item in items], stack, (n,) if vector else (n, k), xp)
+    residues = _stacked_results([item[1] for item in items], stack, residue_core, xp)
+    return x, residues, np.full(stack, min(m, n), dtype=np.int64), None
+
+
 def _require_rcond(rcond, name: str) -> None:
     if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, numbers.Real)
                               or math.isnan(rcond)):
@@ -198,8 +256,11 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
 
     Parameters
     ----------
-    a : (M, N) DDArray or array_like (float64 accepted).
-    b : (M,) or (M, K), on a's device; not modified.
+    a : (..., M, N) DDArray or array_like (float64 accepted).
+    b : (M,) or (..., M, K), on a's device; not modified. As SciPy 1.17: leading dimensions
+        are stacks of systems, a's and b's broadcast (ValueError naming them where they do
+        not), a 1-D b one vector for every matrix of a's stack; one a solves a stack of b's
+        systems side by side (one QR), a stack of a's one system after another.
     cond : float or None
         Columns (rows for M < N) with |R[j, j]| <= cond * max |R[i, i]| make A rank deficient
         (default: max(M, N) * 2^-104, NumPy's max(M, N) * eps with 4 u_DD, u_DD = 2^-106).
@@ -217,13 +278,14 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
 
     Returns
     -------
-    x : (N,) or (N, K) DDArray
+    x : (..., N) or (..., N, K) DDArray
         M >= N: the least-squares solution; M < N: the minimum-norm solution.
-    residues : (K,) or () DDArray
-        Squared 2-norms of b - A x per column when M > N (computed in DD); empty otherwise, as
-        SciPy.
-    rank : int
-        min(M, N) (rank-deficient input raises instead).
+    residues : (..., K) or (...) DDArray
+        Squared 2-norms of b - A x per column when M > N (computed in DD); empty ((..., 0))
+        otherwise, as SciPy.
+    rank : int, or for stacks an int64 NumPy array of the stack's shape (SciPy's)
+        min(M, N) (rank-deficient input raises instead; in a stack naming the matrix,
+        "(matrix a[i] of the stack)").
     s : None
         SciPy returns A's singular values from its SVD; QR does not give them.
 
@@ -251,17 +313,23 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     rcond_name = "rcond" if rcond is not None else "cond"
     rcond = cond if rcond is None else rcond
     a = ops.named_operand(a, "a")
-    if a.ndim != 2:
-        raise ValueError(f"a must be a 2-D matrix, got shape {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"a must be a matrix or a stack of matrices (..., M, N), got shape "
+                         f"{a.shape}")
     b = ops.named_operand(b, "b", a.device) if not isinstance(b, DDArray) else b
     if b.device != a.device:
         raise ValueError(f"b is on the {b.device} and a on the {a.device}")
-    if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        raise ValueError(f"b must be 1-D or 2-D with {a.shape[0]} rows, got shape {b.shape}")
+    m, n = a.shape[-2:]
+    if b.ndim == 0 or b.shape[0 if b.ndim == 1 else -2] != m:
+        raise ValueError(f"b must be ({m},) or (..., {m}, K) to match a of shape {a.shape}, "
+                         f"got shape {b.shape}")
+    stack = _broadcast_stacks(("a", a.shape[:-2]), ("b", () if b.ndim == 1 else b.shape[:-2]))
     _require_rcond(rcond, rcond_name)
     if check_finite:
         require_finite((a, "a"), (b, "b"))
-    m, n = a.shape
+    if stack:
+        return _lstsq_stack(a, b, stack, {rcond_name: rcond, "fma": fma, "add": add,
+                                          "algorithm": algorithm})
     kw = dict(fma=fma, add=add, algorithm=algorithm)
     b2 = b.reshape(m, 1) if b.ndim == 1 else b
     # Entries near DBL_MAX: powers of two (exact) that leave the solution's set as it is, so
