@@ -351,6 +351,37 @@ def test_matmul_in_place_and_read_only_parts():
     assert same_bits(r.hi, np.arange(3.0))
 
 
+def test_is_writable_is_the_one_check_of_assignment_out_and_blas_outputs(device):
+    """ddblas.core.array.is_writable: a DDArray is writable when both parts are, a NumPy array by
+    its writeable flag, a CuPy array always; x[...] = v, a ufunc's out= and rgemv's y refuse a
+    read-only array by it, each with its own message naming its argument (three copies of
+    the flag test had been written out, one in each)."""
+    from ddblas.core.array import is_writable
+    x = ddblas.ones(3, device=device)
+    assert is_writable(x) and is_writable(x.hi)
+    if device == "gpu":   # CuPy has no read-only arrays
+        assert is_writable(ddblas.broadcast_to(x[:1], (3,)))
+        return
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    assert not is_writable(frozen) and is_writable(np.zeros(3))
+    for read_only in (ddblas.DDArray(np.ones(3), frozen), ddblas.DDArray(frozen, np.zeros(3)),
+                      ddblas.broadcast_to(x[:1], (3,))):
+        assert not is_writable(read_only)
+        with pytest.raises(ValueError, match=r"^assignment destination is read-only \(a part"):
+            read_only[0] = 2
+        with pytest.raises(ValueError, match=r"^ddblas: ufunc 'add': output array is read-only"):
+            np.add(x, x, out=read_only)
+    truth = np.zeros(3, dtype=bool)
+    truth.flags.writeable = False
+    with pytest.raises(ValueError, match=r"^ddblas: ufunc 'less': output array is read-only"):
+        np.less(x, x, out=truth)
+    y = ddblas.DDArray(frozen, np.zeros(3))
+    with pytest.raises(ValueError, match="^y is read-only: rgemv overwrites y"):
+        ddblas.rgemv(ddblas.eye(3), x, y)
+    assert exact_values(x) == [1] * 3 and same_bits(frozen, np.zeros(3))
+
+
 def test_ufunc_out_follows_numpy(device):
     """out= of a ufunc, NumPy's rules: the operands must broadcast to out's shape, which may be
     larger than theirs (it was refused, as was a bool result into a DDArray); a tuple of one;

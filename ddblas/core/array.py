@@ -20,6 +20,16 @@ def is_array(x) -> bool:
     return isinstance(x, np.ndarray) or is_gpu_array(x)
 
 
+def is_writable(x) -> bool:
+    """Whether every element of x, a DDArray (both of its parts) or a NumPy/CuPy array, may be
+    written: NumPy's writeable flag (False for a read-only view such as np.broadcast_to's or
+    np.diag's, or an array frozen by ``a.flags.writeable = False``); CuPy arrays have no
+    read-only mode, so a GPU array is always writable. The one check behind ``x[...] = v``,
+    out= and the BLAS outputs (each raises its own ValueError naming its argument)."""
+    parts = (x._hi, x._lo) if isinstance(x, DDArray) else (x,)
+    return all(is_gpu_array(part) or part.flags.writeable for part in parts)
+
+
 def _float64_part(name: str, part):
     """A DDArray part as a float64 NumPy/CuPy array: arrays must be float64 already; Python and
     NumPy real numbers (and nested lists of them) are converted; anything else is a TypeError."""
@@ -277,7 +287,7 @@ class DDArray:
         return _wrap(xp.asarray(hi), xp.asarray(lo))
 
     def __setitem__(self, key, value) -> None:
-        if not all(getattr(part.flags, "writeable", True) for part in (self._hi, self._lo)):
+        if not is_writable(self):
             raise ValueError("assignment destination is read-only (a part of the DDArray)")
         value = asarray(value, device=self.device)
         key = _index_key(key)

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..engines import backend as _backend
-from .array import (DDArray, asarray, dd, is_array, is_nested, operation,
+from .array import (DDArray, asarray, dd, is_array, is_nested, is_writable, operation,
                     register_operations)
 from ..engines.backend import (addressable, array_module, broadcast_shape, contiguous,
                                device_of_array, element_strides, kernel_operand)
@@ -81,7 +81,7 @@ def check_output(x: DDArray, name: str, routine: str) -> None:
         raise ValueError(f"{name} has elements that share memory (zero strides: a broadcast "
                          f"view, or overlapping strides): {routine} writes every element of "
                          f"{name}, pass an array with distinct elements (e.g. a copy())")
-    if not all(getattr(part.flags, "writeable", True) for part in (x.hi, x.lo)):
+    if not is_writable(x):
         raise ValueError(f"{name} is read-only: {routine} overwrites {name}, pass a writable "
                          f"array")
 
@@ -593,8 +593,7 @@ def output_argument(out, routine: str, dd_result: bool, *, ufunc: bool = False):
         raise TypeError(f"ddblas: {routine}: out= must be a DDArray for a DD result, got a "
                         f"{out.dtype} array (it would drop each value's lo part: write "
                         f"x.to_float64() into it where rounding is meant)")
-    parts = (out.hi, out.lo) if isinstance(out, DDArray) else (out,)
-    if not all(getattr(part.flags, "writeable", True) for part in parts):
+    if not is_writable(out):
         raise ValueError(f"ddblas: {routine}: output array is read-only")
     return out
 
