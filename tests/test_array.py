@@ -238,7 +238,7 @@ def test_scalar_conversions_and_printing(device):
     assert str(ddblas.array(Fraction(1, 3), device=device)) == "3.3333333333333333333333333333333e-01"
     assert str(ddblas.array(-0.0)) == "-0.0000000000000000000000000000000e+00"
     assert "inf" in str(ddblas.array(["inf", "1"]))
-    with pytest.raises(TypeError, match="size-1"):
+    with pytest.raises(TypeError, match="only 0-dimensional arrays"):
         float(ddblas.ones(2))
     with pytest.raises(ValueError, match="ambiguous"):
         bool(ddblas.ones(2))
@@ -519,12 +519,12 @@ def test_integer_conversions_are_exact(device):
         (2 ** 60 + 1, 2 ** 60, -2 ** 60, -2 ** 60)
     assert math.floor(-x) == -2 ** 60 - 1 and round(x) == 2 ** 60   # ties to even
     assert round(ddblas.array("3.5", device=device)) == 4
-    assert int(ddblas.array([[7.9]], device=device)) == 7
+    assert int(ddblas.array([[7.9]], device=device)[0, 0]) == 7
     with pytest.raises(ValueError, match="NaN"):
         int(ddblas.array("nan", device=device))
     with pytest.raises(OverflowError, match="infinite"):
         math.floor(ddblas.array("-inf", device=device))
-    with pytest.raises(TypeError, match="size-1"):
+    with pytest.raises(TypeError, match="only 0-dimensional arrays"):
         int(ddblas.ones(2, device=device))
     with pytest.raises(TypeError, match="ndigits"):
         round(x, 2)
@@ -533,6 +533,29 @@ def test_integer_conversions_are_exact(device):
                             "0.5000000000000000000000000000001"], device=device))
     assert isinstance(y, ddblas.DDArray)
     assert exact_values(y) == [2, 0, 2 ** 70 + 2, 1] and math.copysign(1, float(y.hi[1])) == -1
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
+def test_python_scalar_conversions_of_arrays_with_dimensions_raise_as_numpy(device, shape):
+    """float, int, complex, math.floor/ceil/trunc of a size-1 array with dimensions: NumPy 2.4's
+    TypeError (deprecated since 1.25; they converted the one element); item() and bool() still
+    take it, as NumPy's, and a 0-d array converts exactly."""
+    x = ddblas.full(shape, ddblas.array(2 ** 60, device=device) + "0.5", device=device)
+    host = np.ones(shape)
+    for convert in (float, int, complex, math.floor, math.ceil, math.trunc):
+        if convert is not math.trunc:   # NumPy's arrays have no __trunc__ at all
+            with pytest.raises(TypeError, match="only 0-dimensional arrays"):
+                convert(host)
+        with pytest.raises(TypeError, match=r"^only 0-dimensional arrays can be converted to "
+                                            r"Python scalars, this DDArray has shape"):
+            convert(x)
+    assert bool(x) is bool(host) is True
+    scalar = x.reshape(())
+    assert exact_values(x) == [2 ** 60 + Fraction(1, 2)] and x.item(kind="float") == 2.0 ** 60
+    assert x.item() == scalar.item() and x.item() - 2 ** 60 == 0.5
+    assert (float(scalar), complex(scalar)) == (2.0 ** 60, complex(2.0 ** 60))
+    assert (int(scalar), math.floor(scalar), math.ceil(scalar), math.trunc(-scalar)) == \
+        (2 ** 60, 2 ** 60, 2 ** 60 + 1, -2 ** 60)
 
 
 def test_contains_and_transpose_axes(device):

@@ -438,17 +438,25 @@ class DDArray:
         (-0.0) + 0.0 would not)."""
         return _new_copy(self._hi)
 
+    def _check_scalar(self) -> None:
+        """NumPy's TypeError (from NumPy 2.4, which had deprecated it since 1.25) for a Python
+        scalar conversion of an array with dimensions, even of size 1 (x.item() takes those)."""
+        if self.ndim != 0:
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars, this "
+                            f"DDArray has shape {self.shape} (x.item(kind='float') or "
+                            f"x.reshape(()) for a size-1 array)")
+
     def __float__(self) -> float:
-        if self.size != 1:
-            raise TypeError(f"only size-1 DDArrays convert to float, this one has shape {self.shape}")
-        return float(self.to_float64().reshape(()))
+        """float(x) of a 0-d array: fl(hi + lo) = hi (complex(x) and math.floor/ceil of a float
+        read it too); a TypeError for an array with dimensions, as NumPy 2.4's."""
+        self._check_scalar()
+        return float(self._host_parts()[0])
 
     def _exact_scalar(self):
-        """The exact value of a size-1 array as a Fraction, for the integer conversions (NaN: a
-        ValueError, inf: an OverflowError, as int(float) raises)."""
-        if self.size != 1:
-            raise TypeError(f"only size-1 DDArrays convert to int, this one has shape {self.shape}")
-        hi, lo = (float(part.reshape(())) for part in self._host_parts())
+        """The exact value of a 0-d array as a Fraction, for the integer conversions (NaN: a
+        ValueError, inf: an OverflowError, as int(float) raises; dimensions: _check_scalar)."""
+        self._check_scalar()
+        hi, lo = (float(part) for part in self._host_parts())
         if hi != hi or lo != lo:
             raise ValueError("cannot convert a NaN DDArray to an integer")
         if abs(hi) == float("inf"):
