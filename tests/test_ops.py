@@ -169,8 +169,13 @@ def test_comparisons_with_lists_holding_objects_that_are_not_numbers(device):
     for other in (objects, objects.tolist(), [[1.0, "x", "3"], [b"1", "5.0", "six"]],
                   np.array([["1", "x", "3"], ["y", "5", "6.5"]])):
         want = [[True, False, True], [False, True, False]]
-        for got in (x == other, other == x, ddblas.equal(x, other), np.equal(x, other)):
+        text = np.asarray(other).dtype.kind == "U"   # NumPy's ufuncs raise for strings
+        for got in (x == other, other == x, ddblas.equal(x, other)) + \
+                (() if text else (np.equal(x, other),)):
             assert got.dtype == np.bool_ and host(got) == want
+        if text:
+            with pytest.raises(TypeError, match="did not contain a loop"):
+                np.equal(x, other)
         for got in (x != other, other != x, ddblas.not_equal(other, x)):
             assert host(got) == [[not v for v in row] for row in want]
         for compare in (lambda: x < other, lambda: other >= x, lambda: np.greater(x, other)):
@@ -185,6 +190,53 @@ def test_comparisons_with_lists_holding_objects_that_are_not_numbers(device):
         x == [1, "x"]
     with pytest.raises(ValueError, match="ragged"):
         x == [[1, "x"], [1]]
+
+
+def test_comparison_ufuncs_raise_for_text_and_dates_as_numpy(device):
+    """np.equal and the other comparison ufuncs raise NumPy's TypeError for an operand NumPy
+    reads as text or dates (a str or bytes that is not a number, a list NumPy makes a string
+    array, a string, bytes, datetime or timedelta array), as for a float64 array (np.equal(x,
+    'abc') gave False); the operators keep NumPy's answers (False for ==, True for !=); objects
+    that are not text (None, a dict, object arrays) compare as NumPy's object loops do; strings
+    that parse as numbers stay those numbers (ddblas's reading, in ufuncs and operators). A
+    NumPy array or scalar before the DDArray in np.equal / np.not_equal answers: NumPy's own
+    operators (u == x) call the ufunc so."""
+    x = ddblas.array([1, 2, 3], device=device)
+    host = np.array([1.0, 2.0, 3.0])
+    get = lambda r: (r.get() if hasattr(r, "get") else r).tolist()  # noqa: E731
+    ufuncs = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+    for other in ("abc", "", b"x", b"1", np.datetime64("2020"), np.timedelta64(1, "s"),
+                  ["abc", 1, 2], [b"x", "1", 3], np.array(["a", "b", "c"]),
+                  np.array([b"x", b"y", b"z"]), np.array([1, 2, 3], dtype="m8[s]")):
+        for ufunc in ufuncs:
+            with pytest.raises(TypeError, match="did not contain a loop"):
+                ufunc(host, other)
+            numpy_first = isinstance(other, (np.ndarray, np.generic))
+            if numpy_first and ufunc in (np.equal, np.not_equal):
+                # what NumPy's operators other == x, other != x call: they answer
+                assert get(ufunc(other, x)) == [ufunc is np.not_equal] * 3
+            else:
+                with pytest.raises(TypeError, match="did not contain a loop"):
+                    ufunc(other, x)
+            for call in (lambda: ufunc(x, other),
+                         lambda: ufunc(x, other, out=np.empty(3, dtype=bool))):
+                with pytest.raises(TypeError, match=f"^ufunc '{ufunc.__name__}' did not "
+                                                    f"contain a loop .* a DDArray and "
+                                                    f"{type(other).__name__}"):
+                    call()
+        if not isinstance(other, list):   # a list: entry by entry (NumPy: a string array)
+            assert get(x == other) == get(host == other) == get(other == x) == [False] * 3
+            assert get(other != x) == get(other != host) == get(x != other) == [True] * 3
+    for other in (None, {}, [None, "abc", 3], np.array(["abc", 2, None], dtype=object)):
+        for ufunc in (np.equal, np.not_equal):
+            assert get(ufunc(x, other)) == get(ufunc(host, other))
+        with pytest.raises(TypeError, match="not supported between a DDArray"):
+            np.less(x, other)
+    assert get(np.equal(x, "2")) == [False, True, False]   # a number
+    assert get(np.less(["1", "2.5", 4], x)) == [False, False, False]
+    assert get(np.greater_equal(x, np.array(["0.5", "2", "3.0000000000000000000000001"]))) \
+        == [True, True, False]
+    assert get(ddblas.equal(x, "abc")) == [False] * 3   # the function: the operator's answers
 
 
 @given(dd_arrays(**WIDE))

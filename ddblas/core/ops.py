@@ -242,12 +242,35 @@ def _split_numbers(x):
     return x, False
 
 
+def _numpy_text(x) -> bool:
+    """Whether NumPy reads x as strings, bytes, dates or durations (an array of dtype kind U, S,
+    M or m, or a str, bytes or list that np.asarray makes one): its comparison ufuncs have no
+    loop for those against numbers, a TypeError where its == and != operators answer. Lists
+    NumPy cannot read (DDArrays among the items, ragged ones) are not."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "USMm"
+    if not (isinstance(x, (str, bytes, np.generic)) or is_nested(x)):
+        return False
+    try:
+        return np.asarray(x).dtype.kind in "USMm"
+    except (TypeError, ValueError):
+        return False
+
+
+# {name: the comparison as the NumPy ufunc runs it}: see _comparison
+_UFUNC_COMPARISONS: dict = {}
+
+
 def _comparison(name, symbol):
     """The public comparison `name` (operator `symbol`) of DD values, with NumPy's answers for a
     DDArray against an object that is not a number (a string that does not parse as one too),
     entry by entry for lists and object or string arrays that hold some: False (==), True
-    (!=), a TypeError (orderings)."""
-    def compare(a, b):
+    (!=), a TypeError (orderings). Its ufunc form (_UFUNC_COMPARISONS[name], what np.<name>
+    runs) raises NumPy's ufunc TypeError where NumPy reads that object as text or dates
+    (_numpy_text: np.equal(x, 'abc')), as np.equal(float64 array, 'abc') does, except for a
+    NumPy array or scalar before a DDArray in equal and not_equal: NumPy's operators
+    (u == x) call the ufunc so, and answer."""
+    def compare_as(a, b, ufunc: bool):
         try:
             a, b = operands(a, b)
         except (TypeError, ValueError) as exc:
@@ -264,9 +287,13 @@ def _comparison(name, symbol):
             mask = ddarray.xp.asarray(np.array(mask, dtype=bool).reshape(values.shape))
             if not bool(mask.any()):
                 raise
+            what = type(other).__name__ + (" entries that are not numbers" if mask.ndim
+                                           else " (not a number)")
+            if ufunc and _numpy_text(other):
+                raise TypeError(f"ufunc '{name}' did not contain a loop with signature matching "
+                                f"types: a DDArray and {what}, which NumPy reads as text or "
+                                f"dates (NumPy's ufunc raises{operator_note}): {exc}") from exc
             if symbol not in ("==", "!="):
-                what = type(other).__name__ + (" entries that are not numbers" if mask.ndim
-                                               else " (not a number)")
                 raise TypeError(f"'{symbol}' is not supported between a DDArray and {what}: "
                                 f"{exc}") from exc
             pairs = (ddarray, values) if ddarray is a else (values, ddarray)
@@ -274,13 +301,30 @@ def _comparison(name, symbol):
             mask = ddarray.xp.broadcast_to(mask, result.shape)
             return result | mask if symbol == "!=" else result & ~mask
         return binary("ddblas_" + name, a, b, dtype=np.bool_)
-    compare.__name__ = name
+
+    def compare(a, b):
+        return compare_as(a, b, False)
+
+    def ufunc_compare(a, b):
+        # NumPy's own operators (u == x for a string array or a datetime64 u) run this ufunc:
+        # they are told from np.equal(u, x) by nothing, so those answer as the operator
+        operator = symbol in ("==", "!=") and isinstance(a, (np.ndarray, np.generic)) \
+            and isinstance(b, DDArray)
+        return compare_as(a, b, not operator)
+
+    compare.__name__ = ufunc_compare.__name__ = name
     against = {"==": "False", "!=": "True"}.get(symbol, "a TypeError")
+    operator_note = (f"; the operator {symbol} answers {against} for them"
+                     if symbol in ("==", "!=") else "")
     compare.__doc__ = (f"Elementwise {name}(a, b) (a {symbol} b) of the exact DD values, as a "
                        f"bool array. Against an object that is not a number (None, a dict, a "
-                       f"string that does not parse as one...) {against}, as NumPy; a list or "
-                       f"an object or string array is compared entry by entry (strings that "
-                       f"parse as numbers are those numbers).")
+                       f"string that does not parse as one...) {against}, as NumPy's operator "
+                       f"{symbol}; a list or an object or string array is compared entry by "
+                       f"entry (strings that parse as numbers are those numbers). The ufunc "
+                       f"np.{name} raises a TypeError, as NumPy's, for an operand that NumPy "
+                       f"reads as text or dates (a str or bytes that is not a number, a list "
+                       f"of them, a string array).")
+    _UFUNC_COMPARISONS[name] = ufunc_compare
     return compare
 
 
@@ -533,8 +577,10 @@ def _dot_by_matmul(x: DDArray, y: DDArray, fma, add) -> DDArray:
 _UFUNCS = {
     np.add: add, np.subtract: subtract, np.multiply: multiply, np.true_divide: divide,
     np.sqrt: sqrt, np.negative: negative, np.absolute: absolute,
-    np.equal: equal, np.not_equal: not_equal, np.less: less, np.less_equal: less_equal,
-    np.greater: greater, np.greater_equal: greater_equal,
+    np.equal: _UFUNC_COMPARISONS["equal"], np.not_equal: _UFUNC_COMPARISONS["not_equal"],
+    np.less: _UFUNC_COMPARISONS["less"], np.less_equal: _UFUNC_COMPARISONS["less_equal"],
+    np.greater: _UFUNC_COMPARISONS["greater"],
+    np.greater_equal: _UFUNC_COMPARISONS["greater_equal"],
     np.square: square, np.reciprocal: reciprocal, np.power: power, np.floor: floor,
     np.ceil: ceil, np.trunc: trunc, np.rint: rint, np.sign: sign, np.copysign: copysign,
     np.isfinite: isfinite, np.isinf: isinf, np.isnan: isnan, np.maximum: maximum,
