@@ -152,6 +152,33 @@ def test_numpy_subclasses_convert_as_plain_arrays():
         ddblas.DDArray(np.zeros(3), holes)
 
 
+def test_masked_arrays_on_the_left_of_an_operator_raise_a_clear_type_error(device):
+    """m + x, m == x... for a NumPy masked array m: NumPy's MaskedArray defers to no type that
+    has an __array_ufunc__ method and converts x with np.array, which a DDArray refuses (it
+    would drop lo): the TypeError now says so and how to write it (the message had named
+    only to_float64, hi/lo and to_mpmath). The ufunc, np.add(m, x), and x on the left run in
+    DD; masked values are refused (a ValueError), as by ddblas.asarray."""
+    tiny = Fraction(1, 2 ** 60)   # 1 + tiny is a DD, and so is every difference below
+    x = ddblas.array([1 + tiny, 2, 3], device=device)
+    m = ma.array([1.0, 0.5, 4.0])
+    holes = ma.array([1.0, 0.5, 4.0], mask=[False, True, False])
+    for left in (m, holes):
+        for op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+                   operator.eq, operator.ne, operator.lt, operator.ge):
+            with pytest.raises(TypeError, match=r"A NumPy masked array m's operators \(m \+ x, "
+                                                r"m == x...\) convert x so: convert m instead, "
+                                                r"ddblas.asarray\(m.filled\(value\)\) \+ x"):
+                op(left, x)
+    converted = ddblas.asarray(holes.filled(0.5), device=device)
+    assert exact_values(converted - x) == [-tiny, Fraction(-3, 2), 1]
+    if device == "cpu":   # a host m beside a GPU x: a ValueError (two devices)
+        assert exact_values(np.subtract(m, x)) == exact_values(x.__rsub__(m)) == \
+            [-tiny, Fraction(-3, 2), 1]
+        assert np.less(m, x).tolist() == [True, True, False]
+    with pytest.raises(ValueError, match="masked array with masked values"):
+        x + (holes if device == "cpu" else ddblas.asarray(holes, device=device))
+
+
 def test_special_strings():
     hi = ddblas.array(["inf", "-inf", "nan", "1e400", "-1e400"]).hi
     assert hi[0] == np.inf and hi[1] == -np.inf and np.isnan(hi[2])

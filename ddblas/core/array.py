@@ -489,8 +489,15 @@ class DDArray:
         return hi != 0 or not math.isfinite(lo)   # (0, nan) wrapped unnormalised is nan: true
 
     def __array__(self, dtype=None, copy=None):
+        """A TypeError: np.asarray(x) would drop lo. NumPy's masked arrays convert their other
+        operand so in their operators (m + x, m == x: NumPy's MaskedArray defers to no type
+        with an __array_ufunc__ method), which this message names: x + m, np.add(m, x) and
+        ddblas.asarray(m) run as DD, refusing masked values (a ValueError)."""
         raise TypeError("a DDArray does not convert to a NumPy array implicitly (that would drop "
-                        "its lo part): use .to_float64(), .hi/.lo or .to_mpmath()")
+                        "its lo part): use .to_float64(), .hi/.lo or .to_mpmath(). A NumPy "
+                        "masked array m's operators (m + x, m == x...) convert x so: convert m "
+                        "instead, ddblas.asarray(m.filled(value)) + x, or call the ufunc, "
+                        "np.add(m, x) (a DDArray has no mask: masked values are refused)")
 
     def _format(self, element_to_string) -> str:
         """The values written by element_to_string(hi, lo), in NumPy's layout for arrays: above
