@@ -360,6 +360,53 @@ def test_hi_and_lo_sharing_memory_are_separated(device):
         assert exact_values(x) == exact_values(ddblas.array(["0.1"] * 3))
 
 
+def test_copy_and_reshape_take_numpys_order_and_copy(device):
+    """x.copy(order), np.copy(x, order) (default 'K'), x.reshape(..., order=, copy=) and
+    np.reshape(x, shape, order, copy=) follow NumPy: the layout of copies, the index order of
+    reshapes ('A': 'F' for Fortran-ordered parts), views where NumPy gives views, copy=False a
+    ValueError where it cannot, NumPy's errors for a bad order (they were TypeErrors:
+    unexpected keyword)."""
+    host = np.arange(1.0, 25.0).reshape(2, 3, 4)
+    x = ddblas.array(host, device=device) + 2.0 ** -70
+    exact = np.array(exact_values(x), dtype=object).reshape(x.shape)
+    layout = lambda p: (bool(p.flags.c_contiguous), bool(p.flags.f_contiguous))  # noqa: E731
+    shares = x.xp.may_share_memory
+    views = lambda s: (s, s.T, s[:, ::2], s.transpose(2, 0, 1), s[:1, :1])  # noqa: E731
+    for ref, a, values in zip(views(host), views(x), views(exact)):
+        for order in ("C", "F", "A", "K", "c", None):
+            for got, want in ((np.copy(a, order=order), np.copy(ref, order=order)),
+                              (a.copy(order), ref.copy(order))):
+                assert layout(got.hi) == layout(got.lo) == layout(want)
+                assert not shares(got.hi, a.hi) and not shares(got.lo, a.lo)
+                assert exact_values(got) == values.ravel().tolist()
+            if order in ("K", "c"):
+                continue
+            for shape in ((a.size,), (2, -1), (-1, 2, 1)):
+                want = np.reshape(ref, shape, order=order)
+                expected = np.reshape(values, shape, order=order).ravel().tolist()
+                for got in (np.reshape(a, shape, order=order), a.reshape(shape, order=order),
+                            a.reshape(*shape, order=order), np.reshape(a, shape, order)):
+                    assert got.shape == want.shape and exact_values(got) == expected
+                    assert shares(got.hi, a.hi) == shares(got.lo, a.lo) == \
+                        np.shares_memory(want, ref)
+                copied = np.reshape(a, shape, order=order, copy=True)
+                assert exact_values(copied) == expected and not shares(copied.hi, a.hi) \
+                    and not shares(copied.lo, a.lo)
+                if np.shares_memory(want, ref):
+                    view = a.reshape(shape, order=order, copy=False)
+                    assert exact_values(view) == expected and shares(view.lo, a.lo)
+                else:
+                    with pytest.raises(ValueError, match="^Unable to avoid creating a copy"):
+                        np.reshape(a, shape, order=order, copy=False)
+    for bad, error in (("X", ValueError), ("", ValueError), ("CF", ValueError), (1, TypeError)):
+        for call in (lambda: x.copy(bad), lambda: np.copy(x, order=bad),
+                     lambda: x.reshape(24, order=bad), lambda: np.reshape(x, 24, bad)):
+            with pytest.raises(error, match="^order must be"):
+                call()
+    with pytest.raises(ValueError, match="^order 'K' is not permitted for reshaping"):
+        np.reshape(x, 24, order="K")
+
+
 def test_matmul_in_place_and_read_only_parts():
     """Review of 2026-11-25: @= rebound the name to a new array (NumPy writes in place and
     refuses a new shape); a write to a DDArray whose lo is read-only changed hi first."""

@@ -298,28 +298,82 @@ class DDArray:
                 target = part[key]
                 copy_into(target, array_module(part).broadcast_to(new, target.shape))
 
-    def copy(self) -> "DDArray":
-        return _wrap(_new_copy(self._hi), _new_copy(self._lo))
+    def copy(self, order="C") -> "DDArray":
+        """A copy of the array (new parts), as ndarray.copy.
 
-    def reshape(self, *shape) -> "DDArray":
+        Parameters
+        ----------
+        order : {'C', 'F', 'A', 'K'}, optional
+            The memory layout of the new parts, NumPy's: 'C' (default) row-major, 'F'
+            column-major, 'A' 'F' when both parts are Fortran-contiguous and not C-contiguous,
+            else 'C', 'K' each part's own layout as closely as possible (np.copy's default).
+            The values are the same whatever the order; a part that kernels cannot address in
+            place (odd byte strides, a misaligned address) is copied C-contiguous for 'A', 'K'.
+
+        Returns
+        -------
+        DDArray
+            On this array's device.
+        """
+        order = order_argument(order)
+        if order == "A":
+            order = "F" if self._fortran_ordered() else "C"
+        return _wrap(_new_copy(self._hi, order), _new_copy(self._lo, order))
+
+    def reshape(self, *shape, order="C", copy=None) -> "DDArray":
+        """The array with a new shape, as ndarray.reshape (np.reshape's arguments).
+
+        Parameters
+        ----------
+        *shape : int or tuple of ints
+            The new shape (one -1 entry is inferred); reshape(()) gives a 0-d array.
+        order : {'C', 'F', 'A'}, optional
+            The index order in which the elements are read and placed, NumPy's: 'C' (default)
+            the last index fastest, 'F' the first, 'A' 'F' when both parts are
+            Fortran-contiguous and not C-contiguous, else 'C' ('K' is a ValueError).
+        copy : bool, optional
+            None (default): a view of both parts where strides allow, else copies of both;
+            True: always copies; False: a ValueError where views are impossible.
+
+        Returns
+        -------
+        DDArray
+            Views of both parts or copies of both, never one of each.
+        """
         if not shape:   # NumPy's error (an empty tuple, reshape(()), is a 0-d shape)
             raise TypeError("reshape() takes the new shape (reshape(()) for 0-d)")
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape
-        return self._reshaped(lambda part: part.reshape(shape))
+        order = order_argument(order)
+        if order == "K":
+            raise ValueError("order 'K' is not permitted for reshaping")
+        if order == "A":
+            order = "F" if self._fortran_ordered() else "C"
+        return self._reshaped(lambda part: part.reshape(shape, order=order),
+                              None if copy is None else bool(copy))
 
     def ravel(self) -> "DDArray":
         return self._reshaped(lambda part: part.ravel())
 
-    def _reshaped(self, reshape) -> "DDArray":
+    def _fortran_ordered(self) -> bool:
+        """Whether NumPy's order='A' reads this array in Fortran order: both parts
+        Fortran-contiguous and not C-contiguous (one order for both, or the parts' elements
+        would be paired differently)."""
+        return all(p.flags.f_contiguous and not p.flags.c_contiguous
+                   for p in (self._hi, self._lo))
+
+    def _reshaped(self, reshape, copy=None) -> "DDArray":
         """reshape applied to both parts: views of both, or copies of both (never a view of one
         part and a copy of the other, which parts laid out differently would give and a write
-        through the result would then corrupt)."""
+        through the result would then corrupt); copies of both for copy=True, a ValueError
+        (NumPy's) for copy=False where a part would be a copy."""
         hi, lo = (reshape(addressable(p)) for p in (self._hi, self._lo))
         xp = array_module(hi)
-        hi_view, lo_view = (xp.may_share_memory(new, old)
+        hi_view, lo_view = (new.size == 0 or xp.may_share_memory(new, old)
                             for new, old in ((hi, self._hi), (lo, self._lo)))
-        if hi_view != lo_view:
-            hi, lo = (hi.copy(), lo) if hi_view else (hi, lo.copy())
+        if copy is False and not (hi_view and lo_view):
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+        if copy or hi_view != lo_view:
+            hi, lo = (hi.copy() if hi_view else hi), (lo.copy() if lo_view else lo)
         return _wrap(hi, lo)
 
     def transpose(self, *axes) -> "DDArray":
@@ -629,10 +683,27 @@ class DDArray:
         return operation("array_function")(func, types, args, kwargs)
 
 
-def _new_copy(part):
-    """A new copy of a part: C-contiguous where kernels could not address the part in place."""
+def _new_copy(part, order: str = "C"):
+    """A new copy of a part in NumPy's `order` ('C', 'F' or 'K'): C-contiguous first where
+    kernels could not address the part in place (CuPy's copy would load its misaligned items
+    whole), then 'F' if asked."""
     copied = addressable(part)
-    return part.copy() if copied is part else copied
+    if copied is part:
+        return part.copy(order=order)
+    return copied.copy(order="F") if order == "F" else copied
+
+
+def order_argument(order, default: str = "C") -> str:
+    """NumPy's order= argument ('C', 'F', 'A' or 'K', either case; None: `default`) as one
+    upper-case letter; NumPy's TypeError for a value that is not a str, its ValueError for
+    another string."""
+    if order is None:
+        return default
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if len(order) != 1 or order.upper() not in "CFAK":
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return order.upper()
 
 
 def _from_normalized_parts(hi, lo) -> DDArray:

@@ -815,9 +815,22 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
 def _shape(a): return a.shape
 def _ndim(a): return a.ndim
 def _size(a, axis=None): return a.size if axis is None else a.shape[axis]
-def _copy(a): return a.copy()
+
+
+def _copy(a, order="K", subok=False):
+    """np.copy: a.copy(order) with np.copy's default order 'K' (subok changes nothing: a DDArray
+    has no subclasses to keep)."""
+    return asarray(a).copy("K" if order is None else order)
+
+
 def _transpose(a, axes=None): return a.transpose(axes) if axes is not None else a.T
-def _reshape(a, shape): return a.reshape(shape)
+
+
+def _reshape(a, shape, order="C", *, copy=None):
+    """np.reshape: a.reshape(shape, order=order, copy=copy)."""
+    return asarray(a).reshape(shape, order=order, copy=copy)
+
+
 def _np_dot(a, b, out=None):
     """np.dot: ddblas.dot, written into out (a DDArray of exactly the result's shape, as NumPy
     asks of dot's out; it may be an operand: the product is computed first)."""
