@@ -99,6 +99,52 @@ def test_where_of_a_condition_alone_takes_lists_as_numpy():
         assert all(g.tolist() == e.tolist() for g, e in zip(got, expected))
 
 
+def test_concatenate_and_outer_write_into_out(device):
+    """np.concatenate(..., out=) and np.outer(a, b, out=) (and ddblas's) write into a DDArray
+    out and return it, NumPy's rules: concatenate's out exactly the result's shape, outer's
+    any shape the result broadcasts to (multiply's); out may be an operand; a wrong shape a
+    ValueError and a float64 array or a list a TypeError, each naming out= (out= was an
+    unexpected keyword)."""
+    tenth = ddblas.array("0.1", device=device)
+    a = ddblas.array([1, 3], device=device) + 2.0 ** -60
+    b = ddblas.array([2, 4, 8], device=device)
+    joined = [1 + Fraction(1, 2 ** 60), 3 + Fraction(1, 2 ** 60), 2, 4, 8]
+    for call in (lambda out: np.concatenate([a, b], out=out),
+                 lambda out: np.concatenate((a, b), 0, out),
+                 lambda out: ddblas.concatenate([a, b], out=out)):
+        out = ddblas.zeros(5, device=device)
+        assert call(out) is out and exact_values(out) == joined
+    out = ddblas.zeros(6, device=device)
+    assert np.concatenate([a[:, None], tenth.reshape(1, 1)], axis=None, out=out[1::2]) is not None
+    assert exact_values(out) == [0, joined[0], 0, joined[1], 0, exact_values(tenth)[0]]
+    ab = ddblas.concatenate([a, b[:2]])   # an operand as out: the result computed first
+    assert np.concatenate([ab[2:], ab[:2]], out=ab) is ab
+    assert exact_values(ab) == joined[2:4] + joined[:2]
+    products = [x * y for x in joined[:2] for y in (2, 4, 8)]   # exact: powers of two times
+    for call in (lambda out: np.outer(a, b, out=out), lambda out: np.outer(a, b, out),
+                 lambda out: ddblas.outer(a, b, out, fma=False)):
+        out = ddblas.zeros((2, 3), device=device)
+        assert call(out) is out and exact_values(out) == products
+    out = ddblas.zeros((2, 2, 3), device=device)   # broadcast into, as numpy.outer
+    assert np.outer(a, b, out=out) is out and exact_values(out) == products * 2
+    square = ddblas.array([[1, 2], [3, 4]], device=device)
+    assert np.outer(square[0], square[1], out=square) is square   # an operand as out
+    assert exact_values(square) == [3, 4, 6, 8]
+    for bad in (ddblas.zeros((3, 2), device=device), ddblas.zeros(6, device=device),
+                ddblas.zeros((2, 1), device=device)):
+        with pytest.raises(ValueError, match=r"^ddblas: outer\(\): out= has shape"):
+            np.outer(a, b, out=bad)
+    for bad in (ddblas.zeros((5, 1), device=device), ddblas.zeros(6, device=device)):
+        with pytest.raises(ValueError, match=r"^ddblas: concatenate\(\): out= has shape"):
+            np.concatenate([a, b], out=bad)
+    for bad in (np.zeros((2, 3)), [0.0] * 6):
+        with pytest.raises(TypeError, match=r"^ddblas: outer\(\): out= must be a DDArray"):
+            np.outer(a, b, out=bad)
+        with pytest.raises(TypeError, match=r"^ddblas: concatenate\(\): out= must be a "
+                                            r"DDArray"):
+            np.concatenate([a, b], out=bad)
+
+
 def test_views_read_only_on_cpu():
     a = ddblas.random((3, 3), seed=1)
     for view in (ddblas.broadcast_to(a[0], (4, 3)), ddblas.diagonal(a)):

@@ -11,11 +11,11 @@ import numbers
 
 import numpy as np
 
-from ..engines.backend import check_device, device_of_array
+from ..engines.backend import broadcast_shape, check_device, device_of_array
 from .array import DDArray, array, full, is_array
 from .convert import dd_to_fraction
-from .ops import (absolute, divide, equal, less_equal, multiply, operands,
-                  register_functions, scale)
+from .ops import (absolute, divide, equal, less_equal, multiply, operands, output_argument,
+                  register_functions, scale, store_output)
 from .ops import add as dd_add
 from .ops import subtract
 
@@ -48,9 +48,34 @@ def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
                    join([x.lo for x in xs], *args, **kwargs), normalize=False)
 
 
-def concatenate(arrays, axis=0) -> DDArray:
-    """Join arrays along an existing axis (None: flattened first), as numpy.concatenate."""
-    return _joined("concatenate", arrays, axis=axis)
+def concatenate(arrays, axis=0, out=None) -> DDArray:
+    """Join arrays along an existing axis (None: flattened first), as numpy.concatenate.
+
+    Parameters
+    ----------
+    arrays : sequence of DDArray or array_like
+        DDArrays, float64 arrays and scalars (converted exactly) of one device, with equal
+        shapes but along `axis`.
+    axis : int or None, optional
+        The axis joined along (default 0); None flattens the arrays first.
+    out : DDArray, optional
+        Where to write the result (NumPy's rule: exactly the result's shape, a ValueError
+        naming out= otherwise; a float64 array is a TypeError, it would drop lo; it may be one
+        of the arrays: the result is computed first).
+
+    Returns
+    -------
+    DDArray
+        The joined array, out when given.
+    """
+    out = output_argument(out, "concatenate()", dd_result=True)
+    result = _joined("concatenate", arrays, axis=axis)
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"ddblas: concatenate(): out= has shape {out.shape}, the result "
+                         f"{result.shape} (NumPy's rule: exactly the result's shape)")
+    return store_output(result, out)
 
 
 def stack(arrays, axis=0) -> DDArray:
@@ -129,10 +154,40 @@ def broadcast_to(array, shape) -> DDArray:  # noqa: A002  (NumPy's name)
     return _parts(a.xp.broadcast_to, a, shape)
 
 
-def outer(a, b, *, fma=None, add=None) -> DDArray:
-    """The outer product of a and b (flattened), each element a DD multiply (mul's bound)."""
+def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
+    """The outer product of a and b (flattened), each element a DD multiply (mul's bound).
+
+    Parameters
+    ----------
+    a, b : DDArray or array_like
+        The operands, flattened (DD, float64 or Python numbers; one device).
+    out : DDArray, optional
+        Where to write the (a.size, b.size) result, as numpy.outer's out (that of the ufunc
+        multiply): a shape the result broadcasts to, a ValueError naming out= otherwise; a
+        float64 array is a TypeError (it would drop lo); it may be an operand (the products
+        are computed first).
+    fma, add : optional
+        The arithmetic variant (ddblas.options); None takes the active options.
+
+    Returns
+    -------
+    DDArray
+        result[i, j] = a.ravel()[i] * b.ravel()[j]; out when given.
+    """
+    out = output_argument(out, "outer()", dd_result=True)
     a, b = operands(a, b)
-    return multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
+    result = multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
+    if out is None:
+        return result
+    try:
+        fits = broadcast_shape(result.shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"ddblas: outer(): out= has shape {out.shape}, which the result's "
+                         f"{result.shape} does not broadcast to (numpy.outer's rule, that of "
+                         f"the ufunc multiply's out)")
+    return store_output(result, out)
 
 
 # ---- sorting: (hi, lo) lexicographic order is DD order (core.reductions) ----
