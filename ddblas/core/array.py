@@ -524,13 +524,16 @@ class DDArray:
     def __ceil__(self) -> int: return self._exact_scalar().__ceil__()
 
     def __round__(self, ndigits=None):
-        """round(x): a 0-d array's nearest int (ties to even, as round(float)); an array's
-        elements rounded to integers, a DDArray (ddblas.rint), as NumPy's round(ndarray)."""
+        """round(x): a 0-d array's nearest int (ties to even, as round(float) and round of a
+        NumPy scalar); a TypeError for an array with dimensions, which NumPy's arrays refuse
+        too (ddblas.rint rounds the elements)."""
         if ndigits is not None:
             raise TypeError("round(DDArray, ndigits) is not supported: use ddblas.rint on a "
                             "scaled array, or round(x) for the nearest integer")
         if self.ndim:
-            return operation("rint")(self)
+            raise TypeError(f"round() takes a 0-d DDArray, this one has shape {self.shape} "
+                            f"(NumPy's arrays have no round() either): ddblas.rint(x) rounds "
+                            f"the elements")
         return round(self._exact_scalar())
 
     def __contains__(self, value) -> bool:
