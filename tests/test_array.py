@@ -144,8 +144,11 @@ def test_numpy_subclasses_convert_as_plain_arrays():
     unmasked = ddblas.asarray(ma.array([1.0, 2.0], mask=[False, False]))
     assert type(unmasked.hi) is np.ndarray and exact_values(ddblas.sum(unmasked)) == [3]
     holes = ma.array([1.0, 2.0, 3.0], mask=[False, True, False])
-    for convert, name in ((ddblas.array, "obj"), (ddblas.asarray, "obj"),
-                          (ddblas.DDArray, "DDArray hi")):
+    # the value itself, not ddblas.array's parameter: operators (x + m) and named_operand
+    # ("b: a value is ...") report through it too
+    for convert, name in ((ddblas.array, "a value"), (ddblas.asarray, "a value"),
+                          (ddblas.DDArray, "DDArray hi"),
+                          (lambda m: ddblas.ones(3) + m, "a value")):
         with pytest.raises(ValueError, match=f"^{name} is a masked array with masked values"):
             convert(holes)
     with pytest.raises(ValueError, match="DDArray lo is a masked array"):

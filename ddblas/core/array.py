@@ -769,16 +769,18 @@ def _walk_nested(obj, pairs: list, depth: int = 0) -> tuple:
     return ()
 
 
-def _plain_array(x, name: str):
+def _plain_array(x, name: str | None):
     """x itself, or a NumPy array subclass (np.matrix...) as a plain ndarray view, so that its
     semantics do not carry over. A masked array with masked values is a ValueError naming the
-    argument `name`: a DDArray has no mask, and np.asarray would drop it."""
+    argument `name` (None: the value itself, as operators and named_operand need it): a DDArray
+    has no mask, and np.asarray would drop it."""
     if not isinstance(x, np.ndarray) or type(x) is np.ndarray:
         return x
     masked = sys.modules.get("numpy.ma")  # imported wherever a masked array exists
     if masked is not None and isinstance(x, masked.MaskedArray) and masked.is_masked(x):
-        raise ValueError(f"{name} is a masked array with masked values, and a DDArray has no "
-                         "mask: fill them (.filled(value)) or drop them (.compressed()) first")
+        raise ValueError(f"{name or 'a value'} is a masked array with masked values, and a "
+                         "DDArray has no mask: fill them (.filled(value)) or drop them "
+                         "(.compressed()) first")
     return np.asarray(x)
 
 
@@ -833,7 +835,7 @@ def array(obj, device=None, copy=True) -> DDArray:
             return DDArray(hi, lo, normalize=False).to_device(target)
         return array(obj.get(), device=target, copy=False)
     if isinstance(obj, np.ndarray):
-        hi, lo = _host_pairs_from_numpy(_plain_array(obj, "obj"), copy)
+        hi, lo = _host_pairs_from_numpy(_plain_array(obj, None), copy)
     elif type(obj).__name__ == "matrix" and hasattr(obj, "tolist") and hasattr(obj, "rows"):
         # an mpmath matrix (with no rows, tolist() is [] whatever the columns: reshaped)
         return array(obj.tolist(), device=device).reshape(obj.rows, obj.cols)
