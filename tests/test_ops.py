@@ -237,6 +237,14 @@ def test_comparison_ufuncs_raise_for_text_and_dates_as_numpy(device):
     assert get(np.greater_equal(x, np.array(["0.5", "2", "3.0000000000000000000000001"]))) \
         == [True, True, False]
     assert get(ddblas.equal(x, "abc")) == [False] * 3   # the function: the operator's answers
+    # their outer method too (it parsed the text first: a ValueError 'cannot parse')
+    for ufunc in ufuncs:
+        for pair in ((x, "abc"), (["a", "b"], x), (x, np.array(["a", "b"]))):
+            with pytest.raises(TypeError, match="did not contain a loop"):
+                ufunc.outer(*pair)
+            with pytest.raises(TypeError, match="did not contain a loop"):
+                ufunc.outer(*(host if p is x else p for p in pair))
+    assert get(np.less.outer(x, ["1.5", "2.5"])) == [[True, True], [False, True], [False, False]]
 
 
 @given(dd_arrays(**WIDE))

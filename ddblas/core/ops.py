@@ -313,6 +313,7 @@ def _comparison(name, symbol):
         return compare_as(a, b, not operator)
 
     compare.__name__ = ufunc_compare.__name__ = name
+    ufunc_compare.outer = lambda a, b: compare_as(a, b, True)   # no operator calls np.<name>.outer
     against = {"==": "False", "!=": "True"}.get(symbol, "a TypeError")
     operator_note = (f"; the operator {symbol} answers {against} for them"
                      if symbol in ("==", "!=") else "")
@@ -784,8 +785,13 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
             raise TypeError("method outer is not allowed in ufunc with non-trivial signature")
         if ufunc.nin != 2:
             raise ValueError("outer product only supported for binary functions")
-        a, b = on_one_device(*inputs)
+        # an operand NumPy reads as text stays text, so the call below answers as its ufunc
+        # does (comparisons: NumPy's TypeError; np.equal.outer(x, 'abc') could not parse 'abc')
+        text = [_numpy_text(x) for x in inputs]   # at most one: the other is a DDArray
+        a, b = ([np.asarray(x) if t else x for x, t in zip(inputs, text)] if any(text) else
+                on_one_device(*inputs))
         inputs, method = (a.reshape(a.shape + (1,) * b.ndim), b), "__call__"
+        func = getattr(func, "outer", func)
     if func is None or method != "__call__":
         what = f"ufunc '{ufunc.__name__}'" + ("" if method == "__call__" else f" method '{method}'")
         raise TypeError(f"ddblas: {what} is not supported for DDArray")
