@@ -58,8 +58,15 @@ from .core.convert import dd_from_fraction, dd_to_fraction
 from .blas.gemmcall import transposed
 
 MAX_DECIMAL_EXPONENT = 100_000   # exact_value of a decimal string: |exponent| at most this
+# exact_value of an mpmath number: 2^-MAX_BINARY_EXPONENT <= |v| < 2^MAX_BINARY_EXPONENT (or 0),
+# the binary counterpart of MAX_DECIMAL_EXPONENT (10^100000 ~ 2^332192.8)
+MAX_BINARY_EXPONENT = 332_193
+# error() and gemm_error() compare a value beyond those limits through +-2^(+-_STAND_IN) of its
+# sign and side: far enough out that every error comes out as the same float (_comparable_value)
+_STAND_IN = 100_000
 
-__all__ = ["GROWTH", "ErrorReport", "U", "U2", "bound", "bound_constant", "dot_condition",
+__all__ = ["GROWTH", "ErrorReport", "MAX_BINARY_EXPONENT", "MAX_DECIMAL_EXPONENT", "U", "U2",
+           "bound", "bound_constant", "dot_condition",
            "error", "exact_value", "exact_values", "gemm_error", "hilbert", "ill_conditioned_dot",
            "ill_conditioned_matrix", "in_u2", "matrix_condition", "random_dd", "ratio_u2",
            "solve_backward_error", "vandermonde"]
@@ -103,16 +110,75 @@ class ErrorReport:
 
 
 def _mpf_to_fraction(x) -> Fraction:
-    """The exact value of a finite mpmath.mpf."""
+    """The exact value of a finite mpmath.mpf (of any magnitude: callers bound it first)."""
     sign, man, exp, _ = x._mpf_
-    q = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    man = int(man)   # an mpz under mpmath's gmpy backend
+    q = Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
     return -q if sign else q
 
 
+def _beyond(v):
+    """(negative, huge) for a finite nonzero mpmath mpf or decimal string/Decimal beyond
+    exact_value's limits, read off its exponent without building the value: an mpf with
+    |v| >= 2^MAX_BINARY_EXPONENT (huge) or |v| < 2^-MAX_BINARY_EXPONENT, a decimal with
+    |v| >= 10^(MAX_DECIMAL_EXPONENT + 1) (huge) or |v| < 10^-MAX_DECIMAL_EXPONENT. None for
+    everything else."""
+    import mpmath
+    if isinstance(v, mpmath.mpf):
+        sign, man, exp, bc = v._mpf_
+        if not man:   # zero, inf, nan
+            return None
+        top = exp + bc   # 2^(top - 1) <= |v| < 2^top
+        if top - 1 >= MAX_BINARY_EXPONENT or top <= -MAX_BINARY_EXPONENT:
+            return bool(sign), top > 0
+        return None
+    if isinstance(v, (str, Decimal)):
+        try:
+            d = Decimal(v.strip() if isinstance(v, str) else v)
+        except ArithmeticError:   # not a decimal number ("1/3"): exact_value reads it
+            return None
+        if not d.is_finite() or d.is_zero():
+            return None
+        top = d.adjusted()   # 10^top <= |v| < 10^(top + 1)
+        if abs(top) > MAX_DECIMAL_EXPONENT:
+            return d.is_signed(), top > 0
+    return None
+
+
 def exact_value(v):
-    """The exact value of one number as a Fraction (None for inf and nan): floats (NumPy's of any
-    width, long double included), ints (NumPy's and bools too), Fractions, mpmath numbers
-    (dyadic), decimal strings and Decimals exactly."""
+    """The exact value of one number as a Fraction (None for inf and nan).
+
+    Taken exactly: floats (NumPy's of any width, long double included), ints (NumPy's and bools
+    too), Fractions, mpmath mpf numbers (dyadic), decimal strings and Decimals.
+
+    Parameters
+    ----------
+    v : number
+        One of the kinds above.
+
+    Returns
+    -------
+    Fraction or None
+        v's exact value; None where v is inf or nan.
+
+    Raises
+    ------
+    ValueError
+        Where building the exact value would take time and memory without bound: an mpmath
+        mpf with |v| >= 2^MAX_BINARY_EXPONENT (2^332193 ~ 10^100000) or nonzero
+        |v| < 2^-MAX_BINARY_EXPONENT, a decimal string or Decimal whose written exponent is
+        beyond +-MAX_DECIMAL_EXPONENT or whose magnitude is at least 10^(MAX_DECIMAL_EXPONENT
+        + 1) or below 10^-MAX_DECIMAL_EXPONENT. `error` and `gemm_error` still score such
+        values, exactly: their errors, as floats, do not depend on where out there the value
+        lies (against a reference beyond 2^332193 any finite result has relative error 1,
+        2^106 u^2; against a nonzero one below 2^-332193 inf, unless the result is 0).
+    TypeError
+        For anything else, an mpmath constant such as mpmath.pi included: it has no one exact
+        value, only values at a precision. Evaluate it at the precision the reference needs
+        (256 bits or more against DD results), e.g. ``with mpmath.workprec(256): ref =
+        +mpmath.pi``, and pass that mpf. (mpmath's default precision is 53 bits: taken
+        silently, its error, 2^-53, would be scored as the DD result's.)
+    """
     import mpmath
     if isinstance(v, Fraction):
         return v
@@ -123,10 +189,18 @@ def exact_value(v):
     if isinstance(v, (float, np.floating)):   # np.longdouble too: float() rounded it
         return Fraction(*v.as_integer_ratio()) if np.isfinite(v) else None
     if isinstance(v, mpmath.mpf):
-        return _mpf_to_fraction(v) if mpmath.isfinite(v) else None
+        if not mpmath.isfinite(v):
+            return None
+        if _beyond(v) is not None:
+            # 2^(10^12) built a Python int of 10^12 bits (hours, or MemoryError)
+            raise ValueError(f"the mpmath value {mpmath.nstr(v, 5)} is beyond "
+                             f"2^+-{MAX_BINARY_EXPONENT}: no exact value is built there "
+                             f"(error() and gemm_error() score such references without one)")
+        return _mpf_to_fraction(v)
     if isinstance(v, (str, Decimal)):
         exponent = re.search(r"[eE]\s*([-+]?\d+)\s*$", str(v))
-        if exponent and abs(int(exponent.group(1))) > MAX_DECIMAL_EXPONENT:
+        if (exponent and abs(int(exponent.group(1))) > MAX_DECIMAL_EXPONENT) or \
+                _beyond(v) is not None:
             # Fraction would build 10^exponent exactly: "1e999999999999" never returned
             raise ValueError(f"the decimal exponent of {str(v)[:40]!r} is beyond "
                              f"+-{MAX_DECIMAL_EXPONENT}: no exact reference is taken there")
@@ -135,7 +209,31 @@ def exact_value(v):
         except (ValueError, ArithmeticError):
             return None if str(v).strip().lower().lstrip("+-") in ("inf", "infinity", "nan") \
                 else exact_value(mpmath.mpf(str(v)))
+    if isinstance(v, mpmath.ctx_mp_python.mpnumeric) and hasattr(v, "_mpf_"):
+        # mpmath.pi, mpmath.e, ...: its _mpf_ is the value at mpmath's current precision
+        raise TypeError(f"{v!r} is an mpmath constant, which has no one exact value: evaluate "
+                        f"it at the precision the reference needs (256 bits or more against "
+                        f"DD results), e.g. `with mpmath.workprec(256): ref = +mpmath.pi`, "
+                        f"and pass that mpf")
     raise TypeError(f"cannot take {type(v).__name__} value {v!r} as an exact number")
+
+
+def _comparable_value(v):
+    """exact_value(v), except that a value beyond its limits (_beyond) is replaced by
+    +-2^(+-_STAND_IN) of its sign and side, for error() and gemm_error(), whose floats come out
+    the same as from the exact value. What they compare it with are DD-range dyadics (each a
+    multiple of 2^-3300 below 2^3200 K): against a huge v the relative error is 1 (2^106 u^2)
+    and a huge C entry errs by inf, for the stand-in as for v; a tiny reference gives 2^106
+    against a zero result and inf against any other; a tiny C entry moves |C - exact| / den
+    from its value at C = 0 by a relative 2^-96000 at most, toward the side its sign decides:
+    too little to cross a rounding boundary but one that value sits on, which it leaves on
+    that same side."""
+    beyond = _beyond(v)
+    if beyond is None:
+        return exact_value(v)
+    negative, huge = beyond
+    q = Fraction(2) ** (_STAND_IN if huge else -_STAND_IN)
+    return -q if negative else q
 
 
 def exact_values(x) -> list:
@@ -149,6 +247,13 @@ def exact_values(x) -> list:
         x = x.get()
     arr = x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
     return [exact_value(v) for v in arr.ravel()]
+
+
+def _comparable_values(x) -> list:
+    """exact_values(x) with the stand-ins of _comparable_value for values beyond its limits."""
+    if isinstance(x, DDArray) or getattr(getattr(x, "dtype", None), "kind", "O") in "biuf":
+        return exact_values(x)   # numbers of a fixed width: within the limits
+    return [_comparable_value(v) for v in np.asarray(x, dtype=object).ravel()]
 
 
 def _shape(x):
@@ -186,7 +291,7 @@ def error(result, reference) -> ErrorReport:
     if _shape(reference) != result.shape:
         raise ValueError(f"result has shape {result.shape} but reference has shape "
                          f"{_shape(reference)}")
-    got, want = exact_values(result), exact_values(reference)
+    got, want = exact_values(result), _comparable_values(reference)
     raw = np.asarray(result.to_device("cpu").hi).ravel()
     ref_raw = np.asarray(reference.to_device("cpu").hi if isinstance(reference, DDArray)
                          else np.asarray(reference, dtype=object)).ravel()
@@ -255,7 +360,7 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     mb, eb = _integer_matrix(b)
     product, magnitude = ma.dot(mb), np.abs(ma).dot(np.abs(mb))
     scale = Fraction(2) ** (ea + eb)
-    got = exact_values(c)
+    got = _comparable_values(c)
     c0_vals = exact_values(asarray(c0)[rows][:, cols]) \
         if c0 is not None and be != 0 else [Fraction(0)] * len(got)
     if not all(isinstance(z, Fraction) for z in c0_vals):

@@ -250,7 +250,9 @@ def test_generators_and_exact_values_refuse_what_they_cannot_do():
     """A decimal exponent of 10^12 hung in Fraction; exponents past the double range gave
     infs silently; tries=0 reported 'in 0 tries' after doing nothing."""
     with pytest.raises(ValueError, match="decimal exponent"):
-        accuracy.error(ddblas.ones(1), ["1e999999999999"])
+        accuracy.exact_value("1e999999999999")
+    # error() scores it all the same: relative error 1 (it raised before)
+    assert accuracy.error(ddblas.ones(1), ["1e999999999999"]).values.tolist() == [2.0 ** 106]
     assert accuracy.exact_value("1e300") == 10 ** 300
     for exponents in [(2000, 2000), (1.5, 3), (-1100, 0), (3, 1)]:
         with pytest.raises(ValueError, match="exponents must be"):
@@ -258,6 +260,71 @@ def test_generators_and_exact_values_refuse_what_they_cannot_do():
     assert accuracy.random_dd((4,), exponents=(-1074, 1023), seed=1).shape == (4,)
     with pytest.raises(ValueError, match="tries must be a positive integer"):
         accuracy.ill_conditioned_dot(10, 1e10, tries=0)
+
+
+def test_exact_value_refuses_mpmath_values_too_far_out_to_build():
+    """exact_value of an mpf built mantissa * 2^exponent whatever the exponent: 2^(10^12) took
+    125 GB (MemoryError or hours); now it refuses past 2^+-332193, as decimals past 10^+-100000,
+    without building anything."""
+    limit = accuracy.MAX_BINARY_EXPONENT
+    assert accuracy.exact_value(mpmath.mpf(2) ** (limit - 1)) == 2 ** (limit - 1)
+    assert accuracy.exact_value(-mpmath.mpf(3) * mpmath.mpf(2) ** -(limit + 1)) == \
+        Fraction(-3, 2 ** (limit + 1))      # 3 2^-(limit+1) >= 2^-limit: within
+    for v in (mpmath.mpf(2) ** limit, -mpmath.mpf(2) ** -(limit + 1), mpmath.mpf("1e-300000"),
+              mpmath.mpf(2) ** (10 ** 7), mpmath.mpf(2) ** (10 ** 15), mpmath.mpf(2) ** -(10 ** 15),
+              "1e-100001", "123e100000"):
+        with pytest.raises(ValueError, match="beyond"):
+            accuracy.exact_value(v)
+    assert accuracy.exact_value(mpmath.mpf(0)) == 0
+
+
+def _mpf_exactly(v) -> Fraction:   # the test's own reading of an mpf, at any size
+    sign, man, exp, _ = v._mpf_
+    q = Fraction(int(man)) * Fraction(2) ** exp
+    return -q if sign else q
+
+
+def test_errors_against_values_beyond_exact_values_limits_are_exact():
+    """error() and gemm_error() score references (and C entries) beyond exact_value's limits
+    through a stand-in: the floats must be those of the exact values (computed here exactly, at
+    2^+-400000 where that is still cheap), and 2^+-10^15 must come back at once."""
+    big, tiny = mpmath.mpf(5) * mpmath.mpf(2) ** 400000, mpmath.mpf(3) * mpmath.mpf(2) ** -400000
+    result = ddblas.DDArray(np.array([1.0, 0.0, -3.5, 2.0 ** 1000, -(2.0 ** -1074)]),
+                            np.array([2.0 ** -60, 0.0, 0.0, -(2.0 ** 940), 0.0]))
+    got = accuracy.exact_values(result)
+    for ref in (big, -big, tiny, -tiny):
+        err = accuracy.error(result, [ref] * 5).values.tolist()
+        w = _mpf_exactly(ref)
+        assert err == [accuracy.ratio_u2(abs(g - w), abs(w)) for g in got]
+    assert accuracy.error(result[:2], [big, tiny]).values.tolist() == [2.0 ** 106] * 2
+    assert accuracy.error(result[:2], [-tiny, tiny]).values.tolist() == [math.inf, 2.0 ** 106]
+    for far in (mpmath.mpf(2) ** (10 ** 15), -mpmath.mpf(2) ** -(10 ** 15), "-1e-999999999"):
+        assert accuracy.error(result[1:3], [far, far]).max in (2.0 ** 106, math.inf)
+    # C entries: exact A B + a tiny or huge C, against |A||B|
+    a = ddblas.array([[1.0, 2.0 ** -60], [3.0, -1.0]])
+    b = ddblas.array([[1.0 + 2.0 ** -52, 0.0], [1.0, -(2.0 ** -70)]])
+    ea, eb = (np.array(accuracy.exact_values(x), dtype=object).reshape(2, 2) for x in (a, b))
+    exact, den = ea.dot(eb), np.abs(ea).dot(np.abs(eb))
+    for off in (tiny, -tiny, big):
+        c = [[off, off], [off, off]]
+        w = _mpf_exactly(off)
+        want = [[accuracy.ratio_u2(abs(w - exact[i, j]), den[i, j]) for j in range(2)]
+                for i in range(2)]
+        assert accuracy.gemm_error(c, a, b).values.tolist() == want
+    assert accuracy.gemm_error([["1e999999", "-1e-999999"], [0, 0]], a, b).values[0, 0] == \
+        math.inf
+
+
+def test_exact_value_of_an_mpmath_constant_says_how_to_evaluate_it():
+    """mpmath.pi has no one value; mpmath's default 53 bits would be scored as the result's
+    error. The TypeError said only 'cannot take constant'; now it says what to pass."""
+    with pytest.raises(TypeError, match=r"mpmath constant.*workprec\(256\)"):
+        accuracy.exact_value(mpmath.pi)
+    with pytest.raises(TypeError, match="mpmath constant"):
+        accuracy.error(ddblas.array([3.0]), [mpmath.e])
+    with mpmath.workprec(256):
+        ref = +mpmath.pi
+    assert accuracy.error(ddblas.array([ref]), [ref]).max < 1   # DD's rounding of it: < u^2/2
 
 
 def test_numpy_integer_references_are_exact_python_ints():

@@ -543,7 +543,14 @@ print(accuracy.error(ddblas.sqrt(abs(x)), ref))
 
 `accuracy.ill_conditioned_dot(n, cond)` and `accuracy.ill_conditioned_matrix(n, cond)` generate
 inputs of a chosen condition number (`dot_condition`, `matrix_condition` measure it exactly);
-`accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals."""
+`accuracy.vandermonde(x)` builds Vandermonde matrices from exact rationals.
+
+References are taken exactly; an mpmath constant (`mpmath.pi`) is refused with a TypeError:
+evaluate it at the precision you need (`with mpmath.workprec(256): ref = +mpmath.pi`), since
+mpmath's default 53 bits would be scored as the DD result's error. `exact_value` refuses values
+whose exact form would be unbounded in size (mpmath numbers beyond 2^±332193, decimals beyond
+10^±100000); `error` and `gemm_error` still score them, exactly: against a reference that far out
+any finite result has relative error 1 (2^106 u²), or inf below 2^-332193 unless it is 0."""
 
 def run(quick: bool = False, out_dir: str = "ddblas-accuracy",
         command: str = "python -m ddblas accuracy", n_sizes=None) -> int:
