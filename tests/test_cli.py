@@ -133,6 +133,65 @@ def test_out_dir_where_no_directory_can_be_made_is_refused_before_the_run(capsys
                         "directory)") and ran == []
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+def test_bench_sizes_reach_every_suite_that_has_sizes(tmp_path, capsys, monkeypatch, gpu):
+    """`bench SUITE --sizes ...` set Plan.gpu_sizes whatever the suite: tsm, linalg, fma,
+    transfers, dask ran their default sizes, and without a GPU rgemm did too. Now each suite's
+    own sizes are set (on the CPU where there is no GPU), and a suite without sizes refuses."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    from ddblas.tools import bench
+    plans = []
+    monkeypatch.setattr(bench, "run", lambda suites, plan, **kw: plans.append(plan))
+    monkeypatch.setattr(ddblas, "gpu_available", lambda: gpu)
+
+    def plan(*argv):
+        assert cli.main(["bench", *argv, "--quick", "--out-dir", str(tmp_path)]) == 0
+        return plans.pop()
+
+    quick = bench.Plan.quick()
+    def cpu_or_default(default, value):   # --sizes reaches the CPU only without a GPU
+        return default if gpu else value
+    p = plan("rgemm", "--sizes", "40", "56")
+    assert p.gpu_sizes == (40, 56) and p.cpu_sizes == cpu_or_default(quick.cpu_sizes, (40, 56))
+    p = plan("linalg", "--sizes", "24")
+    for kind in ("solve", "factor", "qr"):
+        assert getattr(p, f"{kind}_gpu_sizes") == (24,)
+        assert getattr(p, f"{kind}_cpu_sizes") == cpu_or_default(
+            getattr(quick, f"{kind}_cpu_sizes"), (24,))
+    p = plan("linalg", "--sizes", "24", "--cpu-sizes", "16", "20")
+    assert p.factor_gpu_sizes == (24,) and p.qr_cpu_sizes == (16, 20)
+    if gpu:
+        p = plan("tsm", "--sizes", "64", "128")
+        assert p.tsm_gpu_sizes == (64, 128) and p.tsm_cpu_n == quick.tsm_cpu_n
+    else:   # the CPU runs one n
+        assert "one size on the CPU (no GPU here" in _usage_error(
+            capsys, "bench", "tsm", "--sizes", "64", "128", "--quick", "--out-dir", str(tmp_path))
+    p = plan("tsm", "--sizes", "64")
+    assert p.tsm_gpu_sizes == (64,) and p.tsm_cpu_n == cpu_or_default(quick.tsm_cpu_n, 64)
+    assert plan("tsm", "--cpu-sizes", "96").tsm_cpu_n == 96
+    p = plan("fma", "--sizes", "48")
+    assert p.fma_gpu_n == 48 and p.fma_cpu_n == cpu_or_default(quick.fma_cpu_n, 48)
+    p = plan("dask", "--sizes", "100")
+    assert p.dask_gpu == (100, 50)
+    assert p.dask_cpu == cpu_or_default(quick.dask_cpu, (100, 50, quick.dask_cpu[2]))
+    assert plan("transfers", "--sizes", "512").transfer_sizes == (512,)
+    assert plan("baselines", "--sizes", "8", "16").baseline_sizes == (8, 16)
+    p = plan("all", "--sizes", "40")   # bench/device_run.sh: the rgemm sweep's sizes
+    assert p.gpu_sizes == (40,) and p.solve_gpu_sizes == quick.solve_gpu_sizes
+    for argv, message in [
+            (("batched", "--sizes", "64"), "--sizes: bench batched has no sizes"),
+            (("transfers", "--cpu-sizes", "64"), "runs on the GPU only"),
+            (("baselines", "--cpu-sizes", "64"), "give --sizes"),
+            (("baselines", "--sizes", "8", "--baseline-sizes", "16"), "give one"),
+            (("fma", "--sizes", "64", "128"), "fma takes one size on the GPU, got 64 128"),
+            (("dask", "--cpu-sizes", "64", "128"), "--cpu-sizes: bench dask takes one size"),
+            (("tsm", "--cpu-sizes", "64", "128"), "tsm takes one size on the CPU, got")]:
+        assert message in _usage_error(capsys, "bench", *argv, "--quick", "--out-dir",
+                                       str(tmp_path))
+    assert plans == []
+
+
 def test_demo_checks_as_many_distinct_entries_as_it_reports(capsys):
     """Probe of 2026-11-29: with n < 16 (or n = 7919, a multiple of the row stride) the sampled
     rows and columns repeated, while the demo reported '16x16 entries checked'."""

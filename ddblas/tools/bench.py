@@ -39,6 +39,9 @@ ddblas stands.
   Python loop of single rgemm calls (timed on the first `batched_loop` products, scaled), and the
   rate with m, k, n zero-padded to multiples of 16 (counting only the unpadded flops).
 
+Sizes: `--sizes` and `--cpu-sizes` set each suite's own (SIZE_FIELDS, set_sizes); batched has
+none.
+
 Figures: DD GFLOP/s = 2 M N K / time (elementwise: results per second). GPU times use CUDA events
 (one warm-up, median of the repeats), CPU times the wall clock (one warm-up, median). Nakasato's
 model: T = T_comm + T_kernel with T_comm = bytes / PCIe bandwidth (measured) and T_kernel =
@@ -134,6 +137,65 @@ class Plan:
                    batched_solve_orders=(9, 19), batched_solve_gpu_batch=1000,
                    batched_solve_cpu_batch=100, flint_n=60, mpmath_n=30,
                    kappa_sweep=(1e4, 1e12, 1e20, 1e28), kappa_sweep_n=10, repeat=3)
+
+
+# What `--sizes` and `--cpu-sizes` set, per suite: the Plan fields of its GPU runs and of its CPU
+# runs. A field holding one int (fma_gpu_n, tsm_cpu_n, ...) or one (N, chunk[, workers]) case
+# (dask) takes one size. batched has none (shapes and batches); baselines runs one list on both
+# devices; transfers is GPU only; "all" sets the rgemm suite's, as bench/device_run.sh relies on.
+SIZE_FIELDS = {
+    "rgemm": (("gpu_sizes",), ("cpu_sizes",)),
+    "baselines": (("baseline_sizes",), ()),
+    "fma": (("fma_gpu_n",), ("fma_cpu_n",)),
+    "batched": ((), ()),
+    "transfers": (("transfer_sizes",), ()),
+    "tsm": (("tsm_gpu_sizes",), ("tsm_cpu_n",)),
+    "linalg": (("solve_gpu_sizes", "factor_gpu_sizes", "qr_gpu_sizes"),
+               ("solve_cpu_sizes", "factor_cpu_sizes", "qr_cpu_sizes")),
+    "dask": (("dask_gpu",), ("dask_cpu",)),
+    "all": (("gpu_sizes",), ("cpu_sizes",)),
+}
+
+
+def set_sizes(plan: Plan, suite: str, sizes=None, cpu_sizes=None, gpu: bool = True) -> None:
+    """Set the sizes of `suite` (a key of SIZE_FIELDS) in plan, in place, from the command
+    line's --sizes (a list of ints or None: the sizes of the GPU runs, and of the CPU runs on a
+    machine without a GPU) and --cpu-sizes (the CPU runs' sizes, whatever the machine).
+
+    Raises
+    ------
+    ValueError
+        For a suite without sizes (batched), --cpu-sizes for a suite without CPU sizes
+        (baselines, transfers), or more than one size where the suite takes one (fma; tsm's
+        CPU n; dask's N, whose chunk becomes min(chunk, N // 2)).
+    """
+    gpu_fields, cpu_fields = SIZE_FIELDS[suite]
+    if sizes is not None and not gpu_fields:
+        raise ValueError(f"--sizes: bench {suite} has no sizes to set (its shapes and batches "
+                         f"are fixed: Plan.batched_shapes and the batch counts)")
+    if cpu_sizes is not None and not cpu_fields:
+        why = "one list for both devices: give --sizes" if suite == "baselines" else \
+            "it runs on the GPU only" if suite == "transfers" else "it has no sizes"
+        raise ValueError(f"--cpu-sizes: bench {suite} has no CPU sizes ({why})")
+    cpu = cpu_sizes if cpu_sizes is not None else None if gpu else sizes
+    for fields, values, device in ((gpu_fields, sizes, "GPU"), (cpu_fields, cpu, "CPU")):
+        for field in fields if values is not None else ():
+            current = getattr(plan, field)
+            if isinstance(current, (int, np.integer)) or field.startswith("dask_"):
+                if len(values) != 1:
+                    option = "--sizes" if values is sizes else "--cpu-sizes"
+                    where = " (no GPU here: --sizes gives the CPU's)" \
+                        if device == "CPU" and values is sizes else ""
+                    raise ValueError(f"{option}: bench {suite} takes one size on the "
+                                     f"{device}{where}, got {' '.join(map(str, values))}")
+                n = int(values[0])
+                if field.startswith("dask_"):   # (N, chunk[, workers])
+                    current = (n, min(current[1], max(1, n // 2)), *current[2:])
+                    setattr(plan, field, current)
+                else:
+                    setattr(plan, field, n)
+            else:
+                setattr(plan, field, tuple(int(v) for v in values))
 
 
 # ---- reference figures ----

@@ -90,13 +90,21 @@ def _bench(parser, args, argv) -> int:
                      f"(it names the plots' files and the markers in --doc)")
     from . import bench as _bench
     plan = _bench.Plan.quick() if args.quick else _bench.Plan()
-    for option, field in (("sizes", "gpu_sizes"), ("cpu_sizes", "cpu_sizes"),
+    for option, field in (("sizes", None), ("cpu_sizes", None),
                           ("baseline_sizes", "baseline_sizes"), ("repeat", "repeat")):
         value = getattr(args, option)
         _at_least(parser, f"--{option.replace('_', '-')}", value, 1,
                   None if option == "repeat" else MAX_ORDER)
-        if value is not None:
+        if value is not None and field is not None:
             setattr(plan, field, tuple(value) if isinstance(value, list) else value)
+    if args.sizes is not None and args.baseline_sizes is not None and args.what == "baselines":
+        parser.error("--sizes and --baseline-sizes both set the baselines' sizes: give one")
+    # every suite with sizes takes --sizes / --cpu-sizes (only rgemm did: the rest ignored them)
+    from ddblas import gpu_available
+    try:
+        _bench.set_sizes(plan, args.what, args.sizes, args.cpu_sizes, gpu=gpu_available())
+    except ValueError as exc:
+        parser.error(str(exc))
     suites = _bench.SUITES if args.what == "all" else (args.what,)
     command = "python -m ddblas " + " ".join(sys.argv[1:] if argv is None else argv)
     _bench.run(suites, plan, out_dir=args.out_dir, doc=args.doc, section=args.section,
@@ -156,9 +164,14 @@ def main(argv=None) -> int:
     bench.add_argument("--quick", action="store_true",
                        help="small sizes (minutes a suite on 2 CPU cores)")
     bench.add_argument("--sizes", type=int, nargs="+",
-                       help="GPU rgemm sizes (the rgemm suite; ignored without a GPU)")
-    bench.add_argument("--cpu-sizes", type=int, nargs="+", help="CPU rgemm sizes (the rgemm "
-                                                                "suite)")
+                       help="the suite's matrix orders on the GPU, and on the CPU where there "
+                            "is no GPU (unless --cpu-sizes): rgemm and all: the rgemm sweep; "
+                            "baselines: its sizes (both devices); fma: the rgemm n (one); "
+                            "transfers: the square rgemm sizes; tsm: n; linalg: the solve, "
+                            "LU/Cholesky and QR orders; dask: N (one). batched has none")
+    bench.add_argument("--cpu-sizes", type=int, nargs="+",
+                       help="the suite's matrix orders on the CPU (as --sizes; one for fma, "
+                            "tsm and dask; baselines and transfers have none)")
     bench.add_argument("--baseline-sizes", type=int, nargs="+", help="sizes of the library "
                                                                      "comparison (baselines)")
     bench.add_argument("--repeat", type=int, help="timed repetitions (median)")
