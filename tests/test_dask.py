@@ -8,6 +8,7 @@ import pickle
 import signal
 import time
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -315,6 +316,42 @@ def test_rgemm_beta_zero_never_reads_c_alpha_zero_forms_no_product(device):
         assert same_bits(empty, ddblas.rgemm(x[:, :0], y[:0], z.copy(), beta="0.5"))
     zeros = dd.rgemm(nan_a, b, alpha=0).compute()
     assert zeros.shape == (6, 4) and same_bits(zeros, ddblas.zeros((6, 4), device=device))
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_rgemm_split_k_ozaki2_pieces_with_alpha_beta_meet_the_stated_bound(variant, shapes):
+    """docs/distributed.md: with k split, ozaki2-int8 pieces are proven only within rgemm's
+    whole bound for their L_p, so with alpha != 1 or beta != 0 C is within rgemm's bound for K
+    plus (c_mul + c_add)(1 + 2^-40) |alpha| S (S = (|op(A)||op(B)|)_ij): checked in exact
+    rationals on the CPU with dask's synchronous scheduler, each piece an ozaki2-int8 product
+    (no fallback: checked through ddblas.rgemm's info on the same blocks)."""
+    (m, k), achunks, (k2, n), bchunks = shapes
+    x, y = random_matrix(m, k, 71, spread=10), random_matrix(k2, n, 72, spread=10)
+    z = random_matrix(m, n, 73, spread=10)
+    a, b = dd.from_ddarray(x, chunks=achunks), dd.from_ddarray(y, chunks=bchunks)
+    c = dd.from_ddarray(z, chunks=(3, 2))
+    for k0 in range(0, k, achunks[1]):   # the pieces: op(A)[:, p] op(B)[p, :]
+        info = {}
+        ddblas.rgemm(x[:, k0:k0 + achunks[1]], y[k0:k0 + achunks[1]], algorithm="ozaki2-int8",
+                     info=info, **variant)
+        assert info["algorithm"] == "ozaki2-int8" and info["fallback"] is None, info
+    ex, ey, ez = (np.array(exact_values(v), dtype=object).reshape(v.shape) for v in (x, y, z))
+    name = _variant_name(variant)
+    whole = bound_constant("gemm", name, k)
+    extra = (bound_constant("mul", name) + bound_constant("add", name)) * \
+        (1 + Fraction(1, 2 ** 40))
+    for alpha, beta in [("-0.1", "0.3"), (3, 0), (1, "0.7"), ("0.1", 0)]:
+        al, be = (exact_values(ddblas.asarray(v))[0] for v in (alpha, beta))
+        got = dd.rgemm(a, b, c if be else None, alpha=alpha, beta=beta, split_k=True,
+                       split_every=2, algorithm="ozaki2-int8", **variant)
+        got = np.array(exact_values(got.compute(scheduler="synchronous")),
+                       dtype=object).reshape(m, n)
+        for i in range(m):
+            for j in range(n):
+                s_ij = sum(abs(ex[i, t] * ey[t, j]) for t in range(k))
+                exact = al * sum(ex[i, t] * ey[t, j] for t in range(k)) + be * ez[i, j]
+                limit = whole * (abs(al) * s_ij + abs(be * ez[i, j])) + extra * abs(al) * s_ij
+                assert abs(got[i, j] - exact) <= limit, (alpha, beta, i, j)
 
 
 @pytest.mark.parametrize("shapes", SHAPES)
