@@ -284,7 +284,10 @@ def error(result, reference) -> ErrorReport:
     shape: a DDArray, floats, ints, Fractions, decimal strings, or mpmath numbers (e.g. computed
     with mpmath at 256 bits or more), each taken exactly as given. Where the reference is 0 the
     error is 0 if the result is 0, else inf; a non-finite result or reference gives 0 where both
-    are the same float (inf == inf), else inf."""
+    are the same float (inf == inf), else inf. A reference beyond exact_value's limits (an mpf
+    past 2^+-332193, a decimal past 10^+-100000) is scored without its exact value, to the same
+    float: 2^106 (relative error 1) against a huge one; against a tiny one 2^106 for a zero
+    result, inf for any other."""
     result = asarray(result)
     if hasattr(reference, "get") and not isinstance(reference, DDArray):  # a CuPy array
         reference = reference.get()
@@ -340,7 +343,9 @@ def gemm_error(c, a, b, alpha=1, beta=0, c0=None, transa: str = "N", transb: str
     arrays (float64 results of other libraries too); c may also be a nested list or object array
     of exact values of any precision (Fractions, mpmath numbers), taken as they are; alpha, beta:
     DD scalars. rows, cols: index sequences to check only those rows and columns of C (for large
-    matrices). A non-finite entry of C gives inf; A, B and C0 must be finite."""
+    matrices). A non-finite entry of C gives inf; A, B and C0 must be finite. An entry of C
+    beyond exact_value's limits is scored, to the same float, without its exact value (inf if
+    huge)."""
     c, a, b = _exact_array(c), asarray(a), asarray(b)
     a = a.T if transposed(transa, "transa") else a
     b = b.T if transposed(transb, "transb") else b
