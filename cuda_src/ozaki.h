@@ -139,11 +139,18 @@ DD_HD void ozaki_slice_entry(dd x, index_t e, index_t slices, index_t beta, DIGI
         out[t * step] = DIGIT(ozaki_slice_step(x, e - beta * (t + 1)));
 }
 
-// ozaki_scale: x * 2^e for a DD x, exact unless the result underflows; on overflow (inf, 0).
+// ozaki_scale: x * 2^e for a DD x, exact unless the result underflows or passes Omega, the
+// largest DD (DBL_MAX, 2^970 - 2^917): then (+-inf, 0), except at 2^1024 - 2^970 (hi scaled to
+// 2^1024 = inf and lo to -2^970, the nearest to 2^1024 a normalized pair gets), which becomes
+// Omega: the Ozaki sums may round Omega up by u^2/2 to it (docs/ozaki.md, "Range"), and Omega
+// is 2^917 <= u^2 Omega / 2 from it. Signs mirrored below zero.
 DD_HD dd ozaki_scale(dd x, index_t e) {
-    dd r = {scale2(x.hi, e), scale2(x.lo, e)};
-    if (!isfinite(r.hi)) r.lo = 0.0;
-    return r;
+    const dd r = {scale2(x.hi, e), scale2(x.lo, e)};
+    if (isfinite(r.hi)) return r;
+    if (isfinite(x.hi) && fabs(scale2(x.hi, e - 1)) == 0x1p1023 && r.lo == copysign(0x1p970, -r.hi))
+        return signbit(r.hi) ? dd{-0x1.fffffffffffffp1023, -0x1.fffffffffffffp969}
+                             : dd{0x1.fffffffffffffp1023, 0x1.fffffffffffffp969};
+    return dd{r.hi, 0.0};
 }
 
 // ozaki_accumulate_entry: acc[w] = g (first) or acc[w] + g with the variant's DD addition; the

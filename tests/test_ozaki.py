@@ -408,25 +408,27 @@ def _near_omega(factor: Fraction):
 
 
 @pytest.mark.parametrize("algorithm", ["ozaki-fp64", "ozaki-int8", "ozaki2-int8"])
-def test_products_just_below_omega_are_finite_and_within_bound(algorithm):
+def test_products_just_below_omega_are_finite_and_within_bound(algorithm, device, variant):
     """A product of Omega (1 - 2^-100): finite, within the scheme's bound, as the classic
-    kernel's (which gives Omega itself exactly; see the xfail below for the Ozaki schemes)."""
-    a, b, x = _near_omega(1 - Fraction(1, 2 ** 100))
-    c = ddblas.rgemm(a, b, algorithm=algorithm)
-    assert np.isfinite(c.hi).all()
-    assert accuracy.gemm_error(c, a, b).max <= accuracy.bound("gemm", k=2)  # all meet it
+    kernel's (which gives Omega itself exactly)."""
+    a, b, _ = _near_omega(1 - Fraction(1, 2 ** 100))
+    a, b = a.to_device(device), b.to_device(device)
+    c = ddblas.rgemm(a, b, algorithm=algorithm, **variant)
+    assert np.isfinite(c.to_device("cpu").hi).all()
+    assert accuracy.gemm_error(c, a, b).max <= accuracy.bound("gemm", ddblas.Options(**variant), 2)
     a, b, x = _near_omega(Fraction(1))
     assert exact_values(ddblas.rgemm(a, b, algorithm="blocked")) == [x] and x == OMEGA
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Kernel rounding, not Python (cuda_src/ is not changed here): the exact scaled sum "
-    "Omega / 2^(e_i + f_j) comes out as 2^(1024 - e_i - f_j) (1 - 2^-54), u^2/2 above it and "
-    "within the bound: in scheme I add_accurate/add_sloppy (dd.h) round the last group sum "
-    "(ozaki_finish_entry, ozaki.h), in scheme II crt_to_dd (crt.h) rounds bit t-106 half up "
-    "and fast_two_sum ties to even; ozaki_scale's scale2 then takes the hi part 2^(1024 - e) "
-    "to 2^1024 = inf. docs/ozaki.md, 'Range'."))
 @pytest.mark.parametrize("algorithm", ["ozaki-fp64", "ozaki-int8", "ozaki2-int8"])
-def test_a_product_exactly_at_omega_is_omega(algorithm):
-    a, b, x = _near_omega(Fraction(1))
-    assert exact_values(ddblas.rgemm(a, b, algorithm=algorithm)) == [OMEGA]
+def test_a_product_exactly_at_omega_is_omega(algorithm, device, variant):
+    """C = Omega exactly (and -Omega): the Ozaki sums may round the scaled Omega up by u^2/2,
+    within the bound, to a value that scales back to 2^1024 - 2^970; ozaki_scale makes that
+    Omega (it gave inf, as it still does past Omega: 2 Omega)."""
+    a, b, _ = _near_omega(Fraction(1))
+    a, b = a.to_device(device), b.to_device(device)
+    for sign in (1, -1):
+        c = ddblas.rgemm(sign * a, b, algorithm=algorithm, **variant)
+        assert exact_values(c) == [sign * OMEGA]
+    twice = ddblas.rgemm(2 * a, b, algorithm=algorithm, **variant).to_device("cpu")
+    assert twice.hi[0, 0] == np.inf and twice.lo[0, 0] == 0
