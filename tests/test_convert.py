@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import numbers
 import struct
 import time
 from fractions import Fraction
@@ -337,3 +338,87 @@ def test_conversions_give_the_nearest_normalised_dd(device, exponent, mantissa, 
     check_nearest_and_normalised(q, pair(ddblas.array(q, device=device)))
     text = decimal_string(q)  # 5000 digits (exact: q is dyadic)
     check_nearest_and_normalised(q, pair(ddblas.array(text, device=device)))
+
+
+# ---- other number types (probe of 2026-12-01) ----
+class BinaryFloat(numbers.Real):
+    """A stand-in for an arbitrary-precision binary float such as gmpy2's mpfr: a numbers.Real
+    with an exact as_integer_ratio (and an _mpf_ that is NOT its value for nan, as mpfr's)."""
+
+    def __init__(self, num, den=1):
+        self.num, self.den = num, den
+
+    def as_integer_ratio(self):
+        if self.den == 0:
+            raise ValueError("cannot pass NaN") if self.num == 0 else OverflowError("infinity")
+        return self.num, self.den
+
+    @property
+    def _mpf_(self):
+        return (0, 0, -1073741823, 1)  # what an mpfr nan's looks like: a zero
+
+    def __float__(self):
+        if self.den == 0:
+            return math.nan if self.num == 0 else math.copysign(math.inf, self.num)
+        return -0.0 if self.num == 0 and self.den < 0 else self.num / abs(self.den)
+
+    def __repr__(self):
+        return f"BinaryFloat({self.num}, {self.den})"
+
+    # the rest of numbers.Real, unused
+    __abs__ = __add__ = __ceil__ = __eq__ = __floor__ = __floordiv__ = __le__ = __lt__ = \
+        __mod__ = __mul__ = __neg__ = __pos__ = __pow__ = __radd__ = __rfloordiv__ = \
+        __rmod__ = __rmul__ = __round__ = __rpow__ = __rtruediv__ = __truediv__ = \
+        __trunc__ = lambda self, *args: NotImplemented
+
+
+class FloatLike:
+    """SymPy's Float as ddblas sees it: an _mpf_ holding its value (mpmath's protocol for
+    foreign numbers) and a .func that is its class (SymPy's Basic.func), not mpmath's."""
+
+    def __init__(self, raw):
+        self._mpf_ = raw
+
+    @property
+    def func(self):
+        return type(self)
+
+
+def check_converted(values, device):
+    """Each (value, (hi, lo)) as a scalar, in a list and in an object array: those bits."""
+    for value, (hi, lo) in values:
+        for obj in (value, [value], np.array([value], dtype=object)):
+            got = ddblas.array(obj, device=device).to_device("cpu")
+            assert same_value(float(got.hi.ravel()[0]), hi), value
+            assert same_value(float(got.lo.ravel()[0]), lo), value
+
+
+def test_number_types_of_other_libraries_convert_exactly(device):
+    """Probe of 2026-12-01: a Fraction holding gmpy2 mpz (Fraction(mpz(1), 3)), gmpy2's mpq and
+    mpz went through int true division, which for mpz gives an mpfr of gmpy2's working
+    precision: with it set to 300 bits, mpq(1, 3) became (1/3, -8e-92) and mpz(2^80 + 1) lost
+    its 1 in a list, and a scalar failed ("DDArray hi must be a float64 array, got dtype
+    object"); an mpfr (it has an _mpf_) raised AttributeError: no 'func'; any other type with an
+    _mpf_ had its .func called as mpmath constants' are."""
+    third = nearest_dd(Fraction(1, 3))
+    big = 2 ** 80 + 1
+    check_converted([
+        (BinaryFloat(1, 3), third), (BinaryFloat(-5, 7), nearest_dd(Fraction(-5, 7))),
+        (BinaryFloat(big), nearest_dd(Fraction(big))), (BinaryFloat(1, 2 ** 1100), (0.0, 0.0)),
+        (BinaryFloat(2 ** 1100), (math.inf, 0.0)), (BinaryFloat(1, 0), (math.inf, 0.0)),
+        (BinaryFloat(0, -1), (-0.0, 0.0)), (BinaryFloat(0, 0), (math.nan, 0.0)),
+        (FloatLike((0, 3, -1, 2)), (1.5, 0.0)),
+        (FloatLike((1, (1 << 200) + 1, -200, 201)), (-1.0, -(2.0 ** -200)))], device)
+    gmpy2 = pytest.importorskip("gmpy2")
+    context = gmpy2.get_context()
+    saved, context.precision = context.precision, 300
+    try:
+        third_300 = gmpy2.mpfr(1) / 3
+        check_converted([
+            (gmpy2.mpq(1, 3), third), (gmpy2.mpz(big), nearest_dd(Fraction(big))),
+            (Fraction(gmpy2.mpz(1), gmpy2.mpz(3)), third),
+            (third_300, nearest_dd(Fraction(*map(int, third_300.as_integer_ratio())))),
+            (gmpy2.mpfr("-0"), (-0.0, 0.0)), (gmpy2.mpfr("-inf"), (-math.inf, 0.0)),
+            (gmpy2.mpfr("nan"), (math.nan, 0.0))], device)
+    finally:
+        context.precision = saved

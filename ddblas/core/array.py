@@ -813,7 +813,8 @@ def _pairs_to_arrays(pairs, shape):
 
 def array(obj, device=None, copy=True) -> DDArray:
     """A new DDArray from `obj`: a DDArray; a Python, NumPy or mpmath number; a decimal string
-    (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; a NumPy or CuPy
+    (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; another real
+    number type of the numbers ABCs (gmpy2's mpz, mpq and mpfr: exactly); a NumPy or CuPy
     array (float64 is exact; integers beyond 2^53 and object/string arrays are converted per
     element; subclasses such as np.matrix as plain arrays; a masked array with masked values is
     a ValueError); an mpmath matrix; or nested sequences of these (lists, tuples, ranges and

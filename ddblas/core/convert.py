@@ -18,6 +18,7 @@ import math
 import numbers
 import re
 import struct
+import sys
 import unicodedata
 from fractions import Fraction
 
@@ -132,8 +133,12 @@ def _nearest_dd_decimal(negative: bool, digits: str, exp10: int) -> tuple[float,
 
 
 def dd_from_fraction(q: Fraction) -> tuple[float, float]:
-    """The DD nearest q: hi = fl(q) (correctly rounded), lo = fl(q - hi); +-inf past the range."""
-    return _nearest_dd(q < 0, abs(q.numerator), q.denominator)
+    """The DD nearest q: hi = fl(q) (correctly rounded), lo = fl(q - hi); +-inf past the range.
+
+    q's numerator and denominator are taken as Python ints: a Fraction may hold other Rational
+    integers (Fraction(gmpy2.mpz(1), 3) keeps the mpz), whose true division is not a float (an
+    mpz / int is an mpfr of gmpy2's working precision)."""
+    return _nearest_dd(q < 0, abs(int(q.numerator)), int(q.denominator))
 
 
 def _ascii_digits(text: str) -> str:
@@ -187,13 +192,25 @@ def _decimal_to_dd(x: decimal.Decimal) -> tuple[float, float]:
     return _nearest_dd_decimal(bool(sign), "".join(map(str, digits)), exponent)
 
 
+def _is_mpmath_number(x) -> bool:
+    """Whether x is an mpmath real: an mpf (ddblas's ExactMpf too) or a constant (mpmath.pi).
+    Other types have an _mpf_ too (gmpy2's mpfr, SymPy's Float), which is not always their
+    value (an mpfr nan's is a zero). Without mpmath imported, x is none of its numbers."""
+    mpmath = sys.modules.get("mpmath")
+    return mpmath is not None and isinstance(x, (mpmath.mpf, mpmath.ctx_mp_python._constant))
+
+
 def _mpf_to_dd(x) -> tuple[float, float]:
     """An mpf (ddblas's ExactMpf too) exactly; a constant such as mpmath.pi from its value to
     256 bits (its own func: mpmath's process-wide precision is neither read nor set, as
-    workprec did, which threads converting at once could leave changed)."""
+    workprec did, which threads converting at once could leave changed); another type's
+    _mpf_ tuple (mpmath's protocol for foreign numbers) exactly."""
     import mpmath
     libmp = mpmath.libmp
-    raw = x._mpf_ if isinstance(x, mpmath.mpf) else x.func(256, libmp.round_nearest)
+    if isinstance(x, mpmath.ctx_mp_python._constant):
+        raw = x.func(256, libmp.round_nearest)
+    else:
+        raw = x._mpf_
     special = {libmp.fnan: math.nan, libmp.finf: math.inf, libmp.fninf: -math.inf}
     if raw in special:
         return special[raw], 0.0
@@ -201,8 +218,23 @@ def _mpf_to_dd(x) -> tuple[float, float]:
     return _nearest_dd(bool(sign), int(man), 1, int(exp))
 
 
+def _real_to_dd(x) -> tuple[float, float]:
+    """A real number with an exact as_integer_ratio() (NumPy's long double, gmpy2's mpfr...):
+    nan and +-inf (which as_integer_ratio refuses) as float(x) gives them; a zero keeps the
+    sign that float(x) shows."""
+    try:
+        num, den = x.as_integer_ratio()
+    except (ValueError, OverflowError):  # nan, +-inf
+        return float(x), 0.0
+    num, den = int(num), int(den)
+    negative = num < 0 or (num == 0 and math.copysign(1.0, float(x)) < 0)
+    return _nearest_dd(negative, abs(num), den)
+
+
 def scalar_to_dd(x) -> tuple[float, float]:
-    """A Python/NumPy scalar, decimal string, Fraction, Decimal or mpmath mpf as a DD pair."""
+    """A Python/NumPy scalar, decimal string, Fraction, Decimal, mpmath mpf or another real
+    number type of the numbers ABCs (gmpy2's mpz, mpq and mpfr...) as a DD pair, exactly
+    rounded to the nearest DD."""
     if isinstance(x, (bool, np.bool_)):
         return float(x), 0.0
     if isinstance(x, (float, np.float64, np.float32, np.float16)):
@@ -210,8 +242,9 @@ def scalar_to_dd(x) -> tuple[float, float]:
     if isinstance(x, np.timedelta64):   # a NumPy integer subclass, but a duration
         raise TypeError(f"cannot convert timedelta64 value {_short_repr(x)} to a DD number (a "
                         f"duration, not a number: take its count with .astype(np.int64))")
-    if isinstance(x, (int, np.integer)):
-        x = int(x)
+    if isinstance(x, (int, np.integer)) or (isinstance(x, numbers.Integral)
+                                            and hasattr(x, "__index__")):
+        x = int(x)   # gmpy2's mpz too: its true division would give an mpfr, not a float
         return (float(x), 0.0) if -_EXACT_INT <= x <= _EXACT_INT else _nearest_dd(x < 0, abs(x))
     if isinstance(x, str):
         return string_to_dd(x)
@@ -219,17 +252,16 @@ def scalar_to_dd(x) -> tuple[float, float]:
         return _decimal_to_dd(x)
     if isinstance(x, Fraction):
         return dd_from_fraction(x)
-    if hasattr(x, "_mpf_"):  # mpmath mpf, or a constant such as mpmath.pi
+    if _is_mpmath_number(x):  # mpmath mpf, or a constant such as mpmath.pi
         return _mpf_to_dd(x)
-    if isinstance(x, np.floating):  # long double: exact through its integer ratio
-        if not np.isfinite(x):
-            return float(x), 0.0
-        num, den = x.as_integer_ratio()
-        return _nearest_dd(num < 0 or (num == 0 and bool(np.signbit(x))), abs(num), den)
     if isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real):
         raise TypeError(f"ddblas holds real numbers only, got complex value {x!r}")
-    if isinstance(x, numbers.Rational):
-        return dd_from_fraction(Fraction(x.numerator, x.denominator))
+    if isinstance(x, numbers.Rational):   # gmpy2's mpq...: exactly, as Python ints
+        return dd_from_fraction(Fraction(int(x.numerator), int(x.denominator)))
+    if isinstance(x, numbers.Real) and hasattr(x, "as_integer_ratio"):
+        return _real_to_dd(x)   # long double, gmpy2's mpfr...: exactly
+    if hasattr(x, "_mpf_"):  # mpmath's protocol for other real types (SymPy's Float)
+        return _mpf_to_dd(x)
     raise TypeError(f"cannot convert {type(x).__name__} value {_short_repr(x)} to a DD number")
 
 
