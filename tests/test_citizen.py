@@ -554,3 +554,23 @@ def test_missing_optional_package_names_it(monkeypatch, function, package):
     monkeypatch.setitem(sys.modules, "numpy_quaddtype", None)
     with pytest.raises(ImportError, match=package):
         getattr(ddblas, function)(ddblas.zeros(2) if function.startswith("to") else np.zeros(2))
+
+
+def test_ddblas_imports_after_xprec():
+    """Probe of 2026-12-01: ``import xprec`` before ``import ddblas`` made ddblas's own import
+    fail (AttributeError: 'finfo' object has no attribute 'min', from numpy.ma, which it
+    imports); now numpy.ma is imported with xprec's type left out of NumPy's table for the
+    time, and scipy.linalg and numpy.ma work too."""
+    pytest.importorskip("xprec")
+    child = ("import xprec, numpy as np\n"
+             "import ddblas\nfrom ddblas import linalg\n"
+             "a = np.array([1.0, 2.0], dtype=xprec.ddouble) / 3\n"
+             "print(*ddblas.from_xprec(a).lo, np.ma.masked_array([1, 2], [0, 1]).sum())\n"
+             "x = linalg.solve(ddblas.eye(2) * 4, ddblas.ones(2), method='refine')\n"
+             "print(*x.hi, *ddblas.to_xprec(x).view(np.float64))\n")
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, PYTHONPATH=REPO))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [repr(float(Fraction(1, 3) - Fraction(1 / 3))),
+                                  repr(float(Fraction(2, 3) - Fraction(2 / 3))), "1",
+                                  "0.25", "0.25", "0.25", "0.0", "0.25", "0.0"]

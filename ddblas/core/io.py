@@ -6,19 +6,50 @@ arithmetic, correctly rounded).
 """
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import zipfile
 import zlib
 
 import numpy as np
-# numpy.ma (which scipy.linalg and np.median import) fails to import once xprec has registered
-# its dtype, whose finfo has no .min (NumPy 2): imported with ddblas, it is there before any
-# to_xprec / from_xprec imports xprec (~10 ms)
-import numpy.ma  # noqa: F401
 
 from .array import DDArray, asarray
 from ..engines.backend import check_device, move
+
+
+def _import_numpy_ma() -> None:
+    """Import numpy.ma (which scipy.linalg and np.median import). Its import reads the finfo of
+    every registered scalar type, and xprec's ddouble has a finfo without .min (NumPy 2): once
+    xprec is imported, numpy.ma's import raises AttributeError for good. Imported with ddblas
+    (~10 ms), it is there before any to_xprec / from_xprec imports xprec; where xprec came
+    first (``import xprec, ddblas``: ddblas's import failed), the types whose finfo has no .min
+    are left out of NumPy's table of scalar types for the time of the import, then put back."""
+    try:
+        importlib.import_module("numpy.ma")
+        return
+    except AttributeError:
+        pass
+    table = importlib.import_module("numpy._core.numerictypes" if hasattr(np, "_core")
+                                    else "numpy.core.numerictypes").sctypeDict  # NumPy 1.x
+    hidden = {name: kind for name, kind in table.items() if not _has_finfo_min(kind)}
+    for name in hidden:
+        del table[name]
+    try:
+        importlib.import_module("numpy.ma")
+    finally:
+        table.update(hidden)
+
+
+def _has_finfo_min(kind) -> bool:
+    """Whether a scalar type is not a floating type or has a finfo with .min (numpy.ma's need)."""
+    try:
+        return not np.issubdtype(np.dtype(kind), np.floating) or hasattr(np.finfo(kind), "min")
+    except (TypeError, ValueError):
+        return True
+
+
+_import_numpy_ma()
 
 FORMAT_TAG = "ddblas-dd-v1"
 _KEYS = {"format", "shape", "hi", "lo"}
