@@ -787,6 +787,8 @@ def _plain_array(x, name: str | None):
 def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
     """(hi, lo) float64 host arrays holding the exact (or nearest DD) values of x."""
     kind = x.dtype.kind
+    if kind in "biufc" and not x.dtype.isnative:   # big-endian data (FITS...): cast, not per element
+        x, copy = x.astype(x.dtype.newbyteorder("=")), False
     if x.dtype == np.float64:
         return (x.copy() if copy else x), np.zeros_like(x)
     if kind == "c":
@@ -794,6 +796,8 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
     if x.dtype in (np.float32, np.float16) or kind == "b" or (
             kind in "iu" and (x.size == 0 or int(np.abs(x).max()) <= 2 ** 53)):
         return x.astype(np.float64), np.zeros(x.shape)
+    if kind in "iu" and x.dtype.itemsize <= 8:
+        return _integer_pairs(x)
     if kind in "iufOUS":  # big integers, long double, objects, strings: exactly, per element
         # tolist() gives Python ints/objects; long doubles stay NumPy scalars (no rounding).
         if kind == "O":   # objects that are arrays (0-d DDArrays say) nest as in a list
@@ -803,6 +807,18 @@ def _host_pairs_from_numpy(x: np.ndarray, copy: bool):
         return _pairs_to_arrays([_convert.scalar_to_dd(v) for v in values], x.shape)
     raise TypeError(f"cannot convert an array of dtype {x.dtype} to DD (xprec ddouble arrays: "
                     "ddblas.from_xprec; numpy-quaddtype arrays: ddblas.from_quad)")
+
+
+def _integer_pairs(x: np.ndarray):
+    """(hi, lo) of the nearest DDs of a (u)int64 array, exactly: x = a + b with a = (x >> 32)
+    2^32 and b = x & (2^32 - 1), both exact doubles (32 significant bits at most), and |a| >= b
+    or a = 0, so Fast2Sum gives hi = fl(a + b) = fl(x) and lo = x - hi exactly (at most 64
+    bits in all); (hi, lo) is normalised since hi is x rounded to nearest even."""
+    wide = x.astype(np.uint64 if x.dtype.kind == "u" else np.int64)
+    a = np.ldexp((wide >> 32).astype(np.float64), 32)
+    b = (wide & 0xFFFFFFFF).astype(np.float64)
+    hi = a + b
+    return hi, b - (hi - a)
 
 
 def _pairs_to_arrays(pairs, shape):
@@ -815,8 +831,8 @@ def array(obj, device=None, copy=True) -> DDArray:
     """A new DDArray from `obj`: a DDArray; a Python, NumPy or mpmath number; a decimal string
     (parsed to the nearest DD, error <= 2^-106 relative); a Fraction or Decimal; another real
     number type of the numbers ABCs (gmpy2's mpz, mpq and mpfr: exactly); a NumPy or CuPy
-    array (float64 is exact; integers beyond 2^53 and object/string arrays are converted per
-    element; subclasses such as np.matrix as plain arrays; a masked array with masked values is
+    array (float64 and 64-bit integers are exact, in either byte order; object/string arrays
+    are converted per element; subclasses such as np.matrix as plain arrays; a masked array with masked values is
     a ValueError); an mpmath matrix; or nested sequences of these (lists, tuples, ranges and
     other Sequences, not str, bytes, bytearray or memoryview; at most 64 levels; arrays in them
     nest as in NumPy: a list of two (1, 1) arrays has shape (2, 1, 1)).
