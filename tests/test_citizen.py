@@ -277,6 +277,12 @@ def test_xprec_round_trip(device):
         ddblas.from_xprec(np.zeros(3))
     with pytest.raises(TypeError, match="from_xprec"):
         ddblas.array(third)
+    # probe of 2026-12-01: an element of such an array raised AttributeError (no
+    # as_integer_ratio), and so did comparing a DDArray with it
+    with pytest.raises(TypeError, match="ddouble value .*from_xprec"):
+        ddblas.array(third[0])
+    with pytest.raises(TypeError, match="from_xprec"):
+        ddblas.ones(2, device=device) < third[0]
 
 
 def _quad_fraction(q) -> Fraction:

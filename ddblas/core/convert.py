@@ -262,7 +262,11 @@ def scalar_to_dd(x) -> tuple[float, float]:
         return _real_to_dd(x)   # long double, gmpy2's mpfr...: exactly
     if hasattr(x, "_mpf_"):  # mpmath's protocol for other real types (SymPy's Float)
         return _mpf_to_dd(x)
-    raise TypeError(f"cannot convert {type(x).__name__} value {_short_repr(x)} to a DD number")
+    hint = (" (an element of an array of another library's dtype: xprec ddouble arrays convert "
+            "with ddblas.from_xprec, numpy-quaddtype arrays with ddblas.from_quad)"
+            if isinstance(x, np.generic) else "")
+    raise TypeError(f"cannot convert {type(x).__name__} value {_short_repr(x)} to a DD "
+                    f"number{hint}")
 
 
 def _short_repr(x) -> str:
