@@ -8,6 +8,7 @@ import io
 import math
 import os
 import pickle
+import random
 import re
 import subprocess
 import sys
@@ -580,3 +581,28 @@ def test_ddblas_imports_after_xprec():
     assert out.stdout.split() == [repr(float(Fraction(1, 3) - Fraction(1 / 3))),
                                   repr(float(Fraction(2, 3) - Fraction(2 / 3))), "1",
                                   "0.25", "0.25", "0.25", "0.0", "0.25", "0.0"]
+
+
+def test_quad_subnormal_results_are_rounded_once(device):
+    """Probe of 2026-12-01: numpy-quaddtype's cast to float64 (sleef backend) rounds a value whose
+    double is subnormal twice (to 53 bits, then to the grid of 2^-1074): 16 % of random ones
+    came back one ulp off, 2^-1075 (1 + 2^-60) as 0, so from_quad missed the nearest DD there
+    (hi below 2^-1022, or lo below it for hi up to 2^-969)."""
+    quaddtype = pytest.importorskip("numpy_quaddtype")
+    rng = random.Random(4)
+    values = [Fraction(2) ** -1075 * (1 + Fraction(1, 2 ** 60)), Fraction(2) ** -1075,
+              Fraction(3, 2 ** 1076) - Fraction(1, 2 ** 1130), Fraction(2) ** -1022 -
+              Fraction(1, 2 ** 1075) - Fraction(1, 2 ** 1140), Fraction(0)]
+    values += [Fraction(rng.randrange(2 ** 112, 2 ** 113), 2 ** 112) * Fraction(2) ** e
+               for e in range(-1080, -960, 2) for _ in range(3)]
+    values += [-v for v in values]
+    texts = []
+    for v in values:   # decimal strings of 60 digits, parsed by numpy-quaddtype
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            texts.append(str(decimal.Decimal(v.numerator) / decimal.Decimal(v.denominator)))
+    a = np.array(texts + ["-0.0"], dtype=quaddtype.QuadPrecDType(backend="sleef"))
+    back = ddblas.from_quad(a, device=device).to_device("cpu")
+    for value, hi, lo in zip(a, back.hi.tolist(), back.lo.tolist()):
+        assert (hi, lo) == ddblas.core.convert.dd_from_fraction(_quad_fraction(value)), value
+    assert np.signbit(back.hi[-1]) and np.signbit(back.hi[len(values) // 2 + 1])  # -2^-1075

@@ -252,8 +252,9 @@ def to_quad(x) -> np.ndarray:
 def from_quad(a, device=None) -> DDArray:
     """A DDArray of the DDs nearest the values of a numpy-quaddtype array: hi = fl64(a),
     lo = fl64(a - hi), both computed in a's own format: IEEE binary128 (backend "sleef") or the
-    platform's long double (backend "longdouble"; x87's has a 64-bit significand). a - hi is
-    exact there: hi is a's nearest double. Exact when a has at most 106 significant bits in two
+    platform's long double (backend "longdouble"; x87's has a 64-bit significand), and rounded
+    once also where they are subnormal (numpy-quaddtype's own cast rounds twice there). a - hi
+    is exact there: hi is a's nearest double. Exact when a has at most 106 significant bits in two
     double-sized pieces (always so for a 64-bit significand); otherwise |error| <= 2^-107 |a|
     (the 7 last of 113 bits round into lo), as for any value converted to DD, down to about
     2^-969. Below, lo is subnormal and the error is absolute, <= 2^-1075 (half of lo's spacing
@@ -275,8 +276,24 @@ def from_quad(a, device=None) -> DDArray:
     # Silent: hi's overflows (values past the DD range become +-inf) and, in the lanes of lo that
     # np.where drops, NaN - 0 and the overflows of a - 0.
     with np.errstate(over="ignore", invalid="ignore"):
-        hi = a.astype(np.float64)
+        hi = _to_float64(a)
         finite = np.isfinite(hi)
-        lo = np.where(finite, (a - np.where(finite, hi, 0.0).astype(a.dtype)).astype(np.float64),
-                      0.0)
+        lo = np.where(finite, _to_float64(a - np.where(finite, hi, 0.0).astype(a.dtype)), 0.0)
     return DDArray(hi, lo).to_device(device or "cpu")
+
+
+def _to_float64(a: np.ndarray) -> np.ndarray:
+    """fl64(a) for an array of a QuadPrecDType, correctly rounded (ties to even) also where the
+    result is subnormal: numpy-quaddtype's cast (sleef backend, 1.0) rounds such values twice
+    (to 53 bits, then to the subnormal grid: 1.8090820978870111508e-308 gave
+    1.8090820978870115e-308, 2^-1075 (1 + 2^-60) gave 0; 16 % of random subnormals). There the
+    value is scaled to units of 2^-1074 (exact: two products by 2^537), rounded to an integer in
+    a's format (np.rint: exact, ties to even) and scaled back (exact: the integer is below
+    2^52)."""
+    out = a.astype(np.float64)
+    tiny = np.abs(a) < np.array(2.0 ** -1022).astype(a.dtype)   # False for nan
+    if tiny.any():
+        half = np.array(2.0 ** 537).astype(a.dtype)
+        units = np.rint(a[tiny] * half * half).astype(np.float64)   # |units| <= 2^52: exact
+        out[tiny] = np.ldexp(units, -1074)   # keeps the sign of a zero
+    return out
