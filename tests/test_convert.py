@@ -447,3 +447,11 @@ def test_wide_integer_and_big_endian_arrays_convert_exactly_and_at_once(device):
     ddblas.array(rng.integers(-(2 ** 63), 2 ** 63 - 1, count), device=device)
     ddblas.array(rng.random(count).astype(">f8"), device=device)
     assert time.perf_counter() - start < TIME_LIMIT
+
+
+def test_unparsable_long_strings_are_quoted_short():
+    """Probe of 2026-12-01: the ValueError for a string that does not parse quoted it whole (a
+    message of a megabyte for 10^6 digits and a stray letter)."""
+    with pytest.raises(ValueError, match="cannot parse") as info:
+        ddblas.array("1" * 10 ** 6 + "x")
+    assert len(str(info.value)) < 200 and "'111" in str(info.value)

@@ -169,8 +169,8 @@ def string_to_dd(x: str) -> tuple[float, float]:
         return special, 0.0
     match = _DECIMAL_STRING.fullmatch(text)
     if match is None:
-        raise ValueError(f"cannot parse {x!r} as a number (expected a decimal string such as "
-                         "'0.1', '-2.5e-300' or 'inf')")
+        raise ValueError(f"cannot parse {_short_repr(x)} as a number (expected a decimal "
+                         "string such as '0.1', '-2.5e-300' or 'inf')")
     negative = match["sign"] == "-"
     whole = (match["int"] or "").replace("_", "")
     fraction = (match["frac1"] or match["frac2"] or "").replace("_", "")
