@@ -25,9 +25,11 @@ REDUCTION_CHUNK = 256
 def _device_of_operand(x):
     if isinstance(x, DDArray):
         return x.device
-    if is_array(x):
+    if is_array(x) and not (isinstance(x, np.ndarray) and x.dtype.kind in "US"):
         return device_of_array(x)
-    return None  # Python scalars, strings, Fractions...: follow the other operand
+    # Python scalars, strings, Fractions, lists and NumPy string arrays (text, parsed on the
+    # host whatever the device): follow the other operand
+    return None
 
 
 def named_operand(x, name: str | None, device: str | None = None) -> DDArray:
