@@ -172,6 +172,14 @@ def test_negative_zero_from_every_input_kind(device):
         assert math.copysign(1, hi) == -1 and lo == 0, value
 
 
+def test_signaling_nan_decimal_is_refused_as_float_refuses_it(device):
+    """Decimal('snan') became a quiet NaN silently; float() and NumPy raise a ValueError."""
+    for value in (decimal.Decimal("snan"), [1.0, decimal.Decimal("-sNaN")]):
+        with pytest.raises(ValueError, match="signaling NaN"):
+            ddblas.array(value, device=device)
+    assert math.isnan(pair(ddblas.array(decimal.Decimal("nan"), device=device))[0])
+
+
 def test_unsupported_objects_name_what_was_passed():
     with pytest.raises(TypeError, match="NoneType"):
         ddblas.array(None)

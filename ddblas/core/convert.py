@@ -184,6 +184,8 @@ def string_to_dd(x: str) -> tuple[float, float]:
 
 
 def _decimal_to_dd(x: decimal.Decimal) -> tuple[float, float]:
+    if x.is_snan():   # as float(x) and NumPy
+        raise ValueError("cannot convert signaling NaN to a DD number")
     if x.is_nan():
         return math.nan, 0.0
     if x.is_infinite():
