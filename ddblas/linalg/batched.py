@@ -33,7 +33,8 @@ GPU_THREADS = 64   # one thread a system: 10^4 systems fill 157 blocks, more SMs
 class BatchLU:
     """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
     p * sys_step + i * row_step + j * col_step), piv (batch, order) int64 (LAPACK's ipiv,
-    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index), summary (the
+    0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index; None from
+    from_factors), summary (the
     kernels' report: read_summary; "a_not_finite" and "a_large" of the entries)."""
     hi: object
     lo: object
@@ -116,12 +117,7 @@ def lu_factor(a: DDArray, opts: Options, summary=None) -> BatchLU:
     xp = a.xp
     hi, lo, a_bs, a_rs, a_cs = _backend.kernel_parts(a.hi, a.lo)
     teams = _teams(a.device, n)
-    if teams:
-        steps = (n * n, 1, n)        # column-major systems: the solve reads rows together
-    elif a.device == "gpu":
-        steps = (1, n * batch, batch)  # interleaved systems
-    else:
-        steps = (n * n, n, 1)        # row-major systems
+    steps = _layout(a.device, n, batch)[1]
     lu_hi = xp.empty(batch * n * n, dtype=np.float64)
     lu_lo = xp.empty(batch * n * n, dtype=np.float64)
     piv = xp.empty((batch, n), dtype=np.int64)
@@ -136,6 +132,32 @@ def lu_factor(a: DDArray, opts: Options, summary=None) -> BatchLU:
     else:
         _launch(a.device, "ddblas_linalg_batched_lu_factor_" + opts.suffix, *args)
     return BatchLU(lu_hi, lu_lo, *steps, n, batch, piv, zero_pivot, summary, a.device)
+
+
+def _layout(device: str, n: int, batch: int) -> tuple[tuple, tuple]:
+    """(axes, steps): the batch buffer's layout that lu_factor writes for `batch` systems of
+    order n on `device` (BatchLU's steps), and the transpose of a (batch, n, n) stack whose
+    C-contiguous copy is that buffer."""
+    if _teams(device, n):
+        return (0, 2, 1), (n * n, 1, n)       # column-major systems: the solve reads rows together
+    if device == "gpu":
+        return (1, 2, 0), (1, n * batch, batch)   # interleaved systems
+    return (0, 1, 2), (n * n, n, 1)           # row-major systems
+
+
+def from_factors(hi, lo, piv, device: str) -> BatchLU:
+    """A BatchLU for lu_solve from factors made elsewhere (lu_factor's L\\U, as factor.lu_factor
+    returns them): hi, lo (batch, n, n) float64 arrays (any strides) and piv (batch, n) integer
+    row indices in [0, n) (LAPACK's ipiv, 0-based; not checked here), on `device`. The factors
+    are copied into the layout lu_factor leaves them in on the device (the one the solve kernels
+    read fastest: no copy for a C-contiguous stack on the CPU); zero_pivot is None (not known),
+    summary a new one."""
+    batch, n, _ = hi.shape
+    xp = _backend.backend(device).xp
+    axes, steps = _layout(device, n, batch)
+    parts = [_backend.contiguous(x.transpose(axes)).reshape(-1) for x in (hi, lo)]
+    return BatchLU(*parts, *steps, n, batch, _backend.contiguous(piv.astype(np.int64)), None,
+                   new_summary(xp), device)
 
 
 def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
