@@ -15,7 +15,8 @@ import ddblas
 from ddblas import accuracy, linalg
 from ddblas.blas.level3 import recursion_split
 from ddblas.engines import cpu
-from ddblas.linalg import factor
+from ddblas.core.options import Options
+from ddblas.linalg import batched, factor
 from ddvalues import exact_values, random_matrix, same_bits
 
 VARIANT_NAMES = {(True, "accurate"): "fma/accurate", (True, "sloppy"): "fma/sloppy",
@@ -905,7 +906,9 @@ def _host_array(x):
 @pytest.mark.parametrize("shape", [(2, 3, 5, 5), (2, 4, 6), (3, 6, 4), (0, 3, 3)])
 def test_lu_factor_stack(device, shape):
     """lu_factor of a stack (..., M, N): SciPy 1.17's shapes (lu like a, piv (..., K)), each
-    matrix's factors and pivots bit for bit those of its own call. It was a ValueError."""
+    matrix's factors and pivots bit for bit those of its own call (rectangular stacks: the loop
+    over the 2-D LU; square ones: the batched LU, which equals it up to order 16). It was a
+    ValueError."""
     a = random_matrix(int(np.prod(shape[:-1])), shape[-1], seed=41, device=device).reshape(shape)
     lu, piv = linalg.lu_factor(a, algorithm="blocked")
     import scipy.linalg
@@ -930,6 +933,185 @@ def test_lu_factor_stack_names_the_singular_matrix(device):
     assert info.value.index == 1 and info.value.batch_index == (1, 0)
     with pytest.raises(ValueError, match=r"^a must be a matrix or a stack"):
         linalg.lu_factor(ddblas.ones((3,), device))
+
+
+# ---- lu_factor / lu_solve of stacks by the batched LU (ddblas/linalg/batched.py) ----
+
+def _solve_batched(a, b):
+    """ddblas.linalg.solve of the stack a with b, checked to have run the batched DD LU
+    unscaled (its bits are then batched.lu_factor's and batched.lu_solve's)."""
+    log = {}
+    x = linalg.solve(a, b, info=log)
+    assert log["method"] == "dd-lu (batched)", log
+    return x
+
+
+@pytest.mark.parametrize("n", [1, 9, 16, 17, 33, 96])
+def test_lu_factor_stack_is_the_batched_lu(device, n):
+    """lu_factor of a (..., N, N) stack, N <= 96: the batched kernel's factors and pivots bit for
+    bit (batched.lu_factor, as solve, det and inv use it), SciPy's shapes, int32 pivots; lu_solve
+    with them (trans 0) gives solve's x on the stack bit for bit, for b (N,), (N, K), a stack of
+    b's and b's that broadcast. Up to N = 16 (one panel of the 2-D LU) the factors also equal
+    each matrix's own 2-D lu_factor."""
+    import scipy.linalg
+    stack = (2, 3)
+    a = random_matrix(6 * n, n, seed=50 + n, device=device, spread=2).reshape(stack + (n, n))
+    lu, piv = linalg.lu_factor(a)
+    a64 = host(a)[0]
+    assert _shapes((lu, piv)) == _shapes(scipy.linalg.lu_factor(a64))
+    assert _host_array(piv).dtype == np.int32
+    f = batched.lu_factor(a.reshape(6, n, n), Options())
+    hi, lo = batched.factor_views(f)
+    assert same_bits(lu.reshape(6, n, n), ddblas.DDArray(hi, lo, normalize=False))
+    assert np.array_equal(_host_array(piv).reshape(6, n), _host_array(f.piv))
+    if n <= cpu.geometry()["lu_panel_width"]:
+        for index in np.ndindex(*stack):
+            lu1, piv1 = linalg.lu_factor(a[index], algorithm="blocked")
+            assert same_bits(lu[index], lu1)
+            assert np.array_equal(_host_array(piv[index]), _host_array(piv1))
+    for b_shape in [(n,), (n, 2), (2, 3, n, 1), (4, 1, 1, n, 2)]:
+        b = random_matrix(int(np.prod(b_shape[:-1])), b_shape[-1], seed=60 + n,
+                          device=device, spread=2).reshape(b_shape)
+        x = linalg.lu_solve((lu, piv), b)
+        assert x.shape == scipy.linalg.lu_solve((lu.to_device("cpu").hi, _host_array(piv)),
+                                                host(b)[0]).shape
+        if len(b_shape) == 1:   # solve's (n,) b: one vector for every matrix as well
+            assert same_bits(x, _solve_batched(a, b))
+        else:
+            full = np.broadcast_shapes(stack, b_shape[:-2])
+            a_full = a.reshape((1,) * (len(full) - 2) + a.shape)
+            assert same_bits(x, _solve_batched(a_full * ddblas.ones(full + (1, 1), device),
+                                               b * ddblas.ones(full + (1, 1), device)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_lu_factor_stack_backward_error_exact(device, variant, n):
+    """P A + dA = L U with |dA| <= gamma_n |L||U| entry by entry, in exact rationals, for each
+    matrix of a stack lu_factor gives (the batched LU's bound: docs/linalg.md, "Batched
+    systems"), every arithmetic variant."""
+    from fractions import Fraction
+
+    from ddvalues import DIV, MUL, add_abs_constant
+    mul = MUL[variant["fma"]]
+    e = DIV + mul + add_abs_constant(variant["add"]) * (1 + mul)
+    gamma = n * e / (1 - n * e)
+    a = random_matrix(4 * n, n, seed=70 + n, device=device).reshape(2, 2, n, n)
+    lu, piv = linalg.lu_factor(a, **variant)
+    piv = _host_array(piv)
+    for index in np.ndindex(2, 2):
+        values = exact_values(a[index])
+        A = [values[i * n:(i + 1) * n] for i in range(n)]
+        for k in range(n):
+            A[k], A[int(piv[index][k])] = A[int(piv[index][k])], A[k]
+        values = exact_values(lu[index])
+        F = [values[i * n:(i + 1) * n] for i in range(n)]
+        L = [[F[i][j] if j < i else Fraction(i == j) for j in range(n)] for i in range(n)]
+        U = [[F[i][j] if j >= i else Fraction(0) for j in range(n)] for i in range(n)]
+        for i in range(n):
+            for j in range(n):
+                terms = [L[i][k] * U[k][j] for k in range(n)]
+                assert abs(A[i][j] - sum(terms)) <= gamma * sum(abs(t) for t in terms)
+
+
+def test_lu_stack_views_and_empty(device):
+    """Non-contiguous stacks (stepped, transposed, reversed) factor and solve to the bits of
+    their contiguous copies; empty stacks and order 0 give empty results of SciPy's shapes."""
+    a = random_matrix(8 * 5 * 6, 6, seed=80, device=device, spread=2).reshape(8, 5, 6, 6)
+    b = random_matrix(8 * 8 * 6, 6, seed=81, device=device, spread=2).reshape(8, 8, 6, 6)
+    for view in (a[::3, 1:4], a.transpose(1, 0, 3, 2), a[::-1, :, ::-1]):
+        lu, piv = linalg.lu_factor(view)
+        lu_c, piv_c = linalg.lu_factor(view.copy())
+        assert same_bits(lu, lu_c)
+        assert np.array_equal(_host_array(piv), _host_array(piv_c))
+        b_view = b[:view.shape[0], :view.shape[1], ::-1, ::2]
+        assert same_bits(linalg.lu_solve((lu, piv), b_view),
+                         linalg.lu_solve((lu_c, piv_c), b_view.copy()))
+        lu_t = lu.transpose(1, 0, 2, 3)   # the factors as a view too
+        assert same_bits(linalg.lu_solve((lu_t, _host_array(piv).transpose(1, 0, 2)),
+                                         b_view.transpose(1, 0, 2, 3)),
+                         linalg.lu_solve((lu_c, piv_c), b_view).transpose(1, 0, 2, 3))
+    for shape in [(0, 4, 4), (3, 0, 0), (2, 0, 5, 5)]:
+        lu, piv = linalg.lu_factor(ddblas.zeros(shape, device))
+        assert _shapes((lu, piv)) == (shape, shape[:-1])
+        assert _host_array(piv).dtype == np.int32
+        n = shape[-1]
+        assert linalg.lu_solve((lu, piv), ddblas.ones((n,), device)).shape == shape[:-1]
+        assert linalg.lu_solve((lu, piv), ddblas.ones((n, 2), device)).shape == \
+            shape[:-1] + (2,)
+    lu, piv = linalg.lu_factor(ddblas.eye(3, device=device).reshape(1, 3, 3) *
+                               ddblas.ones((2, 1, 1), device))
+    assert linalg.lu_solve((lu, piv), ddblas.ones((0, 2, 3, 1), device)).shape == (0, 2, 3, 1)
+    assert linalg.lu_solve((lu, piv), ddblas.ones((3, 0), device)).shape == (2, 3, 0)
+
+
+def test_lu_factor_stack_errors_name_the_matrix(device):
+    """The batched path's errors are the loop's: OverflowError for factors of a finite matrix
+    that overflow, checked before the zero pivots; the first matrix with a zero pivot (in the
+    stack's row-major order) and its first zero pivot; NaN input with check_finite=False gives
+    NaN factors in its matrix only."""
+    eye = np.eye(3)
+    singular = np.array([[1.0, 2, 3], [2, 4, 6], [1, 1, 1]])   # U[2, 2] = 0
+    a = np.stack([eye, eye, singular, np.zeros((3, 3)), singular])
+    with pytest.raises(linalg.LinAlgError, match=r"^U\[2, 2\] is exactly zero: the matrix is "
+                                                 r"singular \(matrix a\[2\] of the stack\)$") \
+            as info:
+        linalg.lu_factor(ddblas.array(a, device=device))
+    assert info.value.index == 2 and info.value.batch_index == 2
+    with pytest.raises(linalg.LinAlgError, match=r"^U\[0, 0\] is exactly zero: the matrix is "
+                                                 r"singular \(matrix a\[1, 0\] of the "
+                                                 r"stack\)$") as info:
+        linalg.lu_factor(ddblas.array(a[[0, 1, 3, 2]].reshape(2, 2, 3, 3), device=device))
+    assert info.value.index == 0 and info.value.batch_index == (1, 0)
+    big = np.array([[1e308, 1e308], [-1e308, 1e308]])   # u22 = 2e308
+    a = np.stack([np.eye(2), np.array([[0.0, 1], [0, 1]]), big])
+    with pytest.raises(OverflowError, match=r"overflow float64's range \(matrix a\[2\] of the "
+                                            r"stack\)"):
+        linalg.lu_factor(ddblas.array(a, device=device))
+    a = np.stack([np.eye(2), np.array([[np.nan, 1], [1, 1]]), np.eye(2)])
+    lu, piv = linalg.lu_factor(ddblas.array(a, device=device), check_finite=False)
+    assert np.isnan(host(lu)[0][1]).any() and not np.isnan(host(lu)[0][[0, 2]]).any()
+    with pytest.raises(ValueError, match=r"^a must not contain infs or NaNs"):
+        linalg.lu_factor(ddblas.array(a, device=device))
+
+
+def test_lu_stack_takes_one_batched_call(device, monkeypatch):
+    """lu_factor of 2000 matrices of 9 x 9 calls the 2-D LU (_lu_in_place) for none of them and
+    batched.lu_factor once; lu_solve with its factors calls the 2-D triangular solve
+    (solve_lower_left) for none and batched.lu_solve once. Rectangular stacks, orders above
+    96 and trans=1 still loop over the 2-D routines, with their bits."""
+    calls = {"lu_in_place": 0, "solve_lower_left": 0, "lu_factor": 0, "lu_solve": 0}
+
+    def counting(name, module):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name.lstrip("_")] += 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, wrapper)
+    counting("_lu_in_place", factor)
+    counting("solve_lower_left", factor)
+    counting("lu_factor", batched)
+    counting("lu_solve", batched)
+    a = random_matrix(2000 * 9, 9, seed=90, device=device, spread=2).reshape(2000, 9, 9)
+    b = random_matrix(2000 * 9, 2, seed=91, device=device, spread=2).reshape(2000, 9, 2)
+    lu, piv = linalg.lu_factor(a)
+    x = linalg.lu_solve((lu, piv), b)
+    assert calls == {"lu_in_place": 0, "solve_lower_left": 0, "lu_factor": 1, "lu_solve": 1}
+    x_t = linalg.lu_solve((lu[:3], piv[:3]), b[:3], trans=1)   # the loop: 2 solves a matrix
+    assert calls["solve_lower_left"] == 6 and calls["lu_solve"] == 1
+    for p in range(3):
+        assert same_bits(x_t[p], linalg.lu_solve((lu[p], piv[p]), b[p], trans=1))
+    linalg.lu_factor(random_matrix(3 * 4, 6, seed=92, device=device).reshape(3, 4, 6))
+    assert calls["lu_in_place"] == 3 and calls["lu_factor"] == 1
+    n = cpu.geometry()["batched_team_max_order"] + 1
+    big = random_matrix(2 * n, n, seed=93, device=device, spread=2).reshape(2, n, n)
+    lu, piv = linalg.lu_factor(big, algorithm="blocked")
+    assert calls["lu_in_place"] == 5 and calls["lu_factor"] == 1
+    lu1, _ = linalg.lu_factor(big[1], algorithm="blocked")
+    assert same_bits(lu[1], lu1)
+    linalg.lu_solve((lu, piv), ddblas.ones((n,), device))
+    assert calls["lu_solve"] == 1
+    assert same_bits(x[1234], _solve_batched(a[1234:1235], b[1234:1235])[0])
 
 
 @pytest.mark.parametrize("lower", [True, False])
@@ -1014,8 +1196,9 @@ def test_solvers_broadcast_b_as_scipy(device, b_shape):
     """lu_solve, cho_solve and solve_triangular take b (N,) or (..., N, K) with stacks that
     broadcast against the factor's, as SciPy 1.17: SciPy's shapes (and its refusals, as
     ValueErrors naming the arguments), and each system bit for bit its own 2-D solve (one
-    matrix solves b's stack side by side in one call). It was a ValueError for b of more
-    than 2 dimensions and for stacked factors."""
+    matrix solves b's stack side by side in one call; lu_solve with a stack of lu's is the
+    batched solve, which equals it at order 5). It was a ValueError for b of more than 2
+    dimensions and for stacked factors."""
     b = random_matrix(int(np.prod(b_shape[:-1], dtype=int)), b_shape[-1], seed=47,
                       device=device).reshape(b_shape)
     for name, ours, theirs, stack, factors, a_name in _solvers(device):

@@ -17,7 +17,9 @@ NaN), the DD division by the pivot, the rank-1 update. A zero pivot is recorded 
 subtract_product on the whole block where that may run an Ozaki scheme or the block is small
 enough for launches to cost more than flops (FULL_UPDATE_*), then L22), bottoming out in the
 ddblas_linalg_potrf kernel (a CPU item or a GPU warp per matrix, right-looking in shared memory:
-a stack of small matrices is one launch). Bounds: docs/linalg.md.
+a stack of small matrices is one launch). lu_factor and lu_solve (trans 0) on stacks of square
+matrices of order <= 96 use the batched LU of ddblas/linalg/batched.py instead: one launch for
+the whole stack. Bounds: docs/linalg.md.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from ..engines import gpu as _gpu
+from . import batched
 from .errors import (LinAlgError, in_stack, require_finite, require_finite_factors, stack_index,
                      zero_pivot_error)
 
@@ -178,6 +181,60 @@ def _solve_over_stack(a: DDArray, b: DDArray, stack: tuple, vector: bool, one) -
 
 # ---- LU ----
 
+def _batched_order(n: int) -> bool:
+    """Whether a stack of n x n matrices goes to the batched LU kernels (ddblas/linalg/batched.py,
+    one launch for the whole stack) in lu_factor and lu_solve: n <= geometry's
+    batched_team_max_order (96), the orders of the GPU's team kernels; larger matrices, each
+    worth its own blocked factorization, loop over the 2-D routines."""
+    return n <= _cpu.geometry()["batched_team_max_order"]
+
+
+def _lu_factor_stack(a: DDArray, opts) -> tuple:
+    """lu_factor of a (..., n, n) stack, n <= batched_team_max_order, by batched.lu_factor: one
+    launch; then one copy to the host of the kernels' report and of which matrices' factors are
+    finite: OverflowError (factors of a finite a that left float64's range), then the
+    LinAlgError of the first matrix with a zero pivot, each naming the matrix, as the loop did."""
+    stack, n = a.shape[:-2], a.shape[-1]
+    batch = math.prod(stack)
+    xp = a.xp
+    if not (batch and n):
+        return (DDArray(xp.zeros(a.shape), xp.zeros(a.shape), normalize=False),
+                xp.zeros(stack + (n,), dtype=np.int32))
+    f = batched.lu_factor(a.reshape(batch, n, n), opts)
+    hi, lo = batched.factor_views(f)
+    lu = DDArray(_backend.contiguous(hi), _backend.contiguous(lo), normalize=False)
+    finite = xp.isfinite(lu.hi).all(axis=(1, 2)).astype(np.int64)
+    report = _backend.move(xp.concatenate((f.summary, finite)), "cpu")   # the one round trip
+    require_finite_factors(report[2:].astype(bool), a, stack, stack)
+    singular = batched.read_summary(report[:2], batch, n).singular
+    if singular is not None:
+        raise in_stack(zero_pivot_error(singular[1]), stack_index(singular[0], stack, stack))
+    return lu.reshape(a.shape), f.piv.astype(np.int32).reshape(stack + (n,))
+
+
+def _lu_solve_stack(lu: DDArray, piv, b: DDArray, stack: tuple, vector: bool, opts) -> DDArray:
+    """lu_solve (trans 0) over the broadcast stack `stack` of lu's (..., n, n) factors (n <=
+    batched_team_max_order; piv int64 with lu's stack) and b ((n,) or (..., n, k)) by
+    batched.lu_solve: the factors (broadcast to the stack where b's is larger) copied into the
+    batched kernels' layout (batched.from_factors), one launch, no round trip."""
+    n = lu.shape[-1]
+    k = 1 if vector else b.shape[-1]
+    shape = tuple(stack) + ((n,) if vector else (n, k))
+    batch = math.prod(stack)
+    xp = lu.xp
+    if not (batch and n and k):
+        return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
+
+    def systems(x, core):   # x broadcast to the stack, as (batch,) + core
+        return xp.broadcast_to(x, tuple(stack) + core).reshape((batch,) + core)
+    f = batched.from_factors(systems(lu.hi, (n, n)), systems(lu.lo, (n, n)),
+                             systems(piv, (n,)), lu.device)
+    core = (n, k)
+    rhs = DDArray(systems(b.hi.reshape(core) if vector else b.hi, core),
+                  systems(b.lo.reshape(core) if vector else b.lo, core), normalize=False)
+    return batched.lu_solve(f, rhs, opts).reshape(shape)
+
+
 def _launch(x: DDArray, kernel: str, work: int, *args) -> None:
     _backend.backend(x.device).launch(kernel, work, *args)
 
@@ -300,8 +357,11 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
     Parameters
     ----------
     a : (..., M, N) DDArray or array_like (float64 accepted), on either device; lu_solve needs
-        M = N. Leading dimensions are a stack of matrices, as SciPy 1.17 takes them (each
-        factored on its own, one after another; an empty stack gives empty factors).
+        M = N. Leading dimensions are a stack of matrices, as SciPy 1.17 takes them (an empty
+        stack gives empty factors): square ones of order N <= 96 (geometry's
+        batched_team_max_order) are factored together by the batched LU (one launch for the
+        whole stack, Notes); larger or rectangular ones one after another, each by the 2-D
+        routine.
     overwrite_a : bool
         Accepted for SciPy compatibility; a is never modified (the factorization works on a copy).
     check_finite : bool
@@ -336,6 +396,14 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
     -----
     Recursive LU (module docstring). Backward error (docs/linalg.md): L U = P (A + dA) with
     |dA| <= c_LU(n) |L||U|, c_LU(n) = (L + 1) c_gemm(n) + c_div.
+
+    A stack of square matrices of order N <= 96 is one launch of the batched LU kernel
+    (ddblas/linalg/batched.py, the factorization that ddblas.linalg.solve, det and inv use
+    on stacks) and one round trip for its report: its factors and pivots are that kernel's,
+    the same bits as ``batched.lu_factor`` and on both devices, within its bound
+    (docs/linalg.md "Batched systems": P A + dA = L U, |dA| <= gamma_n |L||U|). They may
+    differ from each matrix's own 2-D call above order 16 (for N <= 16, one panel of the 2-D
+    LU, the same elimination, the tests find them equal); `algorithm` does not apply there.
     """
     require_algorithm(algorithm)
     del overwrite_a
@@ -354,6 +422,8 @@ def lu_factor(a, overwrite_a=False, check_finite=True, *, fma=None, add=None,
             raise zero_pivot_error(first_zero)
         return work, piv.astype(np.int32)
     stack, (m, n) = a.shape[:-2], a.shape[-2:]
+    if m == n and _batched_order(n):
+        return _lu_factor_stack(a, opts)
     batch = math.prod(stack)
     work = _working_copy(a).reshape(batch, m, n)
     xp = work.xp
@@ -407,8 +477,14 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
     Notes
     -----
     The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md). One
-    lu solves a stack of b's systems side by side in one call; a stack of lu's, one matrix
-    after another.
+    lu solves a stack of b's systems side by side in one call. A stack of lu's of order N <= 96
+    with trans=0 is one launch of the batched LU's solve kernel (ddblas/linalg/batched.py; lu,
+    broadcast to the stack, copied into the kernel's layout first): the bits of
+    ddblas.linalg.solve on the stack (with lu_factor's factors of it), within that kernel's
+    bound (docs/linalg.md "Batched systems": (A + dA) x = b, |dA| <= gamma_3n |L||U|), which
+    may differ from each matrix's own 2-D lu_solve above order 16; `algorithm` does not apply
+    there. trans=1 or 2 (the batched solve has no transposed form) and larger orders loop over
+    the matrices, one 2-D solve each.
     """
     require_algorithm(algorithm)
     del overwrite_b
@@ -420,6 +496,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
     piv = _pivots(piv, "piv", n, lu.device, lu.shape[:-2])
     b, stack, vector = _rhs_stack(b, lu, "b", check_finite, "lu")
     opts = resolve(fma, add)
+    if trans == 0 and lu.ndim > 2 and _batched_order(n):
+        return _lu_solve_stack(lu, piv, b, stack, vector, opts)
 
     def one(lu_p, b_p, index):
         piv_p = _pick(piv, 1, index) if lu.ndim > 2 else piv
