@@ -1441,3 +1441,55 @@ def test_vector_norm_order_errors(device):
         linalg.norm(x, np.nan)
     with pytest.raises(ValueError, match="^ord must be None, 'fro'"):   # matrices: unchanged
         linalg.norm(ddblas.ones((2, 2), device=device), 3)
+
+
+@pytest.mark.parametrize("n", [2, 40])
+def test_a_row_spanning_more_than_the_range_keeps_its_entries(device, n):
+    """Probe of 2026-11-28 (second): row 0 of [[2^-900, 2^900], [0, 1]] (in an identity of order n) spans
+    1800 binades; equilibrated on its own (into [1/2, 1)) it lost 2^-900, and solve, inv raised
+    "singular", det gave 0 and slogdet -inf (NumPy: 2^-900). The columns are now found from
+    R A's exponents and R A D formed in one step an entry."""
+    a = np.eye(n)
+    a[0, :2] = [2.0 ** -900, 2.0 ** 900]
+    b = np.zeros(n)
+    b[0] = 2.0 ** -900
+    a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, b))
+    for method in ("auto", "refine", "dd-lu"):
+        x = linalg.solve(a_dev, b_dev, method=method)
+        assert exact_values(x) == [1] + [0] * (n - 1), method
+    stack = linalg.solve(ddblas.asarray(np.stack([np.eye(n), a])).to_device(device), b_dev)
+    assert exact_values(stack[1]) == [1] + [0] * (n - 1)
+    assert exact_values(linalg.det(a_dev).reshape(1)) == [Fraction(2) ** -900]
+    sign, logabs = linalg.slogdet(a_dev)
+    assert float(sign) == 1 and float(logabs) == pytest.approx(-900 * math.log(2), rel=1e-15)
+    assert exact_values(linalg.inv(a_dev)[:, 0]) == [Fraction(2) ** 900] + [0] * (n - 1)
+
+
+@pytest.mark.parametrize("n", [20, 40])
+def test_columns_far_apart_of_a_triangular_matrix_are_not_row_scaled(device, n):
+    """Probe of 2026-11-28 (second): an upper triangular matrix with columns scaled by 2^+-900 (well
+    conditioned once its columns are equilibrated) has rows spanning 1800 binades: their
+    equilibration flushed entries of the matrix ("U[j, j] is exactly zero": "singular"; with
+    the columns found from R A's exponents alone, the entries above the diagonal were flushed
+    instead, and x was garbage with a backward error of 0 reported for the flushed system).
+    Rows whose scaling would flush entries that the columns' scaling alone keeps are left
+    alone."""
+    rng = np.random.default_rng({20: 2, 40: 0}[n])   # both were "singular" before
+    g = np.triu(rng.standard_normal((n, n))) + 3 * np.eye(n)
+    powers = rng.integers(-900, 900, n)
+    a = np.ldexp(g, powers[None, :])
+    b = rng.standard_normal(n)
+    want = _exact_solution(a, b)
+    kappa = np.linalg.cond(g, np.inf)   # of the columns scaled to unit size
+    a_dev, b_dev = (ddblas.asarray(v).to_device(device) for v in (a, b))
+    for method in ("auto", "refine", "dd-lu"):
+        info = {}
+        x = linalg.solve(a_dev, b_dev, method=method, info=info)
+        # componentwise: x = D y, each entry as accurate as y's (10 n kappa u^2)
+        assert all(abs(got - w) <= 10 * n * Fraction(kappa) * U2 * abs(w)
+                   for got, w in zip(exact_values(x), want)), (method, info)
+    with mpmath.workprec(PREC):
+        exact = sum(mpmath.log(abs(mpmath.mpf(v))) for v in np.diagonal(a))
+    sign, logabs = linalg.slogdet(a_dev)
+    assert float(sign) == np.prod(np.sign(np.diagonal(a)))
+    assert float(logabs) == pytest.approx(float(exact), rel=1e-15)

@@ -28,8 +28,8 @@ from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
                      require_finite_factors, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve, solve_triangular
 from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
-                      row_scaled_range_exponents, row_spread, scale_wide, scale_wider,
-                      unit_exponents)
+                      row_scaled_range_exponents, row_spread, rows_keeping_entries, scale_wide,
+                      scale_wider, unit_exponents)
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -715,15 +715,20 @@ def _solve_scaled(a: DDArray, b: DDArray, stack: tuple, assume_a: str, method: s
     # [1e-300, -1e-300]] was "singular"), and rows brought down only as far as the smallest one
     # left DD values near 2^-997 with subnormal low parts
     rows = row_exponents(a) if assume_a != "pos" else None
-    if rows is not None:
-        a = scale_wide(a, -rows)
     # columns near DBL_MAX, or of very different or tiny magnitudes: A D y = b with D = 2^-kc
     # (2^-kc A 2^-kc y = 2^-kc b for "pos"), x = D y; otherwise the normwise backward error that
     # stops the refinement is met by the float64 solution (columns 2^+-30: x only
     # float64-accurate), and one scaling of the whole matrix took tiny columns beside huge ones
-    # into the subnormals (diag(1e200, 3e-290) was singular)
-    columns = column_exponents(a, assume_a == "pos")
-    if columns is not None:
+    # into the subnormals (diag(1e200, 3e-290) was singular). The columns are those of R A, from
+    # A's exponents, and R A D is formed in one step an entry: R A formed first flushed the
+    # entries of a row spanning more than float64's range ([[2^-900, 2^900], [0, 1]] was
+    # "singular")
+    # (rows whose scaling would flush entries that the columns' alone keeps are left alone)
+    rows = rows_keeping_entries(a, rows, lambda r: column_exponents(a, False, r))
+    columns = column_exponents(a, assume_a == "pos", rows)
+    if rows is not None:
+        a = scale_wider(a, -(rows if columns is None else rows + columns))
+    elif columns is not None:
         a = scale_wide(a, -columns)
         if assume_a == "pos":
             a = scale_wide(a, -_transposed(columns))
@@ -836,18 +841,30 @@ def _lu_diagonal_product(a, check_finite: bool):
     if a.size:   # rows 2^row_spread() apart: equilibrated
         spread = row_shift.max(axis=-2, keepdims=True) - row_shift.min(axis=-2, keepdims=True)
         row_shift = a.xp.where(spread > row_spread(), row_shift, 0)
-        a = _scaled(a, row_shift)
-    plans = (lambda: a.xp.minimum(range_exponents(a, columns), 0),   # tiny columns up
-             lambda: range_exponents(a, columns),                      # and huge ones down
-             lambda: unit_exponents(a, columns))                       # every column
+        row_shift = rows_keeping_entries(
+            a, row_shift if bool((row_shift != 0).any()) else None,
+            lambda r: a.xp.minimum(range_exponents(a, columns, r), 0))
+        row_shift = _zeros_like_rows(a) if row_shift is None else row_shift
+    # the columns' shifts are those of R A (R = 2^-row_shift), from A's exponents, and R A 2^-K
+    # is formed in one step an entry: R A formed first flushed the entries of a row that spans
+    # more than float64's range (det([[2^-900, 2^900], [0, 1]]) was 0)
+    plans = (lambda: a.xp.minimum(range_exponents(a, columns, row_shift), 0),   # tiny columns up
+             lambda: range_exponents(a, columns, row_shift),         # and huge ones down
+             lambda: unit_exponents(a, columns, row_shift))          # every column
     for attempt, plan in enumerate(plans):
         shift = plan()
+        both = row_shift + shift
         try:
-            return _diagonal_product(_scaled(a, shift), (shift.sum(axis=(-2, -1))
-                                                         + row_shift.sum(axis=(-2, -1))))
+            return _diagonal_product(scale_wider(a, -both) if bool((both != 0).any()) else a,
+                                     shift.sum(axis=(-2, -1)) + row_shift.sum(axis=(-2, -1)))
         except OverflowError:
             if attempt == len(plans) - 1:
                 raise
+
+
+def _zeros_like_rows(a: DDArray):
+    """Row exponents of 0, shaped (..., n, 1) for a (..., n, n)."""
+    return a.xp.zeros(a.shape[:-1] + (1,), dtype=np.int64)
 
 
 def _scaled(a: DDArray, shift) -> DDArray:
