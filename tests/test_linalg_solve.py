@@ -1493,3 +1493,33 @@ def test_columns_far_apart_of_a_triangular_matrix_are_not_row_scaled(device, n):
     sign, logabs = linalg.slogdet(a_dev)
     assert float(sign) == np.prod(np.sign(np.diagonal(a)))
     assert float(logabs) == pytest.approx(float(exact), rel=1e-15)
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_triangular_systems_with_rows_far_apart_are_equilibrated(device, n):
+    """Probe of 2026-11-28 (second): solve(assume_a="upper triangular") of one matrix was
+    solve_triangular's substitution on a as given, whose products t_ij x_j overflow where x is
+    representable: [[2^1000, 2^1000], [0, 2^-100]] x = [0, 1] gave x = [-inf, 2^100] (NumPy
+    too), and an upper triangular matrix with rows scaled by 2^+-900 gave inf (a stack, through
+    the batched LU's scaled path, was right). It is now scaled as "gen" is (R A D y = R b,
+    x = D y: a triangle stays one), then substituted."""
+    t = ddblas.asarray(np.array([[2.0 ** 1000, 2.0 ** 1000], [0, 2.0 ** -100]])).to_device(device)
+    one = ddblas.asarray(np.array([0.0, 1.0])).to_device(device)
+    x = linalg.solve(t, one, assume_a="upper triangular")
+    assert exact_values(x) == [-Fraction(2) ** 100, Fraction(2) ** 100]
+    assert exact_values(linalg.inv(t, assume_a="upper triangular").reshape(4)) == [
+        Fraction(2) ** -1000, -Fraction(2) ** 100, 0, Fraction(2) ** 100]
+    rng = np.random.default_rng(n)
+    g = np.triu(rng.standard_normal((n, n))) + 3 * np.eye(n)
+    a = np.ldexp(g, rng.integers(-900, 900, n)[:, None])
+    b = rng.standard_normal(n)
+    want = _exact_solution(a, b)
+    bound = 10 * n * Fraction(np.linalg.cond(g, np.inf)) * U2 * max(abs(v) for v in want)
+    for kind, matrix, transposed in (("upper triangular", a, False),
+                                     ("lower triangular", a.T.copy(), True)):
+        info = {}
+        x = linalg.solve(ddblas.asarray(matrix).to_device(device),
+                         ddblas.asarray(b).to_device(device), assume_a=kind,
+                         transposed=transposed, info=info)
+        assert info["method"] == "triangular substitution"
+        assert all(abs(got - w) <= bound for got, w in zip(exact_values(x), want)), kind

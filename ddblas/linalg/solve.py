@@ -514,8 +514,11 @@ def _dd_direct(a: DDArray, b: DDArray, assume_a: str, log: dict) -> DDArray:
 
 
 def _solve_one(a: DDArray, b: DDArray, assume_a: str, method: str, log: dict) -> DDArray:
-    """A X = B for one matrix (A (n, n), B (n, k)) by `method` (the chain for "auto")."""
+    """A X = B for one matrix (A (n, n), B (n, k)) by `method` (the chain for "auto"; for
+    assume_a "upper" and "lower", substitution)."""
     n = a.shape[0]
+    if assume_a in ("upper", "lower"):
+        return solve_triangular(a, b, lower=assume_a == "lower", check_finite=False)
     if method == "dd-lu" or (method == "auto" and n <= SMALL_ORDER):
         return _dd_direct(a, b, assume_a, log)
     factors = Float64Factors(a.hi, assume_a, a.device)
@@ -564,7 +567,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         then the batched LU solves); "gen" ("general",
         "banded") and "sym" ("symmetric", "her", "hermitian": real data) use LU with partial
         pivoting. "upper triangular" / "lower triangular": only that triangle is read, solved
-        by substitution (solve_triangular; a stack by the LU of its triangles); "diagonal":
+        by substitution (solve_triangular, after the scaling in the Notes, which keeps a
+        triangle one; a stack by the LU of its triangles); "diagonal":
         only the diagonal is read, x = b / diag(a); "tridiagonal": only the three diagonals
         are read (the LU of that band).
     transposed : bool
@@ -682,6 +686,8 @@ def _solve_structured(a: DDArray, b: DDArray, kind: str, check_finite: bool,
     log["method"] = "diagonal" if kind == "diagonal" else "triangular substitution"
     log["stopped"] = f"{log['method']}: direct solve (backward error bound: docs/linalg.md)"
     if kind != "diagonal":
+        if a.size and b.size:   # scaled as "gen" (a triangle stays one): R A D y = R b, x = D y
+            return _solve_scaled(a, b, (), kind, "auto", log)
         return solve_triangular(a, b, lower=kind == "lower", check_finite=False)
     xp = a.xp
     d = DDArray(xp.diagonal(a.hi, axis1=-2, axis2=-1), xp.diagonal(a.lo, axis1=-2, axis2=-1),
