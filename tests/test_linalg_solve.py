@@ -1523,3 +1523,18 @@ def test_triangular_systems_with_rows_far_apart_are_equilibrated(device, n):
                          transposed=transposed, info=info)
         assert info["method"] == "triangular substitution"
         assert all(abs(got - w) <= bound for got, w in zip(exact_values(x), want)), kind
+
+
+def test_diagonal_systems_of_tiny_entries_keep_their_bits(device):
+    """Probe of 2026-11-28 (second): assume_a="diagonal" divided b by diag(a) as given, and the
+    DD division assumes no underflow: 2.2e-308 / 1e-300 came back float64-accurate (1.4e15 u^2
+    from the quotient, a normal number), 5e-324 / 2.2e-308 too, where the general path scales
+    such entries. Each quotient is now taken of operands scaled into [1/2, 1)."""
+    d = np.array([1e-300, 2.2e-308, 2.2e-308, 3.0, 1e-300, 1e300, 5e-324])
+    b = np.array([2.2e-308, 1e-300, 5e-324, 1e300, 3.0, 1e-300, 5e-324])
+    x = linalg.solve(ddblas.asarray(np.diag(d)).to_device(device),
+                     ddblas.asarray(b).to_device(device), assume_a="diagonal")
+    for got, bi, di in zip(exact_values(x), b, d):
+        want = Fraction(bi) / Fraction(di)
+        # DD's relative accuracy where x_i is normal (and its lo part too), else 2^-1074
+        assert abs(got - want) <= max(2 * DIV * abs(want), Fraction(2) ** -1075), (bi, di)
