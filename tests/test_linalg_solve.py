@@ -1538,3 +1538,22 @@ def test_diagonal_systems_of_tiny_entries_keep_their_bits(device):
         want = Fraction(bi) / Fraction(di)
         # DD's relative accuracy where x_i is normal (and its lo part too), else 2^-1074
         assert abs(got - want) <= max(2 * DIV * abs(want), Fraction(2) ** -1075), (bi, di)
+
+
+@pytest.mark.parametrize("ord_", [0.5, 3, 7.5])
+def test_p_norms_of_tiny_vectors_keep_their_bits(device, ord_):
+    """Probe of 2026-11-28 (second): norm(x, p) divided |x_i| by s = max |x_i| as given, and
+    the DD division assumes no underflow: at 2^-1000 the result (near 2^-995, whose low part
+    has a spacing of 2^-1074) was 1.1e11 u^2 from exact for p = 0.5, about 700 spacings. x and
+    s are now scaled by the power of two that puts s into [1/2, 1) first (exact)."""
+    rng = np.random.default_rng(11)
+    x = np.ldexp(rng.uniform(0.5, 1, 12) * rng.choice([-1, 1], 12),
+                 -1000 - rng.integers(0, 25, 12))
+    got = exact_values(linalg.norm(ddblas.asarray(x).to_device(device), ord_).reshape(1))[0]
+    with mpmath.workprec(PREC):
+        exact = mpmath.power(sum(mpmath.power(abs(mpmath.mpf(v)), ord_) for v in x),
+                             1 / mpmath.mpf(ord_))
+        error = abs(mpmath.mpf(got.numerator) / got.denominator - exact)
+        # the documented relative bound (below 1100 u^2 here), plus the spacing of the result's
+        # low part: a few units of 2^-1074
+        assert error <= 1100 * float(U2) * exact + 16 * mpmath.mpf(2) ** -1074
