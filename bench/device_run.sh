@@ -32,7 +32,8 @@
 #   bash bench/device_run.sh batched tests/test_linalg_solve.py on the GPU, compute-sanitizer
 #                                    memcheck and racecheck of the batched team kernels (orders
 #                                    at their boundaries, views, a singular stack, rows far
-#                                    apart), then bench/batched_solve.py (10^4 systems of 9 .. 97);
+#                                    apart, lu_factor / lu_solve of stacks), then
+#                                    bench/batched_solve.py (10^4 systems of 9 .. 97);
 #                                    BATCHED_TESTS=0 / BATCHED_BENCH=0 leave out the first / last
 #   bash bench/device_run.sh lu-grid compute-sanitizer memcheck of LU with every panel on the
 #                                    cooperative grid kernel, then bench/linalg_factor.py 8192 16384
@@ -150,6 +151,9 @@ for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), 
     rows = ddblas.asarray(np.where(np.arange(n)[:, None] == 0, 2.0 ** -700, 1.0)).to_device('gpu')
     linalg.solve(a * rows, b)   # rows 2^700 apart: flagged, equilibrated, solved again
     linalg.solve(a * 2.0 ** -900, b); linalg.det(a * 2.0 ** -900)   # tiny: flagged, scaled up
+    lu, piv = linalg.lu_factor(a)   # a stack: one batched launch (from_factors' layouts)
+    linalg.lu_solve((lu, piv), b); linalg.lu_solve((lu[::-1], piv[::-1]), b[:1, :, ::-1])
+    linalg.lu_solve((lu[0], piv[0]), b); linalg.lu_solve((lu, piv), b[0, :, 0])
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)
