@@ -34,8 +34,8 @@ class BatchLU:
     """LU factors of `batch` systems of one order: buffer hi/lo (element (i, j) of system p at
     p * sys_step + i * row_step + j * col_step), piv (batch, order) int64 (LAPACK's ipiv,
     0-based), zero_pivot (batch,) int64 (-1, or the first zero pivot's index; None from
-    from_factors), summary (the
-    kernels' report: read_summary; "a_not_finite" and "a_large" of the entries)."""
+    from_factors), summary (the kernels' report: read_summary; "a_not_finite" and "a_large"
+    of the entries)."""
     hi: object
     lo: object
     sys_step: int
