@@ -1,4 +1,4 @@
-"""rgemm_batched and matmul on 3-D operands: bitwise equality with a loop of single rgemm calls
+"""rgemm_batched and matmul on stacks of matrices: bitwise equality with a loop of single rgemm calls
 (every variant, transpose, broadcast, alpha/beta; on the GPU this is also GPU == CPU, as rgemm is
 bitwise equal on both devices: tests/test_gemm.py), the error bound against exact rationals, shape
 edges and bad inputs."""
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import ddblas
-from ddvalues import TRANS, check_gemm_bound, exact_values, random_matrix, random_stack, same_bits
+from ddvalues import (TRANS, check_gemm_bound, exact_values, gemm_constant, random_matrix,
+                      random_stack, same_bits)
 from conftest import requires_gpu
 
 
@@ -175,6 +176,50 @@ def test_matmul_on_3d_operands(device):
             ddblas.matmul(*operands, algorithm="ozaki_fp64")
 
 
+@pytest.mark.parametrize("shapes", [((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 3, 4, 5)),
+                                    ((2, 3, 2, 4), (4,)), ((1, 1, 3, 4), (1, 4, 2)),
+                                    ((3, 2, 4), (2, 1, 4, 5)), ((2, 2, 1, 2, 3), (2, 1, 3, 1)),
+                                    ((1,), (2, 1, 1, 3))], ids=str)
+def test_matmul_broadcasts_stacks_as_numpy(device, shapes):
+    """Operands beyond 3-D (probe of 2026-11-29: a ValueError "matmul takes 1-D, 2-D and 3-D
+    operands"): NumPy's shapes, every product exact to rgemm's bound against Fractions and
+    bitwise the classic rgemm of its two matrices."""
+    sa, sb = shapes
+    a = ddblas.random(sa, seed=21, device=device)
+    b = ddblas.random(sb, seed=22, device=device)
+    c = a @ b
+    assert c.shape == np.matmul(np.zeros(sa), np.zeros(sb)).shape
+    assert same_bits(np.matmul(a, b), c) and same_bits(ddblas.matmul(a, b), c)
+    ea = np.array(exact_values(a), dtype=object).reshape(sa)
+    eb = np.array(exact_values(b), dtype=object).reshape(sb)
+    exact, scale = np.matmul(ea, eb), np.matmul(abs(ea), abs(eb))
+    k = sa[-1]
+    bound = gemm_constant(True, "accurate", k)
+    for got, want, size in zip(exact_values(c), np.ravel(exact), np.ravel(scale)):
+        assert abs(got - want) <= bound * size
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    a2 = ddblas.broadcast_to(a2, batch + a2.shape[-2:])
+    b2 = ddblas.broadcast_to(b2, batch + b2.shape[-2:])
+    c2 = c.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+    for index in np.ndindex(*batch):
+        assert same_bits(c2[index], ddblas.rgemm(a2[index], b2[index], algorithm="blocked"))
+
+
+def test_matmul_empty_stacks(device):
+    """Stacks with a zero size broadcast as NumPy's (a 0 against a 1) and give zeros."""
+    for sa, sb in (((2, 0, 3, 4), (1, 4, 2)), ((0, 3, 4), (2, 1, 4, 5)),
+                   ((2, 1, 0, 4), (3, 4, 2)), ((2, 1, 3, 0), (3, 0, 2))):
+        c = ddblas.ones(sa, device=device) @ ddblas.ones(sb, device=device)
+        assert c.shape == np.matmul(np.ones(sa), np.ones(sb)).shape
+        assert bool((c == 0).all())
+    out = ddblas.full((2, 5, 3, 2), np.nan, device=device)
+    a, b = ddblas.random((2, 1, 3, 4), seed=1, device=device), ddblas.random((5, 4, 2), seed=2,
+                                                                             device=device)
+    assert np.matmul(a, b, out=out) is out and same_bits(out, a @ b)
+
+
 def test_errors_name_the_problem(device):
     a = ddblas.ones((2, 3, 4), device=device)
     with pytest.raises(ValueError, match="op\\(A\\) is 3x4"):
@@ -191,8 +236,10 @@ def test_errors_name_the_problem(device):
         ddblas.rgemm_batched(a, a, ddblas.ones((2, 3, 4), device=device), transb="T")
     with pytest.raises(ValueError, match="beta != 0"):
         ddblas.rgemm_batched(a, a, transb="T", beta=1)
-    with pytest.raises(ValueError, match="up to|3-D operands"):
-        ddblas.ones((1, 2, 3, 4), device=device) @ ddblas.ones((4, 2), device=device)
+    with pytest.raises(ValueError, match="stack dimensions .*\\(2, 3\\) and \\(5,\\)"):
+        ddblas.ones((2, 3, 3, 4), device=device) @ ddblas.ones((5, 4, 2), device=device)
+    with pytest.raises(ValueError, match="do not align"):
+        ddblas.ones((2, 2, 3, 4), device=device) @ ddblas.ones((3, 4), device=device)
 
 
 def test_mixed_devices_are_refused():

@@ -1,5 +1,5 @@
 """rgemm_batched: C[p] = alpha * op(A[p]) * op(B[p]) + beta * C[p] for a batch of small DD GEMMs
-in one kernel launch (cuda_src/gemm_batched.h), and matmul / @ on 3-D operands on top of it.
+in one kernel launch (cuda_src/gemm_batched.h), and matmul / @ on stacks of matrices on top of it.
 
 The GEMM front end (ddblas/_gemmcall.py) checks the arguments (and runs the host pipeline); run(),
 the one runner of this routine, reads the operands' strides (a batch stride of 0 broadcasts one A

@@ -13,6 +13,8 @@ among classic, tsm and the Ozaki schemes by auto.py's shape rule and cost model.
 """
 from __future__ import annotations
 
+import math
+
 from ..engines import backend as _backend
 from . import batched as _batched
 from ..engines import cpu as _cpu
@@ -183,27 +185,51 @@ def subtract_product(a: DDArray, b: DDArray, c: DDArray, opts, algorithm="auto")
     _gemmcall.subtract(a, b, c, opts, algorithm, RUNNERS)
 
 
+def _stacked(x: DDArray, batch: tuple) -> DDArray:
+    """x's matrices as one operand of rgemm_batched over the stack shape `batch` (a product of
+    its sizes, P): 2-D where x has no stack or one of size 1 (read once for every product,
+    batch stride 0), else (P, rows, columns): a view where x's stack is `batch` and reshapes
+    without a copy, otherwise its broadcast to `batch` copied (NumPy's broadcasting of the
+    stack dimensions)."""
+    if all(size == 1 for size in x.shape[:-2]):
+        return x.reshape(x.shape[-2:])
+    if x.shape[:-2] != batch:
+        shape = batch + x.shape[-2:]
+        x = DDArray(x.xp.broadcast_to(x.hi, shape), x.xp.broadcast_to(x.lo, shape),
+                    normalize=False)
+    return x.reshape((math.prod(batch),) + x.shape[-2:])
+
+
 def matmul(a, b, *, fma=None, add=None, algorithm="auto") -> DDArray:
     """a @ b in DD with NumPy's rules: 2-D operands through rgemm (algorithm as there; `@` uses
-    "auto"), 3-D ones (a stack of matrices; the other operand may be 2-D, or have a batch of 1,
-    and is broadcast) through rgemm_batched (its one kernel; algorithm is not used); a 1-D a is
-    a row, a 1-D b a column, and that dimension is dropped from the result. Up to 3-D."""
+    "auto"); stacks of matrices (operands of 3 or more dimensions, the stack dimensions
+    broadcast as in NumPy: (2, 1, 3, 4) @ (5, 4, 2) is (2, 5, 3, 2)) through one
+    rgemm_batched call (its one kernel; algorithm is not used; an operand whose stack is all
+    ones, or 2-D, is read once for every product, one that must be broadcast over a larger
+    stack is copied); a 1-D a is a row, a 1-D b a column, and that dimension is dropped from
+    the result."""
     _gemmcall.require_algorithm(algorithm)   # unused for stacks, but a typo is an error there too
     a, b = operands(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must not be scalars (use *)")
-    if a.ndim > 3 or b.ndim > 3:
-        raise ValueError(f"matmul takes 1-D, 2-D and 3-D operands, got shapes {a.shape} and "
-                         f"{b.shape}")
     a2 = a.reshape(1, -1) if a.ndim == 1 else a
     b2 = b.reshape(-1, 1) if b.ndim == 1 else b
     if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align "
                          f"({a2.shape[-1]} != {b2.shape[-2]})")
-    if a2.ndim == 3 or b2.ndim == 3:
-        c = _batched.rgemm_batched(a2, b2, fma=fma, add=add)
-    else:
+    try:
+        batch = _backend.broadcast_shape(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:   # NumPy's own message names remapped shapes
+        raise ValueError(f"matmul: the stack dimensions of shapes {a.shape} and {b.shape} do "
+                         f"not broadcast ({a2.shape[:-2]} and {b2.shape[:-2]})") from None
+    if not batch:
         c = rgemm(a2, b2, fma=fma, add=add, algorithm=algorithm)
+    else:
+        sa, sb = _stacked(a2, batch), _stacked(b2, batch)
+        if sa.ndim == sb.ndim == 2:   # stacks of size 1: a batch of one product
+            sa = sa.reshape((1,) + sa.shape)
+        c = _batched.rgemm_batched(sa, sb, fma=fma, add=add).reshape(batch + (a2.shape[-2],
+                                                                             b2.shape[-1]))
     if a.ndim == 1:
         c = c.reshape(c.shape[:-2] + c.shape[-1:])
     if b.ndim == 1:
