@@ -1,7 +1,7 @@
-"""rgemm_batched and matmul on stacks of matrices: bitwise equality with a loop of single rgemm calls
-(every variant, transpose, broadcast, alpha/beta; on the GPU this is also GPU == CPU, as rgemm is
-bitwise equal on both devices: tests/test_gemm.py), the error bound against exact rationals, shape
-edges and bad inputs."""
+"""rgemm_batched and matmul on stacks of matrices: bitwise equality with a loop of single
+rgemm calls (every variant, transpose, broadcast, alpha/beta; on the GPU this is also GPU == CPU,
+as rgemm is bitwise equal on both devices: tests/test_gemm.py), the error bound against exact
+rationals, shape edges and bad inputs."""
 from __future__ import annotations
 
 from fractions import Fraction
