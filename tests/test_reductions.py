@@ -107,6 +107,30 @@ def test_selection_bits_of_the_first_extreme(device):
     assert float(y.max().lo) == 2.0 ** -60 and float(y.min().lo) == -2.0 ** -60
 
 
+def test_zero_sums_are_positive_as_numpy(device):
+    """NumPy's sums start from +0.0, so a sum of -0.0 terms is +0.0 (np.sum, np.add.reduce,
+    np.mean, the inner product np.dot; axis=() adds the identity too); the kernels start from
+    the first term and gave -0.0 (review of 2026-12: np.sum of [-0.0] was -0.0). Products and
+    the scans keep the sign as NumPy does: prod([-0.0]) and cumsum([-0.0, -0.0]) are -0.0."""
+    host = -np.zeros((3, 2))
+    x = ddblas.array(host, device=device)
+    calls = [lambda m, a: m.sum(a), lambda m, a: m.sum(a, axis=0), lambda m, a: m.sum(a, axis=()),
+             lambda m, a: m.sum(a, axis=(0, 1), keepdims=True), lambda m, a: m.mean(a, axis=1),
+             lambda m, a: m.add.reduce(a), lambda m, a: m.dot(a[:, 0], a[:, 1]),
+             lambda m, a: m.sum(a[0, 0]), lambda m, a: m.prod(a, axis=0),
+             lambda m, a: m.cumsum(a, axis=0)]
+    for call in calls:
+        expected = np.asarray(call(np, host))
+        got = call(np, x)
+        assert same_bits(got.hi, expected) and same_bits(got.lo, np.zeros(expected.shape))
+    assert same_bits(ddblas.sum(x).hi, np.zeros(()))
+    assert same_bits(ddblas.dot(x[:, 0], x[:, 1]).hi, np.zeros(()))
+    # -0.0 terms beside others change nothing; a nonzero sum keeps its sign and bits
+    y = ddblas.DDArray(np.array([-0.0, -1.0, -0.0]), np.array([0.0, -2.0 ** -60, 0.0]))
+    s = ddblas.sum(y.to_device(device))
+    assert (float(s.hi), float(s.lo)) == (-1.0, -2.0 ** -60)
+
+
 @pytest.mark.parametrize("func", ["max", "min", "argmax", "argmin"])
 def test_nan_semantics_as_numpy(device, func):
     values = [[1.0, np.nan, 3.0, np.nan], [np.inf, -np.inf, 2.0, 0.5], [np.nan, 1.0, 1.0, 1.0]]

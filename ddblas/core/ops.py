@@ -510,10 +510,18 @@ def kept_dims(result: DDArray, shape: tuple, axes: tuple) -> DDArray:
     return result.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
 
 
+def plus_zero(hi, lo) -> DDArray:
+    """The DD (hi + 0.0, lo + 0.0): every value as it is, except that -0.0 parts become +0.0
+    (IEEE: -0 + +0 = +0). NumPy's sums start from the identity +0.0 (np.add.reduce, np.sum,
+    np.dot: a sum of -0.0 terms is +0.0), where the kernels start from the first term."""
+    return DDArray(hi + 0.0, lo + 0.0, normalize=False)
+
+
 def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001
     """Sum over the given axes (all by default), accumulated in DD in a fixed order: chunks of
     256 elements left to right, then the chunk sums likewise. Error <= (n - 1) * 3.0000001u^2 *
-    sum(|a|) for n summed elements; identical on CPU and GPU."""
+    sum(|a|) for n summed elements; identical on CPU and GPU. A zero sum is +0.0 (of -0.0 terms
+    only too), as NumPy's, whose sums start from +0.0."""
     (a,) = operands(a)
     suffix = resolve(fma, add).suffix
     axes = reduction_axes(axis, a.ndim)
@@ -523,14 +531,15 @@ def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa
         result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
     else:
         s_hi, s_lo = reduce_rows(_backend.backend(a.device), hi, lo, "ddblas_sum_" + suffix)
-        result = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape), normalize=False)
+        result = plus_zero(s_hi.reshape(out_shape), s_lo.reshape(out_shape))
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
 def dot(x, y, *, fma=None, add=None) -> DDArray:
     """numpy.dot in DD. A scalar operand multiplies. Two 1-D arrays of equal length: the inner
     product, each product a DD multiply, the sums DD adds in the fixed order of sum(): error
-    <= (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|). Otherwise (N-d, as NumPy):
+    <= (c_mul + 3.0000001 (n - 1)) u^2 sum(|x_i y_i|) (a zero one is +0.0, as NumPy's).
+    Otherwise (N-d, as NumPy):
     dot(x, y)[i..., j..., k] = sum_m x[i..., m] y[j..., m, k], computed as one matrix product
     of x as a (-1, m) matrix and y as an (m, -1) one by ddblas.matmul (rgemm, algorithm="auto",
     with its bound), so dot of 2-D arrays is x @ y bit for bit."""
@@ -556,7 +565,7 @@ def dot(x, y, *, fma=None, add=None) -> DDArray:
     be.launch("ddblas_dot_" + suffix, chunks, n, REDUCTION_CHUNK, xh, xl, 1, yh, yl, 1,
               part_hi, part_lo)
     s_hi, s_lo = reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix)
-    return DDArray(s_hi.reshape(()), s_lo.reshape(()), normalize=False)
+    return plus_zero(s_hi.reshape(()), s_lo.reshape(()))
 
 
 def _dot_by_matmul(x: DDArray, y: DDArray, fma, add) -> DDArray:
