@@ -239,6 +239,44 @@ def test_mean_within_bound(device, variant, case):
     assert kept.shape == np.zeros(shape).mean(axis, keepdims=True).shape
 
 
+def test_mean_var_of_finite_terms_whose_sum_overflows(device, variant):
+    """mean([DBL_MAX, DBL_MAX]) is DBL_MAX: rows of finite terms whose fixed-order sum overflows
+    are summed again scaled by 2^-k and within mean's bound, and var's first pass with them
+    (review of 2026-12: inf, or NaN where the partial sums overflowed with both signs, as
+    NumPy's). Rows with inf or NaN terms, and the others, are as before."""
+    big = np.finfo(np.float64).max
+    rows = [[big, big, big, big], [big, -big, -big, 2.0 ** 1000], [big, big, -big, -big],
+            [big, np.nextafter(big, 0), big, big], [-big, -big, 1.0, -big],
+            [big, big, np.inf, 1.0], [big, big, np.nan, 1.0], [1.0, 2.0, 3.0, 5.0]]
+    lo = np.zeros((len(rows), 4))
+    lo[0, 1] = lo[3, 3] = 2.0 ** 969   # DD values past DBL_MAX (within Omega)
+    lo[4, 0] = -2.0 ** 960
+    x = ddblas.DDArray(np.array(rows), lo).to_device(device)
+    means = ddblas.mean(x, axis=1, **variant)
+    with ddblas.options(**variant):
+        assert same_bits(np.mean(x, axis=1), means)
+    got = exact_values(means[:5])
+    for i, (row, m) in enumerate(zip(_exact_array(x[:5]).tolist(), got)):
+        s, a = sum(row), sum(abs(v) for v in row)
+        b = _sum_constant(variant, 4) * a / 4
+        assert abs(m - s / 4) <= b + DIV * (abs(s) / 4 + b), i
+    assert got[0] > np.finfo(np.float64).max and got[2] == 0
+    assert math.isinf(float(means.hi[5])) and math.isnan(float(means.hi[6]))
+    assert float(means.hi[7]) == 2.75
+    assert same_bits(means[7], ddblas.mean(x[7], **variant))   # the plain path's bits
+    v = ddblas.var(ddblas.DDArray(np.array(rows[:3])).to_device(device), axis=1, **variant)
+    assert float(v.hi[0]) == 0 and math.isinf(float(v.hi[1])) and math.isinf(float(v.hi[2]))
+    near = ddblas.DDArray(np.array([big, big, big]), np.array([0.0, -2.0 ** 500, 3.0 * 2.0 ** 500]))
+    near = near.to_device(device)
+    (m_hat,) = exact_values(ddblas.mean(near, **variant))
+    for ddof in (0, 1):
+        variance, bound = _variance_error_bound(exact_values(near), m_hat, ddof, variant)
+        (v_hat,) = exact_values(ddblas.var(near, ddof=ddof, **variant))
+        assert variance > 0 and abs(v_hat - variance) <= bound
+    with pytest.warns(RuntimeWarning, match="^Mean of empty slice$"):   # NumPy's message
+        ddblas.mean(ddblas.zeros((0,), device=device))
+
+
 def _variance_error_bound(xs, m_hat, ddof, variant) -> tuple[Fraction, Fraction]:
     """(exact variance, bound) of docs/algorithms.md "Variance" for the values xs and the
     computed mean m_hat."""
