@@ -276,7 +276,9 @@ INF, NAN = math.inf, math.nan
     (lambda d: d(-0.0) + d(-0.0), -0.0), (lambda d: d(-0.0) - d(0.0), -0.0), (lambda d: d(1) - d(1), 0.0),
     (lambda d: d(-0.0) * 1, -0.0), (lambda d: d(0.0) * -1, -0.0), (lambda d: d(-0.0) * d(-0.0), 0.0),
     (lambda d: d(-0.0) / 3, -0.0), (lambda d: d(-1) / d("inf"), -0.0),
-    (lambda d: ddblas.sum(d([-0.0, -0.0])), -0.0), (lambda d: ddblas.sum(d(["inf", 1])), INF),
+    # a sum of -0.0 terms: +0.0, as NumPy's sums (which start from the identity +0.0)
+    (lambda d: ddblas.sum(d([-0.0, -0.0])), 0.0), (lambda d: ddblas.sum(d(["inf", 1])), INF),
+    (lambda d: ddblas.dot(d([-0.0, -0.0]), d([1, 1])), 0.0),
     (lambda d: ddblas.dot(d(["inf", 1]), d([0, 1])), NAN),
     # a quotient that float64 rounds to a nonzero subnormal and DD to zero: float64's sign
     # (it came out +0)
