@@ -239,11 +239,12 @@ def test_mean_within_bound(device, variant, case):
     assert kept.shape == np.zeros(shape).mean(axis, keepdims=True).shape
 
 
-def test_mean_var_of_finite_terms_whose_sum_overflows(device, variant):
-    """mean([DBL_MAX, DBL_MAX]) is DBL_MAX: rows of finite terms whose fixed-order sum overflows
-    are summed again scaled by 2^-k and within mean's bound, and var's first pass with them
-    (review of 2026-12: inf, or NaN where the partial sums overflowed with both signs, as
-    NumPy's). Rows with inf or NaN terms, and the others, are as before."""
+def test_sum_mean_var_of_finite_terms_whose_sum_overflows(device, variant):
+    """mean([DBL_MAX, DBL_MAX]) is DBL_MAX and sum([DBL_MAX, DBL_MAX, -DBL_MAX]) DBL_MAX: rows of
+    finite terms whose fixed-order sum overflows are summed again scaled by 2^-k, within sum's
+    and mean's bounds, and var's first pass with them (review of 2026-12: inf, or NaN where the
+    partial sums overflowed with both signs, as NumPy's). Rows with inf or NaN terms, and the
+    others, are as before."""
     big = np.finfo(np.float64).max
     rows = [[big, big, big, big], [big, -big, -big, 2.0 ** 1000], [big, big, -big, -big],
             [big, np.nextafter(big, 0), big, big], [-big, -big, 1.0, -big],
@@ -273,6 +274,17 @@ def test_mean_var_of_finite_terms_whose_sum_overflows(device, variant):
         variance, bound = _variance_error_bound(exact_values(near), m_hat, ddof, variant)
         (v_hat,) = exact_values(ddblas.var(near, ddof=ddof, **variant))
         assert variance > 0 and abs(v_hat - variance) <= bound
+    sums = ddblas.sum(x, axis=1, **variant)
+    assert same_bits(np.add.reduce(x, axis=1), ddblas.sum(x, axis=1))
+    for i, (row, total) in enumerate(zip(_exact_array(x[:5]).tolist(), sums[:5])):
+        s, a = sum(row), sum(abs(v) for v in row)
+        if abs(s) > 2 * Fraction(big):   # far past Omega: inf of its sign
+            assert float(total.hi) == (math.inf if s > 0 else -math.inf) and float(total.lo) == 0
+            continue
+        (got,) = exact_values(total)
+        assert abs(got - s) <= _sum_constant(variant, 4) * a, i
+    assert [float(t) for t in sums.hi[1:3]] == [2.0 ** 1000 - big, 0.0]
+    assert math.isinf(float(sums.hi[5])) and math.isnan(float(sums.hi[6]))
     with pytest.warns(RuntimeWarning, match="^Mean of empty slice$"):   # NumPy's message
         ddblas.mean(ddblas.zeros((0,), device=device))
 

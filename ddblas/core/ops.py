@@ -517,21 +517,53 @@ def plus_zero(hi, lo) -> DDArray:
     return DDArray(hi + 0.0, lo + 0.0, normalize=False)
 
 
+def row_sums(device: str, hi, lo, fma, add, divisor: float | None = None) -> DDArray:
+    """The DD sums of the rows of the (rows, n) contiguous arrays (shape (rows,); 0 for n = 0)
+    in the fixed chunked order, +0.0 for a zero sum (plus_zero), each divided by `divisor` (a
+    DD division; mean) where given.
+
+    A row of finite terms whose sum overflowed in that order (a partial sum past DBL_MAX: inf,
+    or NaN where they overflow with both signs, as float64's summation gives) is summed again
+    with every term scaled by 2^-k, 2^k > 2n, and the result (after the division) scaled back
+    by 2^k: then no partial sum overflows, and the result has the bits the fixed order gives
+    with an unbounded exponent range (the scalings are exact but for bits below 2^-1074: an
+    absolute n 2^(k-1074), where the bound is at least c_add DBL_MAX), so the bound holds; it
+    is +-inf only where the result itself is past the range. Rows with inf or NaN terms keep
+    their inf or NaN."""
+    be = _backend.backend(device)
+    xp = be.xp
+    rows, n = hi.shape
+    if hi.size == 0:
+        total = DDArray(xp.zeros(rows), xp.zeros(rows), normalize=False)
+    else:
+        total = plus_zero(*reduce_rows(be, hi, lo, "ddblas_sum_" + resolve(fma, add).suffix))
+    result = total if divisor is None else divide(total, divisor, fma=fma, add=add)
+    overflowed = ~xp.isfinite(total.hi)
+    if not bool(overflowed.any()):
+        return result
+    redo = xp.nonzero(overflowed & (xp.isfinite(hi) & xp.isfinite(lo)).all(axis=1))[0]
+    if redo.size == 0:
+        return result
+    k = n.bit_length() + 1
+    with np.errstate(over="ignore", under="ignore"):   # NumPy's warnings: none, as the kernels
+        part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
+        scaled = row_sums(device, part.hi, part.lo, fma, add, divisor)
+        back = DDArray(xp.ldexp(scaled.hi, k), xp.ldexp(scaled.lo, k))   # (inf, 0) past Omega
+    r_hi, r_lo = result.hi.copy(), result.lo.copy()
+    r_hi[redo], r_lo[redo] = back.hi, back.lo
+    return DDArray(r_hi, r_lo, normalize=False)
+
+
 def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001
     """Sum over the given axes (all by default), accumulated in DD in a fixed order: chunks of
     256 elements left to right, then the chunk sums likewise. Error <= (n - 1) * 3.0000001u^2 *
-    sum(|a|) for n summed elements; identical on CPU and GPU. A zero sum is +0.0 (of -0.0 terms
-    only too), as NumPy's, whose sums start from +0.0."""
+    sum(|a|) for n summed elements, up to DBL_MAX (finite terms whose partial sums overflow are
+    summed again scaled: sum([DBL_MAX, DBL_MAX, -DBL_MAX]) is DBL_MAX); identical on CPU and
+    GPU. A zero sum is +0.0 (of -0.0 terms only too), as NumPy's, whose sums start from +0.0."""
     (a,) = operands(a)
-    suffix = resolve(fma, add).suffix
     axes = reduction_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
-    xp = a.xp
-    if hi.size == 0:
-        result = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
-    else:
-        s_hi, s_lo = reduce_rows(_backend.backend(a.device), hi, lo, "ddblas_sum_" + suffix)
-        result = plus_zero(s_hi.reshape(out_shape), s_lo.reshape(out_shape))
+    result = row_sums(a.device, hi, lo, fma, add).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 

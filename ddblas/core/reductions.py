@@ -21,8 +21,8 @@ from ..engines import backend as _backend
 from ..engines.backend import array_module
 from .array import DDArray, dd, register_operations
 from .ops import (REDUCTION_CHUNK, divide, is_scalar_axis, kept_dims, normalize_axes, operands,
-                  output_argument, plus_zero, reduce_rows, reduction_axes, reduction_rows,
-                  register_functions, sqrt, store_output)
+                  output_argument, reduce_rows, reduction_axes, reduction_rows,
+                  register_functions, row_sums, sqrt, store_output)
 from .ops import sum as dd_sum
 from .options import resolve
 
@@ -130,38 +130,6 @@ def _count(shape: tuple, axes: tuple) -> int:
     return int(np.prod([shape[d] for d in axes], dtype=np.int64))
 
 
-def _row_means(device: str, hi, lo, fma, add) -> DDArray:
-    """The means of the rows of the (rows, n) contiguous arrays (shape (rows,)): sum()'s DD sum
-    of each row, then one DD division by n (0/0 = NaN for n = 0). A row of finite terms whose
-    sum overflowed in the fixed order (|partial sums| > DBL_MAX: mean([DBL_MAX, DBL_MAX]), where
-    float64 and the plain DD sum give inf, or NaN where they overflow with both signs) is summed
-    again with every term scaled by 2^-k, 2^k > 2n (exact but for bits below 2^-1074, an
-    absolute n 2^(k-1074) against a bound of at least c_add DBL_MAX), so that no partial sum can
-    overflow, and its mean s'/n scaled back by 2^k: the same bits the sum would have given with
-    an unbounded exponent range, so the bound holds; it overflows only if the mean does."""
-    be = _backend.backend(device)
-    xp = be.xp
-    rows, n = hi.shape
-    if hi.size == 0:
-        total = DDArray(xp.zeros(rows), xp.zeros(rows), normalize=False)
-    else:
-        total = plus_zero(*reduce_rows(be, hi, lo, "ddblas_sum_" + resolve(fma, add).suffix))
-    means = divide(total, float(n), fma=fma, add=add)
-    overflowed = ~xp.isfinite(total.hi)
-    if not bool(overflowed.any()):
-        return means
-    redo = xp.nonzero(overflowed & (xp.isfinite(hi) & xp.isfinite(lo)).all(axis=1))[0]
-    if redo.size == 0:   # inf or NaN terms: the sum's inf or NaN is the answer
-        return means
-    k = n.bit_length() + 1
-    part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised if subnormal
-    scaled = _row_means(device, part.hi, part.lo, fma, add)
-    back = DDArray(xp.ldexp(scaled.hi, k), xp.ldexp(scaled.lo, k))   # (inf, 0) past the range
-    m_hi, m_lo = means.hi.copy(), means.lo.copy()
-    m_hi[redo], m_lo[redo] = back.hi, back.lo
-    return DDArray(m_hi, m_lo, normalize=False)
-
-
 def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Mean over the given axes: sum() then one DD division by the count n (exact as a float64
     for n < 2^53). Error <= sum's bound / n + c_div |result|, up to DBL_MAX: where the sum of
@@ -173,7 +141,7 @@ def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     hi, lo, out_shape = reduction_rows(a, axes)
     if hi.shape[1] == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-    result = _row_means(a.device, hi, lo, fma, add).reshape(out_shape)
+    result = row_sums(a.device, hi, lo, fma, add, divisor=float(hi.shape[1])).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
@@ -199,7 +167,7 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
         total = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
     else:
         be = _backend.backend(a.device)
-        m = _row_means(a.device, hi, lo, fma, add)   # mean()'s bits
+        m = row_sums(a.device, hi, lo, fma, add, divisor=float(n))   # mean()'s bits
         chunks = -(-n // REDUCTION_CHUNK)
         part_hi = xp.empty((rows, chunks), dtype=np.float64)
         part_lo = xp.empty((rows, chunks), dtype=np.float64)
