@@ -164,6 +164,8 @@ def _corrupt(path: pathlib.Path, kind: str) -> None:
         _build.checksum_path(path).write_text(f"{len(data)} {'0' * 64}\n")
     elif kind == "no checksum":
         _build.checksum_path(path).unlink()
+    elif kind == "checksum not UTF-8":   # raised UnicodeDecodeError from check()
+        _build.checksum_path(path).write_bytes(b"\xff\xfe" + bytes(range(128, 256)))
     elif kind == "checksum is a FIFO":   # reading it waited forever
         _build.checksum_path(path).unlink()
         os.mkfifo(_build.checksum_path(path))
@@ -172,7 +174,7 @@ def _corrupt(path: pathlib.Path, kind: str) -> None:
 
 
 CORRUPTIONS = ["truncated", "empty", "random", "wrong checksum", "no checksum",
-               "checksum is a FIFO"]
+               "checksum not UTF-8", "checksum is a FIFO"]
 
 
 class FakeBuild:

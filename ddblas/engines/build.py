@@ -225,11 +225,11 @@ def check(path: pathlib.Path) -> str:
         return "missing"
     except OSError as exc:
         return f"unreadable ({exc})"
-    try:
-        recorded = checksum_path(path).read_text()
+    try:   # bytes: a checksum file of other bytes than UTF-8 is damaged, not an error
+        recorded = checksum_path(path).read_bytes()
     except OSError:
         return "no checksum file"
-    if recorded != _checksum(data):
+    if recorded != _checksum(data).encode():
         return f"size or SHA-256 differs from its checksum file ({len(data)} bytes)"
     return "ok"
 
