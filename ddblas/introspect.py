@@ -151,8 +151,8 @@ def cpu_compiler() -> str:
 
 
 def cpu_compiler_identity() -> str:
-    """The first line of the host compiler's --version."""
-    return _cpu.compiler_identity(_cpu.find_compiler()).splitlines()[0]
+    """The first line of the host compiler's --version ("" where it prints none)."""
+    return (_cpu.compiler_identity(_cpu.find_compiler()).splitlines() or [""])[0]
 
 
 def cpu_compile_flags(vectorize: bool = True) -> tuple[str, ...]:

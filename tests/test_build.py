@@ -572,6 +572,50 @@ def test_a_compiler_that_fails_is_an_error_not_a_library_without_openmp(tmp_path
     assert not list((tmp_path / "cache").glob("*.so"))
 
 
+def test_an_oserror_of_the_build_is_no_cache_failure(tmp_path, monkeypatch):
+    """Probe of 2026-11-28 (2): an OSError raised by build() itself (a compiler that wrote no
+    library: FileNotFoundError on reading it) was taken for a cache folder that cannot take the
+    build: a warning naming DDBLAS_CACHE_DIR, then a second build into the fallback folder."""
+    _private_temp(tmp_path, monkeypatch)
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+
+    def build():
+        calls.append(1)
+        raise FileNotFoundError(2, "No such file or directory", "lib.so")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FileNotFoundError, match="lib.so"):
+            _build.cached("ddblas_cpu_e_0.so", build, "e")
+    assert calls == [1]
+    assert not list((tmp_path / "tmp").iterdir())   # no fallback folder made
+
+
+@pytest.mark.parametrize("compiler", ["exits 0, writes nothing", "cannot be started"])
+def test_a_compiler_that_builds_no_library_is_named(tmp_path, monkeypatch, compiler):
+    """Probe of 2026-11-28 (2): CXX=true (or a wrapper that exits 0 without output) gave a
+    warning about the cache folder, a second compile and a FileNotFoundError of a temporary
+    lib.so; a script without "#!" gave a bare OSError "Exec format error". Both are now one
+    RuntimeError naming the compiler and $CXX, and nothing is cached."""
+    _private_temp(tmp_path, monkeypatch)
+    script = tmp_path / "fake-c++"
+    log_file = tmp_path / "calls"
+    script.write_text(f"#!/bin/sh\necho \"$@\" >> {log_file}\nexit 0\n"
+                      if compiler == "exits 0, writes nothing" else "no interpreter line\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("CXX", str(script))
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    message = "wrote no library for host.cpp" if compiler == "exits 0, writes nothing" else \
+        "cannot run the C\\+\\+ compiler"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match=f"{message}.*CXX"):
+            _cpu.artifact("host")
+    assert not list((tmp_path / "cache").glob("*.so")) and not list((tmp_path / "tmp").iterdir())
+    if compiler == "exits 0, writes nothing":   # compiled once (no second try elsewhere)
+        assert sum("host.cpp" in line for line in log_file.read_text().splitlines()) == 1
+
+
 def test_the_openmp_probe_is_cached_quietly(tmp_path, monkeypatch, caplog):
     """The probe wrote its marker with check/store of its own; it goes through build.cached now
     (lock, fallback folder, damaged markers rebuilt) without cached's "compiling" INFO line, which

@@ -330,7 +330,8 @@ def cached(name: str, build, what: str | None) -> pathlib.Path:
     out there, else built by build() -> bytes into build_dir(), with one INFO line on the
     "ddblas.build" logger ("compiling ddblas <what> (first use, cached) ...", what e.g. "gemm
     kernels for sm_90"; none for what=None, a probe's quick result) and a warning first if a
-    damaged copy is being replaced. An exception from build() propagates and stores nothing."""
+    damaged copy is being replaced. An exception from build() propagates and stores nothing
+    (an OSError too: only the cache's own OSErrors send the build to the fallback folder)."""
     places = [cache_dir() / name]
     if _private_dir(_user_temp_dir()):
         places.append(_user_temp_dir() / name)
@@ -339,6 +340,7 @@ def cached(name: str, build, what: str | None) -> pathlib.Path:
             return path
     folder = build_dir()
     built = None
+    building = False
     while True:
         path = folder / name
         try:
@@ -352,10 +354,12 @@ def cached(name: str, build, what: str | None) -> pathlib.Path:
                 if built is None:
                     if what is not None:
                         log.info("compiling ddblas %s (first use, cached) ...", what)
+                    building = True
                     built = build()
+                    building = False
                 store(path, built)
             return path
         except OSError as exc:   # a full disk, another user's file in a sticky folder...
-            if folder != cache_dir():
+            if building or folder != cache_dir():
                 raise
             folder = _fallback(folder, f"cannot take the build ({exc})")

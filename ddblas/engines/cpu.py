@@ -54,11 +54,22 @@ def compiler_command(cxx: str) -> list[str]:
     return shlex.split(cxx)
 
 
+def run_compiler(cxx: str, args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """The compiler `cxx` run with `args` (output captured as text, no check of the status); a
+    compiler that cannot be started at all (a script without "#!", a file removed meanwhile)
+    is a RuntimeError naming it and $CXX, not an OSError, which build.cached took for a cache
+    folder that cannot take the build (a warning about DDBLAS_CACHE_DIR, then a second try)."""
+    try:
+        return subprocess.run([*compiler_command(cxx), *args], capture_output=True, text=True,
+                              check=False, **kwargs)
+    except OSError as exc:
+        raise RuntimeError(f"ddblas: cannot run the C++ compiler {cxx} ({exc}); point $CXX at "
+                           "a working compiler") from None
+
+
 @functools.cache
 def compiler_identity(cxx: str) -> str:
-    out = subprocess.run([*compiler_command(cxx), "--version"], capture_output=True, text=True,
-                         check=False)
-    return out.stdout.strip()
+    return run_compiler(cxx, ["--version"]).stdout.strip()
 
 
 @functools.cache
@@ -78,15 +89,13 @@ def _cpu_identity() -> str:
 def compile_unit(cxx: str, flags: tuple[str, ...], unit: pathlib.Path,
                  out_path: str) -> subprocess.CompletedProcess:
     """Run the compiler on one unit of cuda_src/units/ (headers found in cuda_src/)."""
-    return subprocess.run([*compiler_command(cxx), *flags, f"-I{_build.source_dir()}", str(unit),
-                           "-o", out_path], capture_output=True, text=True, check=False)
+    return run_compiler(cxx, [*flags, f"-I{_build.source_dir()}", str(unit), "-o", out_path])
 
 
 @functools.cache
 def _accepts(cxx: str, flag: str) -> bool:
     """True when the compiler takes `flag` (clang and other targets may lack some)."""
-    out = subprocess.run([*compiler_command(cxx), flag, "-x", "c++", "-fsyntax-only", "-"],
-                         input="", capture_output=True, text=True, check=False)
+    out = run_compiler(cxx, [flag, "-x", "c++", "-fsyntax-only", "-"], input="")
     return out.returncode == 0
 
 
@@ -107,9 +116,8 @@ def _links_openmp(cxx: str) -> bool:
     def probe() -> bytes:
         source = "#include <omp.h>\nint probe() { return omp_get_max_threads(); }\n"
         with tempfile.TemporaryDirectory() as tmp:
-            out = subprocess.run([*compiler_command(cxx), OPENMP_FLAG, "-fPIC", "-shared", "-x",
-                                  "c++", "-", "-o", os.path.join(tmp, "probe.so")],
-                                 input=source, capture_output=True, text=True, check=False)
+            out = run_compiler(cxx, [OPENMP_FLAG, "-fPIC", "-shared", "-x", "c++", "-", "-o",
+                                     os.path.join(tmp, "probe.so")], input=source)
         if out.returncode != 0:
             raise _NoOpenMP(out.stderr)
         return b"openmp\n"
@@ -181,8 +189,14 @@ def artifact(family: str, vectorize: bool = True, variant: str | None = None) ->
                           f"killed by signal {-result.returncode}")
                 raise RuntimeError(f"ddblas: compiling the CPU kernels ({unit.name}) with {cxx} "
                                    f"failed ({status}):\n{result.stderr}")
-            with open(out, "rb") as f:
-                return f.read()
+            # a "compiler" that exits 0 without writing the library (CXX=true, a broken
+            # wrapper): an error naming it, not an empty library cached (or, from the
+            # FileNotFoundError, a warning about the cache folder and a second compile)
+            data = pathlib.Path(out).read_bytes() if os.path.isfile(out) else b""
+            if not data:
+                raise RuntimeError(f"ddblas: {cxx} exited with status 0 but wrote no library "
+                                   f"for {unit.name}; point $CXX at a working C++ compiler")
+            return data
 
     what = (f"{family}{' ' + variant if variant else ''} kernels for the CPU"
             f"{'' if vectorize else ' (not vectorised)'}")
