@@ -542,6 +542,70 @@ def test_a_child_forked_while_the_lock_is_held_can_take_it(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+def test_a_lock_file_is_readable_by_others_whatever_the_umask(tmp_path):
+    """Probe of 2026-11-28 (2): under umask 077 the lock file was made 0600, so other users of a
+    shared cache could not open it and built every kernel of theirs in a temporary folder."""
+    path = tmp_path / "ddblas_cpu_m_0.so"
+    old = os.umask(0o077)
+    try:
+        with _build._locked(path):
+            pass
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "ddblas_cpu_m_0.so.lock").stat().st_mode) == 0o644
+
+
+def test_a_file_system_without_locks_keeps_the_cache(tmp_path, monkeypatch, caplog):
+    """Probe of 2026-11-28 (2): where flock fails with ENOSYS (Lustre mounted without -o flock,
+    a common cluster setup) or ENOLCK (NFS without its lock daemon), every build was sent to the
+    temporary fallback folder with a warning, so a cluster's shared cache never filled. Such a
+    folder now takes the build without a lock (one warning a folder)."""
+    import errno
+    import fcntl
+    _private_temp(tmp_path, monkeypatch)
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_build, "_warned_no_locks", set())
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOSYS, "Function not implemented")
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with warnings.catch_warnings(), caplog.at_level(logging.WARNING, logger="ddblas.build"):
+        warnings.simplefilter("error")   # no fallback
+        for name in ("ddblas_cpu_l_0.so", "ddblas_cpu_l_1.so"):
+            path = _build.cached(name, FakeBuild(b"l"), "l")
+            assert path.parent == tmp_path / "cache" and _build.check(path) == "ok"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"ddblas: the file system of {tmp_path / 'cache'} takes no file locks (Function not "
+        "implemented); building without one (concurrent processes may compile the same "
+        "kernels, each file is still written whole)"]
+
+
+def test_a_build_that_waits_for_a_lock_says_so(tmp_path, monkeypatch, caplog):
+    """Probe of 2026-11-28 (2): a process waiting for another's build lock waited silently,
+    for ever where the holder was stopped (^Z) or hung. It now says whom it waits for (INFO)
+    and, after LOCK_PATIENCE_S, names the lock file in a warning; it still waits."""
+    import threading
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_build, "LOCK_PATIENCE_S", 0.3)
+    path = tmp_path / "ddblas_cpu_w_0.so"
+    found = []
+    with caplog.at_level(logging.INFO, logger="ddblas.build"):
+        with _build._locked(path):   # another open file: excludes this process's threads too
+            waiter = threading.Thread(
+                target=lambda: found.append(_build.cached(path.name, FakeBuild(b"w"), "w")))
+            waiter.start()
+            time.sleep(1.0)
+            assert waiter.is_alive() and not found
+        waiter.join(10)
+    assert found == [path] and _build.check(path) == "ok"
+    messages = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert messages[0] == (logging.INFO, f"ddblas: waiting for another process building "
+                                         f"{path.name} (it holds {path}.lock) ...")
+    assert messages[1][0] == logging.WARNING and f"for {path}.lock" in messages[1][1]
+    assert "DDBLAS_CACHE_DIR" in messages[1][1]
+    assert [m for m in messages[2:] if m[0] == logging.WARNING] == []   # warned once
+
+
 def test_cxx_may_carry_a_launcher_or_flags(monkeypatch):
     """Probe of 2026-11-28: CXX="ccache g++" or "g++ -m64" was looked up as one program name
     ("found none ... install one")."""

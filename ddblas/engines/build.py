@@ -18,6 +18,7 @@ cache folder share its builds.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import logging
@@ -27,7 +28,13 @@ import re
 import stat
 import tempfile
 import threading
+import time
 import warnings
+
+try:
+    import fcntl
+except ImportError:   # not POSIX
+    fcntl = None
 
 _HERE = pathlib.Path(__file__).resolve().parent
 log = logging.getLogger("ddblas.build")
@@ -274,12 +281,53 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_close_inherited_locks)
 
 
+# How long a build waits for another process's lock before a warning says so (it waits on).
+LOCK_PATIENCE_S = 60.0
+# flock's errors on file systems that take no locks (Lustre mounted without -o flock: ENOSYS;
+# NFS without its lock daemon: ENOLCK).
+_NO_LOCKS = {errno.ENOSYS, errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", 0)}
+_warned_no_locks: set = set()
+
+
+def _acquire(lock: int, name: pathlib.Path) -> bool:
+    """flock(lock, LOCK_EX): True once held; False where the file system takes no locks (a
+    warning, once per folder). While another process holds it, an INFO line says whose build
+    is awaited, and a warning after LOCK_PATIENCE_S names the lock file (a process stopped with
+    ^Z or hung while building holds it; a killed one's lock is gone with it)."""
+    start, waited, delay = time.monotonic(), False, 0.01
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            if exc.errno not in _NO_LOCKS:
+                raise
+            if name.parent not in _warned_no_locks:
+                _warned_no_locks.add(name.parent)
+                log.warning("ddblas: the file system of %s takes no file locks (%s); building "
+                            "without one (concurrent processes may compile the same kernels, "
+                            "each file is still written whole)", name.parent, exc.strerror)
+            return False
+        if not waited:
+            log.info("ddblas: waiting for another process building %s (it holds %s) ...",
+                     name.name[:-len(".lock")], name)
+        elif start is not None and time.monotonic() - start > LOCK_PATIENCE_S:
+            log.warning("ddblas: still waiting after %.0f s for %s, held by another process: if "
+                        "no ddblas process is compiling (one stopped with ^Z, or hung), end it "
+                        "or set DDBLAS_CACHE_DIR to another folder", LOCK_PATIENCE_S, name)
+            start = None   # once
+        waited = True
+        time.sleep(delay)
+        delay = min(2 * delay, 0.2)
+
+
 @contextlib.contextmanager
 def _locked(path: pathlib.Path):
-    """An exclusive lock on path + ".lock" for the block (POSIX flock; none elsewhere)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the atomic renames alone keep files whole
+    """An exclusive lock on path + ".lock" for the block (POSIX flock; none elsewhere, nor on a
+    file system that takes no locks)."""
+    if fcntl is None:  # not POSIX: the atomic renames alone keep files whole
         yield
         return
     # read-only: a lock file another user created (shared cache) still locks; non-blocking
@@ -287,12 +335,18 @@ def _locked(path: pathlib.Path):
     name = path.with_name(path.name + ".lock")
     lock = os.open(name, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK, 0o644)
     try:
-        if not stat.S_ISREG(os.fstat(lock).st_mode):
+        info = os.fstat(lock)
+        if not stat.S_ISREG(info.st_mode):
             raise RuntimeError(f"ddblas: {name} is not a regular file: remove it (or set "
                                f"DDBLAS_CACHE_DIR to another folder)")
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        with _held_locks_guard:
-            _held_locks.add(lock)
+        if info.st_uid == os.getuid() and info.st_mode & 0o044 != 0o044:
+            # a umask of 077 made it 0600: other users of a shared cache could not open it
+            # and built their kernels in a temporary folder instead
+            with contextlib.suppress(OSError):
+                os.fchmod(lock, 0o644)
+        if _acquire(lock, name):
+            with _held_locks_guard:
+                _held_locks.add(lock)
         yield
     finally:
         with _held_locks_guard:
