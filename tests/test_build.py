@@ -510,6 +510,54 @@ def test_a_relative_cache_dir_is_made_absolute(tmp_path, monkeypatch):
         _build.cache_dir()
 
 
+def test_the_default_cache_without_a_home_or_with_a_relative_xdg(tmp_path, monkeypatch):
+    """Probe of 2026-11-28 (2): with no $HOME and no passwd entry (a container run under an
+    arbitrary uid) the cache went to ./~/.cache/ddblas of the working folder; a relative
+    $XDG_CACHE_HOME (which the XDG specification says to ignore) to one under the working
+    folder too. Now: ~/.cache for the relative XDG value, the private temporary folder without
+    a home."""
+    import pwd
+    fallback = _private_temp(tmp_path, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DDBLAS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _build.cache_dir() == tmp_path / "xdg" / "ddblas"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert _build.cache_dir() == tmp_path / "home" / ".cache" / "ddblas"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.delenv("HOME")
+
+    def no_entry(uid):
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    assert _build.cache_dir() == fallback
+    assert _build.cached("ddblas_cpu_h_0.so", FakeBuild(b"h"), "h").parent == fallback
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_file_in_place_of_the_cache_folder_is_named(tmp_path, monkeypatch):
+    fallback = _private_temp(tmp_path, monkeypatch)
+    (tmp_path / "cache").write_text("")
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.warns(RuntimeWarning, match="cache .*cache is a file, not a folder; compiling"):
+        assert _build.cached("ddblas_cpu_i_0.so", FakeBuild(b"i"), "i").parent == fallback
+
+
+@pytest.mark.parametrize("value", ['g++ "-O2', "   "])
+def test_a_cxx_that_is_no_command_line(monkeypatch, value):
+    """Probe of 2026-11-28 (2): CXX with an open quote raised a bare ValueError ("No closing
+    quotation"); a blank CXX was looked up as a program named by spaces. Now: a RuntimeError
+    naming $CXX, and blank is unset (as empty was)."""
+    monkeypatch.setenv("CXX", value)
+    if value.strip():
+        with pytest.raises(RuntimeError, match=r"\$CXX='g\+\+ \"-O2' is not a command line"):
+            _cpu.find_compiler()
+    else:
+        monkeypatch.setenv("PATH", os.path.dirname(shutil.which("g++") or "/usr/bin/g++"))
+        assert _cpu.find_compiler() != value
+
+
 def test_a_fifo_in_place_of_the_lock_is_named_not_waited_on(tmp_path, monkeypatch):
     """Probe of 2026-11-28: opening a FIFO at <artifact>.lock waited forever for a writer."""
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))

@@ -147,16 +147,23 @@ def artifact_key(path: pathlib.Path, *parts: str) -> str:
 
 
 def cache_dir() -> pathlib.Path:
-    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas (not created here),
-    absolute (ctypes searches the library path for a bare file name: "." failed to load)."""
+    """$DDBLAS_CACHE_DIR, else $XDG_CACHE_HOME/ddblas (where absolute: the XDG specification
+    ignores relative values), else ~/.cache/ddblas (not created here), absolute (ctypes searches
+    the library path for a bare file name: "." failed to load); without a home folder (no $HOME
+    and no passwd entry, as for a container run under an arbitrary uid) fallback_dir()."""
     override = os.environ.get("DDBLAS_CACHE_DIR")
     if override:   # "~/x" is the home's x, as a shell would expand it (it made a folder "~")
         try:
             return pathlib.Path(override).expanduser().absolute()
         except RuntimeError as exc:   # "~nosuchuser/x"
             raise RuntimeError(f"DDBLAS_CACHE_DIR={override}: {exc}") from None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return (pathlib.Path(base) / "ddblas").absolute()
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):   # "~" unexpanded: it made a folder "~" in the working one
+            return fallback_dir()
+        base = os.path.join(home, ".cache")
+    return pathlib.Path(base) / "ddblas"
 
 
 def _private_dir(path: pathlib.Path) -> bool:
@@ -376,7 +383,10 @@ def build_dir() -> pathlib.Path:
     """The folder new artifacts go to: cache_dir() when writable, else fallback_dir() with a
     warning (once per folder) naming DDBLAS_CACHE_DIR."""
     primary = cache_dir()
-    return primary if writable(primary) else _fallback(primary, "is not writable")
+    if writable(primary):
+        return primary
+    return _fallback(primary, "is a file, not a folder" if primary.is_file() else
+                     "is not writable")
 
 
 def cached(name: str, build, what: str | None) -> pathlib.Path:

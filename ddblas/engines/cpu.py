@@ -34,11 +34,16 @@ _CANDIDATES = ("c++", "g++", "clang++")
 
 
 def find_compiler() -> str:
-    """$CXX if set (a command line: "ccache g++" and "g++ -m64" too), else the first of c++, g++,
-    clang++ on PATH, as a command line (compiler_command); a clear error if none."""
-    names = [os.environ["CXX"]] if os.environ.get("CXX") else list(_CANDIDATES)
+    """$CXX if set and not blank (a command line: "ccache g++" and "g++ -m64" too), else the first
+    of c++, g++, clang++ on PATH, as a command line (compiler_command); a clear error if none
+    (or if $CXX is no command line, an open quote say)."""
+    names = [os.environ["CXX"]] if os.environ.get("CXX", "").strip() else list(_CANDIDATES)
     for name in names:
-        words = shlex.split(name)
+        try:
+            words = shlex.split(name)
+        except ValueError as exc:   # CXX='g++ "-O2' ("No closing quotation")
+            raise RuntimeError(f"ddblas: $CXX={name!r} is not a command line ({exc}); "
+                               "quote it as a shell would") from None
         path = shutil.which(words[0]) if words else None
         if path:
             return shlex.join([path, *words[1:]])
