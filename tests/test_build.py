@@ -772,3 +772,35 @@ def test_a_cache_folder_whose_name_is_not_utf8(tmp_path, device):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2.0", "2.0", "0.5", "0.5", "0.5", "0.0", "0.0", "0.0"]
     assert any(name.endswith(b".so") for name in os.listdir(os.fsencode(folder)))
+
+
+def test_the_cache_can_be_listed_and_cleared(tmp_path, monkeypatch, capsys):
+    """Probe of 2026-11-28 (2): old artifacts (every header edit, compiler upgrade or CPU makes
+    new ones) stayed for ever, with no documented way to clear them. `python -m ddblas cache`
+    lists the folders, `--clear` removes ddblas's files, never the folder's other files nor an
+    artifact whose lock another process holds (it is building)."""
+    from ddblas.tools.cli import main
+    fallback = _private_temp(tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(cache))
+    for name in ("ddblas_cpu_a_0.so", "ddblas_gpu_b_1.cubin", "ddblas_cpu_busy_2.so"):
+        _build.cached(name, FakeBuild(b"x" * 1000), name)
+    (cache / "ddblas_cpu_a_0.so.ab12.tmp").write_bytes(b"cut short")   # a killed write
+    (cache / "notes.txt").write_text("mine")
+    (cache / "ddblas_folder").mkdir()
+    fallback.mkdir()
+    _build.store(fallback / "ddblas_cpu_c_3.so", b"c")
+    assert main(["cache"]) == 0
+    out = capsys.readouterr().out
+    assert f"{cache}: 3 compiled kernel files, 10 files in all" in out
+    assert f"{fallback}: 1 compiled kernel files, 2 files in all" in out and "--clear" in out
+    with _build._locked(cache / "ddblas_cpu_busy_2.so"):
+        assert main(["cache", "--clear"]) == 0
+    assert capsys.readouterr().out.startswith("removed 9 files")   # 7 + 2
+    assert sorted(p.name for p in cache.iterdir()) == [
+        "ddblas_cpu_busy_2.so", "ddblas_cpu_busy_2.so.lock", "ddblas_cpu_busy_2.so.sha256",
+        "ddblas_folder", "notes.txt"]
+    assert list(fallback.iterdir()) == []
+    build = FakeBuild(b"new")   # cleared artifacts are built again
+    assert _build.cached("ddblas_cpu_a_0.so", build, "a").read_bytes() == b"new"
+    assert build.calls == 1

@@ -427,3 +427,69 @@ def cached(name: str, build, what: str | None) -> pathlib.Path:
             if building or folder != cache_dir():
                 raise
             folder = _fallback(folder, f"cannot take the build ({exc})")
+
+
+def cache_folders() -> list[pathlib.Path]:
+    """The folders cached() looks in: cache_dir() and, where it is this user's private one, the
+    per-user fallback folder (the fresh folders made when that name is someone else's hold one
+    process's builds and are not listed)."""
+    folders = [cache_dir()]
+    if _private_dir(_user_temp_dir()) and _user_temp_dir() not in folders:
+        folders.append(_user_temp_dir())
+    return folders
+
+
+def cache_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    """ddblas's files in a cache folder: artifacts, checksums, locks and the temporary files of
+    writes cut short (every name starts with "ddblas_"; nothing else there is ddblas's, since
+    DDBLAS_CACHE_DIR may name a folder of other files); [] for a folder that cannot be read."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [folder / n for n in names
+            if n.startswith("ddblas_") and os.path.isfile(folder / n)
+            and not os.path.islink(folder / n)]
+
+
+def clear_cache() -> tuple[int, int]:
+    """Remove ddblas's files from cache_folders() (the kernels are compiled again at their next
+    use): (files removed, bytes freed). A lock that another process holds (it is building) is
+    left with its artifact; other files of the folders are never touched. Safe while other
+    processes run: they hold their libraries open, and a removed artifact is rebuilt."""
+    removed = freed = 0
+    for folder in cache_folders():
+        files = cache_files(folder)
+        busy = set()
+        for lock in (f for f in files if f.name.endswith(".lock")):
+            try:
+                fd = os.open(lock, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:
+                continue
+            try:
+                if fcntl is not None:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        busy.add(lock.name[:-len(".lock")])
+                        continue
+                    except OSError:
+                        pass
+                size = os.fstat(fd).st_size
+                os.unlink(lock)   # while held: nobody builds meanwhile under this lock
+                removed, freed = removed + 1, freed + size
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+        for path in files:
+            artifact = ".".join(path.name.split(".")[:2])   # of x.so.sha256, x.so.1a2b.tmp
+            if path.name.endswith(".lock") or artifact in busy:
+                continue
+            try:
+                size = path.stat().st_size
+                path.unlink()
+                removed, freed = removed + 1, freed + size
+            except OSError:
+                pass
+    return removed, freed

@@ -1,6 +1,7 @@
 """Command line: `python -m ddblas demo [--n N] [--device cpu|gpu] [--seed S]`,
 `python -m ddblas bench {rgemm,baselines,fma,batched,transfers,tsm,linalg,dask,all} [--quick] ...`,
-`python -m ddblas accuracy [--quick] [--out-dir DIR]` and `python -m ddblas check-kernels`."""
+`python -m ddblas accuracy [--quick] [--out-dir DIR]`, `python -m ddblas check-kernels` and
+`python -m ddblas cache [--clear]`."""
 from __future__ import annotations
 
 import argparse
@@ -140,6 +141,24 @@ def _demo(parser, args) -> int:
     return 1 if above else 0
 
 
+def _cache(args) -> int:
+    """Print the kernel cache's folders, files and bytes; with --clear remove ddblas's files."""
+    from ddblas.engines import build as _build
+    if args.clear:
+        removed, freed = _build.clear_cache()
+        print(f"removed {removed} files ({freed / 2**20:.1f} MiB) from "
+              + ", ".join(map(str, _build.cache_folders())))
+        return 0
+    for folder in _build.cache_folders():
+        files = _build.cache_files(folder)
+        size = sum(f.stat().st_size for f in files if f.exists())
+        kernels = sum(f.suffix in (".so", ".cubin", ".ptx") for f in files)
+        print(f"{folder}: {kernels} compiled kernel files, {len(files)} files in all, "
+              f"{size / 2**20:.1f} MiB")
+    print("(python -m ddblas cache --clear removes them; each is compiled again at first use)")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ddblas",
                                      description="double-double linear algebra on GPU and CPU")
@@ -192,6 +211,11 @@ def main(argv=None) -> int:
     commands.add_parser("check-kernels", help="compile every kernel (nvcc for sm_80/sm_90 if "
                                               "present, host C++) and check for compile errors, "
                                               "register spills and FMAs in non-FMA kernels")
+    cache = commands.add_parser("cache", help="show the compiled-kernel cache's folders and size "
+                                              "($DDBLAS_CACHE_DIR, else ~/.cache/ddblas)")
+    cache.add_argument("--clear", action="store_true",
+                       help="remove ddblas's files there (each family compiles again at first "
+                            "use; other files in the folder are left alone)")
     args = parser.parse_args(argv)
     # The first use of a kernel family compiles it: say so on stderr ("compiling ddblas gemm
     # kernels for sm_90 (first use, cached) ...").
@@ -209,6 +233,8 @@ def main(argv=None) -> int:
             return _accuracy(acc, args)
         if args.command == "demo":
             return _demo(demo, args)
+        if args.command == "cache":
+            return _cache(args)
         from .kernelcheck import main as check
         return check()
     except (RuntimeError, MemoryError, OSError) as error:
