@@ -804,3 +804,13 @@ def test_the_cache_can_be_listed_and_cleared(tmp_path, monkeypatch, capsys):
     build = FakeBuild(b"new")   # cleared artifacts are built again
     assert _build.cached("ddblas_cpu_a_0.so", build, "a").read_bytes() == b"new"
     assert build.calls == 1
+
+
+def test_a_library_the_loader_refuses_is_named(tmp_path):
+    """Probe of 2026-11-28 (2): a checksummed artifact that is no shared library (what a broken
+    compiler wrapper wrote) gave ctypes' bare OSError "file too short" at every launch."""
+    path = tmp_path / "ddblas_cpu_bad_0.so"
+    _build.store(path, b"not a library")
+    with pytest.raises(RuntimeError, match=f"cannot load the compiled CPU kernels {path} .*"
+                                           "file too short.*python -m ddblas cache --clear"):
+        _cpu.load(str(path))

@@ -219,8 +219,16 @@ _SIGNATURES = {
 
 
 def load(path: str) -> ctypes.CDLL:
-    """A compiled CPU library, with the return types of its non-void functions declared."""
-    lib = ctypes.CDLL(path)
+    """A compiled CPU library, with the return types of its non-void functions declared; one
+    that the loader refuses (a checksummed artifact that is no library: a compiler wrapper's
+    output; a runtime library such as libgomp missing on this machine of a cluster) is a
+    RuntimeError naming it and what to do, not the loader's bare OSError."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as exc:
+        raise RuntimeError(f"ddblas: cannot load the compiled CPU kernels {path} ({exc}); "
+                           "`python -m ddblas cache --clear` removes them to be compiled again, "
+                           "and $CXX picks another compiler") from None
     for name, (restype, argtypes) in _SIGNATURES.items():
         try:
             function = getattr(lib, name)
