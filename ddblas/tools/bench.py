@@ -689,8 +689,9 @@ def suite_dask(plan: Plan, progress) -> dict:
     rows, notes = [], []
     for device, n, chunk, workers in progress(cases, "dask"):
         x, y = random((n, n), seed=1, device=device), random((n, n), seed=2, device=device)
-        single = time_on(device, lambda: rgemm(x, y, algorithm=algorithm), plan.repeat)
-        del x, y
+        single = time_on(device, lambda x=x, y=y: rgemm(x, y, algorithm=algorithm),
+                         plan.repeat)
+        del x, y   # the single GPU's operands freed before the cluster's
         if device == "cpu":
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                                processes=True, dashboard_address=None)

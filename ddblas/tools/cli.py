@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import re
@@ -75,9 +76,9 @@ def _doc_file(parser, path: str) -> None:
 
 
 def _bench(parser, args, argv) -> int:
-    try:
-        import matplotlib  # noqa: F401
-        import tqdm  # noqa: F401
+    try:   # imported here so that a missing one is a usage error, not a traceback later
+        for module in ("matplotlib", "tqdm"):
+            importlib.import_module(module)
     except ImportError as exc:
         parser.error(f"python -m ddblas bench needs matplotlib and tqdm ({exc}): "
                      "pip install 'ddblas[bench]', or pip install '.[bench]' in a source checkout")
