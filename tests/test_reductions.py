@@ -239,10 +239,30 @@ def test_mean_within_bound(device, variant, case):
     assert kept.shape == np.zeros(shape).mean(axis, keepdims=True).shape
 
 
+def test_var_whose_sum_of_squares_overflows_is_rescued(device, variant):
+    """var([a, -a, a, -a]) = a^2 for a = 1.5 2^511: the sum of squared deviations, 4 a^2,
+    passes DBL_MAX though the variance does not; it was inf. Rows of finite terms whose sum
+    overflows are taken again scaled by 2^-k (2^2k back), within var's bound; a variance past
+    Omega is still inf, and other rows keep their bits."""
+    a = 1.5 * 2.0 ** 511
+    x = ddblas.DDArray(np.array([[a, -a, a, -a], [2.0 ** 600, -2.0 ** 600, 1.0, 1.0],
+                                 [1.0, 2.0, 4.0, 8.0]])).to_device(device)
+    for ddof in (0, 1):
+        v = ddblas.var(x, axis=1, ddof=ddof, **variant)
+        row = exact_values(x[0])
+        (m_hat,) = exact_values(ddblas.mean(x[0], **variant))
+        variance, bound = _variance_error_bound(row, m_hat, ddof, variant)
+        (v_hat,) = exact_values(v[0])
+        assert variance == Fraction(a) ** 2 * 4 / (4 - ddof) and abs(v_hat - variance) <= bound
+        assert math.isinf(float(v.to_device("cpu").hi[1]))   # 2^1200 / 3: past Omega
+        assert same_bits(v[2], ddblas.var(x[2], ddof=ddof, **variant))
+    assert exact_values(ddblas.std(x[0], **variant)) == [Fraction(a)]
+
+
 def test_sum_mean_var_of_finite_terms_whose_sum_overflows(device, variant):
     """mean([DBL_MAX, DBL_MAX]) is DBL_MAX and sum([DBL_MAX, DBL_MAX, -DBL_MAX]) DBL_MAX: rows of
     finite terms whose fixed-order sum overflows are summed again scaled by 2^-k, within sum's
-    and mean's bounds, and var's first pass with them (review of 2026-12: inf, or NaN where the
+    and mean's bounds, and var's first pass with them (a probe of 2026-11-28: inf, or NaN where the
     partial sums overflowed with both signs, as NumPy's). Rows with inf or NaN terms, and the
     others, are as before."""
     big = np.finfo(np.float64).max

@@ -148,7 +148,8 @@ def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
 def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Variance over the given axes, two-pass in DD: m = mean(), then the sum of (x - m)^2 (each
     a DD sub and mul, summed in sum()'s fixed order; cuda_src/reductions.h) divided by
-    max(n - ddof, 0). Bound: docs/algorithms.md, "Variance". When n - ddof <= 0, as NumPy:
+    max(n - ddof, 0). Bound: docs/algorithms.md, "Variance", wherever the variance is below
+    Omega (a sum of squares that overflows is taken again scaled). When n - ddof <= 0, as NumPy:
     inf, or NaN where the computed sum is exactly 0 too (an empty slice, or a constant one
     whose mean comes out exact: seven copies of DD 0.1 give a mean off by u^2 and so inf),
     with NumPy's RuntimeWarning."""
@@ -161,22 +162,58 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     dof = float(n - ddof) if n > ddof else 0.0
     if dof == 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
-    suffix = resolve(fma, add).suffix
     xp = a.xp
     if hi.size == 0:
         total = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
+        result = divide(total, dof, fma=fma, add=add)
     else:
-        be = _backend.backend(a.device)
-        m = row_sums(a.device, hi, lo, fma, add, divisor=float(n))   # mean()'s bits
-        chunks = -(-n // REDUCTION_CHUNK)
-        part_hi = xp.empty((rows, chunks), dtype=np.float64)
-        part_lo = xp.empty((rows, chunks), dtype=np.float64)
-        be.launch("ddblas_reduce_sqdev_" + suffix, rows * chunks, rows, n, REDUCTION_CHUNK,
-                  hi, lo, m.hi, m.lo, part_hi, part_lo)
-        s_hi, s_lo = reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix)
-        total = DDArray(s_hi.reshape(out_shape), s_lo.reshape(out_shape), normalize=False)
-    result = divide(total, dof, fma=fma, add=add)
+        result = _variances(a.device, hi, lo, dof, fma, add).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
+
+
+# var's rescue: rows scaled so that their largest |x| is below 2^VAR_RESCUE_EXPONENT, where
+# n (2 max |x|)^2 stays far below DBL_MAX for any n < 2^60
+VAR_RESCUE_EXPONENT = 450
+
+
+def _variances(device: str, hi, lo, dof: float, fma, add) -> DDArray:
+    """sum_i (x_i - m)^2 / dof for each row of the (rows, n) contiguous arrays (n > 0), m the
+    row's mean (mean()'s bits), the sum in sum()'s fixed order (cuda_src/reductions.h), then
+    one DD division. A row of finite terms whose sum overflowed (a square or a partial sum
+    past DBL_MAX) is taken again of its terms scaled by 2^-k (largest |x| 2^-k below
+    2^VAR_RESCUE_EXPONENT) and its variance scaled back by 2^2k: the same operations on
+    exactly scaled values (but for bits below 2^-1074), so var's bound holds wherever the
+    variance is below Omega (the sum may be up to dof times larger), and it is inf only where
+    the variance is past it."""
+    be = _backend.backend(device)
+    xp = be.xp
+    rows, n = hi.shape
+    suffix = resolve(fma, add).suffix
+    m = row_sums(device, hi, lo, fma, add, divisor=float(n))   # mean()'s bits
+    chunks = -(-n // REDUCTION_CHUNK)
+    part_hi = xp.empty((rows, chunks), dtype=np.float64)
+    part_lo = xp.empty((rows, chunks), dtype=np.float64)
+    be.launch("ddblas_reduce_sqdev_" + suffix, rows * chunks, rows, n, REDUCTION_CHUNK,
+              hi, lo, m.hi, m.lo, part_hi, part_lo)
+    total = DDArray(*reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix), normalize=False)
+    result = divide(total, dof, fma=fma, add=add)
+    overflowed = ~xp.isfinite(total.hi) & (xp.isfinite(hi) & xp.isfinite(lo)).all(axis=1)
+    if dof == 0 or not bool(overflowed.any()):
+        return result
+    redo = xp.nonzero(overflowed)[0]
+    k = xp.frexp(xp.abs(hi[redo]).max(axis=1))[1].astype(np.int64) - VAR_RESCUE_EXPONENT
+    k = xp.maximum(k, 0)[:, None]
+    with np.errstate(under="ignore"):
+        part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
+        scaled = _variances(device, _backend.contiguous(part.hi), _backend.contiguous(part.lo),
+                            dof, fma, add)
+    with np.errstate(over="ignore"):   # (inf, 0) past Omega, whatever lo 2^2k gives
+        back_hi = xp.ldexp(scaled.hi, 2 * k[:, 0])
+        back_lo = xp.where(xp.isfinite(back_hi), xp.ldexp(scaled.lo, 2 * k[:, 0]), 0.0)
+        back = DDArray(back_hi, back_lo)
+    r_hi, r_lo = result.hi.copy(), result.lo.copy()
+    r_hi[redo], r_lo[redo] = back.hi, back.lo
+    return DDArray(r_hi, r_lo, normalize=False)
 
 
 def std(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
