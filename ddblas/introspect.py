@@ -26,7 +26,8 @@ from .blas import ozaki as _ozaki
 from .blas import transfer as _transfer
 from .core.options import resolve
 
-__all__ = ["auto_algorithm", "cached_artifact", "copy_threads", "cpu_compile_flags", "cpu_compiler",
+__all__ = ["auto_algorithm", "cache_files", "cache_folders", "cached_artifact", "clear_cache",
+           "copy_threads", "cpu_compile_flags", "cpu_compiler",
            "cpu_compiler_identity", "cpu_madd_ceiling", "cpu_vectorization", "default_device",
            "default_gemm_block", "gpu_arch", "gpu_cubin_path", "gpu_launch", "int8_gemm",
            "kernel_units", "ozaki_int8_padded", "source_dir", "to_device", "transfer_rates"]
@@ -119,6 +120,26 @@ def copy_threads() -> int:
 
 
 # ---- compiled code ----
+
+def cache_folders() -> list[pathlib.Path]:
+    """The folders of the kernel cache that ddblas reads ($DDBLAS_CACHE_DIR, else
+    $XDG_CACHE_HOME/ddblas, else ~/.cache/ddblas; and this user's private fallback folder where
+    it exists); what `python -m ddblas cache` lists."""
+    return _build.cache_folders()
+
+
+def cache_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    """ddblas's files in one of cache_folders() (compiled kernels, checksums, locks; names
+    starting "ddblas_", nothing else in the folder); [] for a folder that cannot be read."""
+    return _build.cache_files(folder)
+
+
+def clear_cache() -> tuple[int, int]:
+    """Remove ddblas's files from cache_folders(), (files removed, bytes freed): each kernel is
+    compiled again at its next use; a build that another process holds the lock of is left.
+    What `python -m ddblas cache --clear` runs."""
+    return _build.clear_cache()
+
 
 def cached_artifact(name: str, build: Callable[[], bytes], unit: pathlib.Path,
                     *key_parts: str) -> pathlib.Path:

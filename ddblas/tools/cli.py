@@ -144,14 +144,14 @@ def _demo(parser, args) -> int:
 
 def _cache(args) -> int:
     """Print the kernel cache's folders, files and bytes; with --clear remove ddblas's files."""
-    from ddblas.engines import build as _build
+    from ddblas import introspect
     if args.clear:
-        removed, freed = _build.clear_cache()
+        removed, freed = introspect.clear_cache()
         print(f"removed {removed} files ({freed / 2**20:.1f} MiB) from "
-              + ", ".join(map(str, _build.cache_folders())))
+              + ", ".join(map(str, introspect.cache_folders())))
         return 0
-    for folder in _build.cache_folders():
-        files = _build.cache_files(folder)
+    for folder in introspect.cache_folders():
+        files = introspect.cache_files(folder)
         size = sum(f.stat().st_size for f in files if f.exists())
         kernels = sum(f.suffix in (".so", ".cubin", ".ptx") for f in files)
         print(f"{folder}: {kernels} compiled kernel files, {len(files)} files in all, "
