@@ -24,6 +24,8 @@ from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, me
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
+from .core.nanfunctions import (median, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod,
+                                 nanstd, nansum, nanvar)
 from .core.trigonometric import arccos, arcsin, arctan, arctan2, cos, hypot, sin, tan
 from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, fmod, log, log1p,
                               log2, log10, sinh, tanh)
@@ -36,19 +38,20 @@ from . import linalg  # noqa: E402
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos",
-    "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin",
-    "argsort", "array", "asarray", "broadcast_to", "ceil", "concatenate", "copysign", "cos",
-    "cosh", "cpu_threads", "cumprod", "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal",
-    "divide", "dot", "eft", "empty_like", "equal", "exp", "exp2", "expm1", "eye", "flip",
-    "floor", "fmax", "fmin", "fmod", "from_mpmath", "from_quad", "from_xprec", "full", "full_like",
-    "get_cpu_threads", "get_options", "get_printoptions", "gpu_available", "greater",
-    "greater_equal", "hstack", "hypot", "isclose", "isfinite", "isinf", "isnan", "less",
-    "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2", "matmul",
-    "max", "maximum", "mean", "min", "minimum", "multiply", "negative", "not_equal", "ones",
-    "ones_like", "Options", "options", "outer", "power", "printoptions", "prod", "random",
-    "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
-    "set_printoptions", "sign", "sin", "sinh", "sort", "sqrt", "square", "stack", "std",
-    "subtract", "sum", "tan", "tanh", "to_quad", "to_xprec", "tril", "triu", "trunc", "var",
-    "vstack", "where", "zeros", "zeros_like",
+    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "array",
+    "asarray", "broadcast_to", "ceil", "concatenate", "copysign", "cos", "cosh", "cpu_threads",
+    "cumprod", "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal", "divide", "dot", "eft",
+    "empty_like", "equal", "exp", "exp2", "expm1", "eye", "flip", "floor", "fmax", "fmin", "fmod",
+    "from_mpmath", "from_quad", "from_xprec", "full", "full_like", "get_cpu_threads",
+    "get_options", "get_printoptions", "gpu_available", "greater", "greater_equal", "hstack",
+    "hypot", "isclose", "isfinite", "isinf", "isnan", "less", "less_equal", "linalg", "linspace",
+    "load", "log", "log10", "log1p", "log2", "matmul", "max", "maximum", "mean", "median", "min",
+    "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod",
+    "nanstd", "nansum", "nanvar", "negative", "not_equal", "ones", "ones_like", "options",
+    "Options", "outer", "power", "printoptions", "prod", "random", "reciprocal", "rgemm",
+    "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save", "set_printoptions", "sign",
+    "sin", "sinh", "sort", "sqrt", "square", "stack", "std", "subtract", "sum", "tan", "tanh",
+    "to_quad", "to_xprec", "tril", "triu", "trunc", "var", "vstack", "where", "zeros",
+    "zeros_like",
 ]

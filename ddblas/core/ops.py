@@ -517,10 +517,11 @@ def plus_zero(hi, lo) -> DDArray:
     return DDArray(hi + 0.0, lo + 0.0, normalize=False)
 
 
-def row_sums(device: str, hi, lo, fma, add, divisor: float | None = None) -> DDArray:
+def row_sums(device: str, hi, lo, fma, add, divisor=None) -> DDArray:
     """The DD sums of the rows of the (rows, n) contiguous arrays (shape (rows,); 0 for n = 0)
     in the fixed chunked order, +0.0 for a zero sum (plus_zero), each divided by `divisor` (a
-    DD division; mean) where given.
+    DD division; mean) where given: a float, or a float64 array of one divisor per row
+    (nanmean's counts).
 
     A row of finite terms whose sum overflowed in that order (a partial sum past DBL_MAX: inf,
     or NaN where they overflow with both signs, as float64's summation gives) is summed again
@@ -547,11 +548,16 @@ def row_sums(device: str, hi, lo, fma, add, divisor: float | None = None) -> DDA
     k = n.bit_length() + 1
     with np.errstate(over="ignore", under="ignore"):   # NumPy's warnings: none, as the kernels
         part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
-        scaled = row_sums(device, part.hi, part.lo, fma, add, divisor)
+        scaled = row_sums(device, part.hi, part.lo, fma, add, per_row(divisor, redo))
         back = DDArray(xp.ldexp(scaled.hi, k), xp.ldexp(scaled.lo, k))   # (inf, 0) past Omega
     r_hi, r_lo = result.hi.copy(), result.lo.copy()
     r_hi[redo], r_lo[redo] = back.hi, back.lo
     return DDArray(r_hi, r_lo, normalize=False)
+
+
+def per_row(value, rows):
+    """value[rows] for a per-row array (ndim > 0), value itself for a scalar (or None)."""
+    return value[rows] if getattr(value, "ndim", 0) > 0 else value
 
 
 def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001

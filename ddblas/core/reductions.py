@@ -21,7 +21,7 @@ from ..engines import backend as _backend
 from ..engines.backend import array_module
 from .array import DDArray, dd, register_operations
 from .ops import (REDUCTION_CHUNK, divide, is_scalar_axis, kept_dims, normalize_axes, operands,
-                  output_argument, reduce_rows, reduction_axes, reduction_rows,
+                  output_argument, per_row, reduce_rows, reduction_axes, reduction_rows,
                   register_functions, row_sums, sqrt, store_output)
 from .ops import sum as dd_sum
 from .options import resolve
@@ -176,7 +176,7 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
 VAR_RESCUE_EXPONENT = 450
 
 
-def _variances(device: str, hi, lo, dof: float, fma, add) -> DDArray:
+def _variances(device: str, hi, lo, dof, fma, add, nan=None) -> DDArray:
     """sum_i (x_i - m)^2 / dof for each row of the (rows, n) contiguous arrays (n > 0), m the
     row's mean (mean()'s bits), the sum in sum()'s fixed order (cuda_src/reductions.h), then
     one DD division. A row of finite terms whose sum overflowed (a square or a partial sum
@@ -184,29 +184,44 @@ def _variances(device: str, hi, lo, dof: float, fma, add) -> DDArray:
     2^VAR_RESCUE_EXPONENT) and its variance scaled back by 2^2k: the same operations on
     exactly scaled values (but for bits below 2^-1074), so var's bound holds wherever the
     variance is below Omega (the sum may be up to dof times larger), and it is inf only where
-    the variance is past it."""
+    the variance is past it.
+
+    dof: a float, or a float64 array of one per row. nan (nanvar): None, or a bool (rows, n)
+    array of the terms to leave out: m is then the sum of the others (those replaced by 0)
+    divided by their count, and the left-out terms are replaced by m itself, whose deviation
+    m - m and its square are exactly 0 (adding them to the sum is exact), so each row's bits
+    are var's steps on its other terms with n = their count."""
     be = _backend.backend(device)
     xp = be.xp
     rows, n = hi.shape
     suffix = resolve(fma, add).suffix
-    m = row_sums(device, hi, lo, fma, add, divisor=float(n))   # mean()'s bits
+    if nan is None:
+        m = row_sums(device, hi, lo, fma, add, divisor=float(n))   # mean()'s bits
+        d_hi, d_lo = hi, lo
+    else:
+        count = (~nan).sum(axis=1).astype(np.float64)
+        m = row_sums(device, xp.where(nan, 0.0, hi), xp.where(nan, 0.0, lo), fma, add,
+                     divisor=count)
+        d_hi = _backend.contiguous(xp.where(nan, m.hi[:, None], hi))
+        d_lo = _backend.contiguous(xp.where(nan, m.lo[:, None], lo))
     chunks = -(-n // REDUCTION_CHUNK)
     part_hi = xp.empty((rows, chunks), dtype=np.float64)
     part_lo = xp.empty((rows, chunks), dtype=np.float64)
     be.launch("ddblas_reduce_sqdev_" + suffix, rows * chunks, rows, n, REDUCTION_CHUNK,
-              hi, lo, m.hi, m.lo, part_hi, part_lo)
+              d_hi, d_lo, m.hi, m.lo, part_hi, part_lo)
     total = DDArray(*reduce_rows(be, part_hi, part_lo, "ddblas_sum_" + suffix), normalize=False)
     result = divide(total, dof, fma=fma, add=add)
-    overflowed = ~xp.isfinite(total.hi) & (xp.isfinite(hi) & xp.isfinite(lo)).all(axis=1)
-    if dof == 0 or not bool(overflowed.any()):
+    overflowed = (~xp.isfinite(total.hi) & (xp.isfinite(d_hi) & xp.isfinite(d_lo)).all(axis=1)
+                  & (xp.asarray(dof) != 0))
+    if not bool(overflowed.any()):
         return result
     redo = xp.nonzero(overflowed)[0]
-    k = xp.frexp(xp.abs(hi[redo]).max(axis=1))[1].astype(np.int64) - VAR_RESCUE_EXPONENT
+    k = xp.frexp(xp.abs(d_hi[redo]).max(axis=1))[1].astype(np.int64) - VAR_RESCUE_EXPONENT
     k = xp.maximum(k, 0)[:, None]
     with np.errstate(under="ignore"):
         part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
         scaled = _variances(device, _backend.contiguous(part.hi), _backend.contiguous(part.lo),
-                            dof, fma, add)
+                            per_row(dof, redo), fma, add, per_row(nan, redo))
     with np.errstate(over="ignore"):   # (inf, 0) past Omega, whatever lo 2^2k gives
         back_hi = xp.ldexp(scaled.hi, 2 * k[:, 0])
         back_lo = xp.where(xp.isfinite(back_hi), xp.ldexp(scaled.lo, 2 * k[:, 0]), 0.0)
