@@ -25,7 +25,7 @@ from .core.building import (allclose, arange, argsort, broadcast_to, concatenate
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
 from .core.nanfunctions import (median, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod,
-                                 nanstd, nansum, nanvar)
+                                 nanstd, nansum, nanvar, percentile, quantile)
 from .core.trigonometric import arccos, arcsin, arctan, arctan2, cos, hypot, sin, tan
 from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, fmod, log, log1p,
                               log2, log10, sinh, tanh)
@@ -49,9 +49,9 @@ __all__ = [
     "load", "log", "log10", "log1p", "log2", "matmul", "max", "maximum", "mean", "median", "min",
     "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod",
     "nanstd", "nansum", "nanvar", "negative", "not_equal", "ones", "ones_like", "options",
-    "Options", "outer", "power", "printoptions", "prod", "random", "reciprocal", "rgemm",
-    "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save", "set_printoptions", "sign",
-    "sin", "sinh", "sort", "sqrt", "square", "stack", "std", "subtract", "sum", "tan", "tanh",
-    "to_quad", "to_xprec", "tril", "triu", "trunc", "var", "vstack", "where", "zeros",
-    "zeros_like",
+    "Options", "outer", "percentile", "power", "printoptions", "prod", "quantile", "random",
+    "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
+    "set_printoptions", "sign", "sin", "sinh", "sort", "sqrt", "square", "stack", "std",
+    "subtract", "sum", "tan", "tanh", "to_quad", "to_xprec", "tril", "triu", "trunc", "var",
+    "vstack", "where", "zeros", "zeros_like",
 ]

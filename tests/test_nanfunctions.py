@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -196,3 +197,62 @@ def test_median_nan_inf_and_overflow(device):
                      ddblas.array("0.2")).to_device(device) * 0.5)
     with np.errstate(over="ignore"):
         assert math.isinf(np.median(np.array([big, big, 1.0, big])))   # NumPy's, not ours
+
+
+@given(st.lists(dd_value(-30, 30), min_size=1, max_size=15),
+       st.lists(st.fractions(0, 1, max_denominator=1000), min_size=1, max_size=4))
+@settings(max_examples=30, deadline=None)
+def test_quantile_linear_within_bound(device, variant, pairs, qs):
+    """NumPy's linear method with the exact virtual index q (n - 1) = j + g: x_j exactly for
+    g = 0, else within (2 c_add + c_mul) GROWTH (|x_j| + |x_j+1|) of x_j + g (x_j+1 - x_j)."""
+    x = to_ddarray(pairs, device)
+    terms = sorted(exact_values(x))
+    n = len(terms)
+    q = [float(f) for f in qs]
+    got = exact_values(ddblas.quantile(x, q, **variant))
+    opts = Options(fma=variant["fma"], add=variant["add"])
+    c = (2 * bound_constant("add", opts) + bound_constant("mul", opts)) * (1 + Fraction(1, 2 ** 40))
+    for value, qi in zip(got, q):
+        virtual = Fraction(qi) * (n - 1)
+        j = int(virtual)
+        g = virtual - j
+        if g == 0:
+            assert value == terms[j]
+        else:
+            exact = terms[j] + g * (terms[j + 1] - terms[j])
+            assert abs(value - exact) <= c * (abs(terms[j]) + abs(terms[j + 1]))
+    assert same_bits(ddblas.percentile(x, [100 * v for v in (0.0, 0.5, 1.0)], **variant),
+                     ddblas.quantile(x, [0.0, 0.5, 1.0], **variant))
+
+
+def test_quantile_percentile_as_numpy(device):
+    host = np.array([[3.0, 1.0, 4.0, 1.0, 5.0], [9.0, 2.0, 6.0, 5.0, 3.0]])
+    x = ddblas.array(host, device=device)
+    for q in (0.5, [0.1, 0.9], [[0.25], [1.0]], 0.0):
+        for axis in (None, 0, 1, (0, 1)):
+            for keepdims in (False, True):
+                got = np.quantile(x, q, axis=axis, keepdims=keepdims)
+                expected = np.quantile(host, q, axis=axis, keepdims=keepdims)
+                assert got.shape == expected.shape
+                assert np.allclose(_host(got.to_float64()), expected, rtol=1e-15)
+                pct = np.percentile(x, np.multiply(q, 100), axis, None, False, "linear",
+                                    keepdims)
+                assert np.allclose(_host(pct.to_float64()), expected, rtol=1e-15)
+    assert same_bits(np.median(x, axis=1), ddblas.quantile(x, 0.5, axis=1))
+    nan = ddblas.array([1.0, np.nan, 2.0], device=device)
+    assert np.isnan(_host(np.quantile(nan, [0.1, 0.5]).hi)).all()
+    with pytest.raises(ValueError, match="method='nearest'"):
+        np.quantile(x, 0.5, method="nearest")
+    with pytest.raises(ValueError, match="method"):
+        ddblas.percentile(x, 50, method="lower")
+    with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"):
+        np.quantile(x, 1.5)
+    with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
+        np.percentile(x, [-1, 50])
+    with pytest.raises(ValueError, match="weights"):
+        ddblas.quantile(x, 0.5, weights=np.ones(5))
+    with pytest.raises(IndexError):
+        np.quantile(ddblas.zeros((2, 0), device=device), 0.5, axis=1)
+    out = ddblas.zeros((2, 2), device=device)
+    assert np.quantile(x, [0.1, 0.9], axis=1, out=out) is out
+    assert same_bits(out, ddblas.quantile(x, [0.1, 0.9], axis=1))

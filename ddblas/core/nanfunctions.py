@@ -1,7 +1,8 @@
 """NaN-ignoring reductions (nansum, nanprod, nanmax, nanmin, nanargmax, nanargmin, nanmean,
-nanvar, nanstd) and order statistics (median) of DDArrays, with NumPy's semantics, built on the
-device-agnostic operations of core.ops, core.reductions and core.building (no kernels of their
-own, so both devices give the same bits).
+nanvar, nanstd) and order statistics (median, quantile, percentile; method "linear" only) of
+DDArrays, with NumPy's semantics, built on the device-agnostic operations of core.ops,
+core.reductions and core.building (no kernels of their own, so both devices give the same
+bits).
 
 A NaN is a DD whose hi part is NaN (ddblas.isnan; a normalised DD with a NaN part has a NaN hi).
 Each nan-reduction is the plain reduction of the array with its NaNs replaced by the
@@ -15,14 +16,17 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from fractions import Fraction
 
 import numpy as np
 
 from ..engines.backend import array_module
-from .array import DDArray, full
+from .array import DDArray, array, full
 from .building import sort, where
-from .ops import (add as dd_add, isnan, kept_dims, normalize_axes, operands, reduction_axes,
-                  reduction_rows, register_functions, row_sums, scale, sqrt)
+from .convert import dd_to_fraction
+from .ops import (add as dd_add, isnan, kept_dims, multiply, normalize_axes, operands,
+                  reduction_axes, reduction_rows, register_functions, row_sums, scale, sqrt,
+                  subtract)
 from .ops import sum as dd_sum
 from .reductions import _numpy_signature, _single_axis, _variances, argmax, argmin, max, min, prod
 
@@ -199,6 +203,102 @@ def median(a, axis=None, keepdims=False, overwrite_input=False, *, fma=None,
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
+def _quantile_fractions(q, scale: int, name: str) -> tuple:
+    """q (a scalar or array-like of floats, ints, strings, DDs...) as exact Fractions q/scale
+    with q's shape; a ValueError unless all lie in [0, 1] (NumPy's message)."""
+    if isinstance(q, DDArray):
+        values = q.to_device("cpu")
+    else:
+        values = operands(q.get() if hasattr(q, "get") else q)[0].to_device("cpu")
+    fractions = [dd_to_fraction(float(h), float(lo)) / scale
+                 if np.isfinite(h) else None
+                 for h, lo in zip(np.asarray(values.hi).ravel(), np.asarray(values.lo).ravel())]
+    if not all(f is not None and 0 <= f <= 1 for f in fractions):
+        raise ValueError(f"{name} must be in the range [0, {scale}]")
+    return fractions, values.shape
+
+
+def _quantiles(a, q_fractions, q_shape, axis, keepdims, fma, add) -> DDArray:
+    (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)
+    axes = normalize_axes(axis, a.ndim)
+    hi, lo, out_shape = reduction_rows(a, axes)
+    rows, n = hi.shape
+    if n == 0:
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0 (a quantile of an "
+                         "empty slice, NumPy's error)")
+    s = sort(DDArray(hi, lo, normalize=False), axis=1)
+    has_nan = isnan(s[:, n - 1])   # NaNs sort last
+    results = []
+    for f in q_fractions:
+        virtual = f * (n - 1)              # exact: NumPy's (n - 1) q without its rounding
+        j = int(virtual)                   # floor (virtual >= 0)
+        gamma = virtual - j
+        x = s[:, j]
+        if gamma == 0:
+            value = x
+        else:
+            y = s[:, j + 1]
+            d = subtract(y, x, fma=fma, add=add)
+            if gamma < Fraction(1, 2):     # NumPy's _lerp: from the nearer end
+                value = dd_add(x, multiply(d, array(gamma, device=a.device), fma=fma, add=add),
+                               fma=fma, add=add)
+            else:
+                value = subtract(y, multiply(d, array(1 - gamma, device=a.device), fma=fma,
+                                             add=add), fma=fma, add=add)
+        results.append(where(has_nan, np.nan, value))
+    xp = a.xp
+    stacked = DDArray(xp.stack([r.hi for r in results]), xp.stack([r.lo for r in results]),
+                      normalize=False)
+    shape = out_shape if not keepdims else tuple(1 if d in axes else m
+                                                 for d, m in enumerate(a.shape))
+    return stacked.reshape(tuple(q_shape) + shape)
+
+
+def _linear_only(method, weights, interpolation) -> None:
+    if method != "linear":
+        raise ValueError(f"ddblas: method={method!r} is not supported (only method='linear', "
+                         f"NumPy's default)")
+    if weights is not None:
+        raise ValueError("ddblas: weights= is not supported")
+    if interpolation is not None:
+        raise ValueError("ddblas: interpolation= is not supported (NumPy's deprecated name "
+                         "for method; only 'linear')")
+
+
+def quantile(a, q, axis=None, overwrite_input=False, method="linear", keepdims=False, *,
+             weights=None, interpolation=None, fma=None, add=None) -> DDArray:
+    """The q-th quantiles (q in [0, 1], a scalar or array: its shape comes first in the
+    result's) over the given axes, as numpy.quantile with method="linear" (the only one: other
+    methods, weights= and interpolation= are a ValueError naming them). Each slice is sorted by
+    ddblas.sort; with the exact virtual index q (n - 1) = j + g (NumPy rounds it to float64),
+    the value is x_j exactly where g = 0, else NumPy's lerp in DD: x_j + (x_{j+1} - x_j) g for
+    g < 1/2, x_{j+1} - (x_{j+1} - x_j)(1 - g) otherwise (g as an exact DD): error <= (2 c_add +
+    c_mul) GROWTH (|x_j| + |x_{j+1}|). A slice holding a NaN gives NaN; an empty slice an
+    IndexError, as NumPy's. overwrite_input is accepted and ignored."""
+    _linear_only(method, weights, interpolation)
+    fractions, q_shape = _quantile_fractions(q, 1, "Quantiles")
+    return _quantiles(a, fractions, q_shape, axis, keepdims, fma, add)
+
+
+def percentile(a, q, axis=None, overwrite_input=False, method="linear", keepdims=False, *,
+               weights=None, interpolation=None, fma=None, add=None) -> DDArray:
+    """quantile(a, q / 100, ...) with q in [0, 100] (numpy.percentile), q / 100 taken exactly
+    (NumPy rounds it to float64)."""
+    _linear_only(method, weights, interpolation)
+    fractions, q_shape = _quantile_fractions(q, 100, "Percentiles")
+    return _quantiles(a, fractions, q_shape, axis, keepdims, fma, add)
+
+
+def _quantile_signature(func):
+    """np.quantile(a, q, axis, out, overwrite_input, method, keepdims, ...) for func."""
+    def by_keyword(a, q, **kwargs):
+        return func(a, q, **kwargs)
+    by_keyword.__name__ = func.__name__
+    return _numpy_signature(by_keyword, "q", "axis", "out", "overwrite_input", "method",
+                            "keepdims")
+
+
 register_functions({
     np.nansum: _numpy_signature(nansum, "axis", "dtype", "out", "keepdims"),
     np.nanprod: _numpy_signature(nanprod, "axis", "dtype", "out", "keepdims"),
@@ -210,4 +310,6 @@ register_functions({
     np.nanvar: _numpy_signature(nanvar, "axis", "dtype", "out", "ddof", "keepdims"),
     np.nanstd: _numpy_signature(nanstd, "axis", "dtype", "out", "ddof", "keepdims"),
     np.median: _numpy_signature(median, "axis", "out", "overwrite_input", "keepdims"),
+    np.quantile: _quantile_signature(quantile),
+    np.percentile: _quantile_signature(percentile),
 })
