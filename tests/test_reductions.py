@@ -611,3 +611,48 @@ def test_gpu_equals_cpu_bitwise(device):
         for axis in (None, 0, 1):
             assert np.array_equal(_host(getattr(ddblas, name)(gpu, axis)),
                                   getattr(ddblas, name)(cpu, axis))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+def test_where_and_initial_as_numpy(device, variant, name):
+    """NumPy's where= (entries left out: replaced by the identity, exact) and initial= (one
+    more DD add or mul; for max/min ddblas.maximum/minimum with it) for sum, prod, max, min,
+    through ddblas, np.<name> and the methods; max/min with where= need initial= (NumPy's
+    ValueError); an empty max with initial gives initial."""
+    host = np.array([[1.5, -2.0, 3.0], [4.0, 0.25, -6.0]])
+    x = ddblas.array(host, device=device)
+    masks = [np.array([True, False, True]), np.array([[True], [False]]), [[False] * 3] * 2]
+    arith = {} if name in ("max", "min") else variant
+    for axis in (None, 0, 1):
+        for where in [True] + masks:
+            for initial in (None, 7.0, -0.5):
+                kwargs = {"axis": axis, "where": where}
+                if initial is not None:
+                    kwargs["initial"] = initial
+                try:
+                    expected = getattr(np, name)(host, **kwargs)
+                except ValueError as exc:
+                    with pytest.raises(ValueError, match="identity"):
+                        getattr(np, name)(x, **kwargs)
+                    assert "identity" in str(exc)
+                    continue
+                got = getattr(ddblas, name)(x, **kwargs, **arith)
+                assert np.array_equal(_host(got.to_float64()), expected)   # exact here
+                assert same_bits(getattr(np, name)(x, **kwargs), getattr(ddblas, name)(x, **kwargs))
+                assert same_bits(getattr(x, name)(**kwargs), getattr(ddblas, name)(x, **kwargs))
+    # bits: sum with where= is the sum of the kept terms; initial one more DD add
+    y = ddblas.array(["0.1", "0.2", "0.3"], device=device)
+    keep = np.array([True, False, True])
+    if name == "sum":
+        assert same_bits(ddblas.sum(y, where=keep, **variant), ddblas.sum(y[[0, 2]], **variant))
+        assert same_bits(ddblas.sum(y, initial="0.7", **variant),
+                         ddblas.add(ddblas.array("0.7", device=device), ddblas.sum(y, **variant),
+                                    **variant))
+    if name in ("max", "min"):
+        assert exact_values(getattr(ddblas, name)(ddblas.zeros(0, device=device),
+                                                  initial="0.1")) == \
+            exact_values(ddblas.array("0.1"))
+    with pytest.raises(ValueError):
+        getattr(ddblas, name)(x, where=np.ones(4, dtype=bool), initial=0)
+    with pytest.raises(TypeError):
+        getattr(ddblas, name)(x, where=np.ones(3), initial=0)

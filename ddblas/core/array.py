@@ -626,13 +626,13 @@ class DDArray:
     # Reductions and scans (core.ops.sum, core.reductions), with ndarray's signatures: each is
     # np.<name>(self, ...) (NEP 18), so dtype= and out= follow those functions' rules (they
     # took keepdims second, where ndarray takes dtype or out: x.mean(0, np.float64) kept dims).
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
         """Sum over the given axes: ddblas.sum (np.sum's arguments; out= a DDArray)."""
-        return np.sum(self, axis, dtype, out, keepdims)
+        return np.sum(self, axis, dtype, out, keepdims, initial=initial, where=where)
 
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
         """Product over the given axes: ddblas.prod (np.prod's arguments)."""
-        return np.prod(self, axis, dtype, out, keepdims)
+        return np.prod(self, axis, dtype, out, keepdims, initial=initial, where=where)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """Mean over the given axes: ddblas.mean (np.mean's arguments)."""
@@ -646,13 +646,13 @@ class DDArray:
         """Standard deviation over the given axes: ddblas.std (np.std's arguments)."""
         return np.std(self, axis, dtype, out, ddof, keepdims)
 
-    def max(self, axis=None, out=None, keepdims=False):
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=True):
         """The largest value over the given axes: ddblas.max (np.max's arguments)."""
-        return np.max(self, axis, out, keepdims)
+        return np.max(self, axis, out, keepdims, initial=initial, where=where)
 
-    def min(self, axis=None, out=None, keepdims=False):
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=True):
         """The smallest value over the given axes: ddblas.min (np.min's arguments)."""
-        return np.min(self, axis, out, keepdims)
+        return np.min(self, axis, out, keepdims, initial=initial, where=where)
 
     def argmax(self, axis=None, out=None, *, keepdims=False):
         """Indices of the largest values: ddblas.argmax (np.argmax's arguments)."""

@@ -560,16 +560,43 @@ def per_row(value, rows):
     return value[rows] if getattr(value, "ndim", 0) > 0 else value
 
 
-def sum(a, axis=None, *, keepdims=False, fma=None, add=None) -> DDArray:  # noqa: A001
+def masked_terms(a: DDArray, where, fill: float) -> DDArray:
+    """a with its entries where NumPy's where= (a bool array-like broadcasting to a's shape;
+    True: all) is False replaced by fill (a reduction's identity: 0, 1, -inf, inf)."""
+    if where is True:
+        return a
+    xp = a.xp
+    mask = xp.broadcast_to(_where_mask(where, xp), a.shape)
+    return DDArray(xp.where(mask, a.hi, fill), xp.where(mask, a.lo, 0.0), normalize=False)
+
+
+def initial_value(initial, device: str) -> DDArray:
+    """NumPy's initial= of a reduction as a 0-d DDArray (a scalar, else a ValueError)."""
+    value = named_operand(initial, "initial", device)
+    if value.ndim != 0:
+        raise ValueError(f"initial= must be a scalar, got shape {value.shape}")
+    return value
+
+
+def sum(a, axis=None, *, keepdims=False, initial=None, where=True, fma=None,  # noqa: A001
+        add=None) -> DDArray:
     """Sum over the given axes (all by default), accumulated in DD in a fixed order: chunks of
     256 elements left to right, then the chunk sums likewise. Error <= (n - 1) * 3.0000001u^2 *
     sum(|a|) for n summed elements, up to DBL_MAX (finite terms whose partial sums overflow are
     summed again scaled: sum([DBL_MAX, DBL_MAX, -DBL_MAX]) is DBL_MAX); identical on CPU and
-    GPU. A zero sum is +0.0 (of -0.0 terms only too), as NumPy's, whose sums start from +0.0."""
+    GPU. A zero sum is +0.0 (of -0.0 terms only too), as NumPy's, whose sums start from +0.0.
+
+    where= (NumPy's: a bool array broadcasting to a's shape) leaves out the entries where it is
+    False (replaced by 0, whose additions are exact: the bound with n the count of the others);
+    initial= (a scalar, default 0) is added to the sum by one more DD add (the bound with n + 1
+    terms, initial among them; NumPy starts from it instead)."""
     (a,) = operands(a)
     axes = reduction_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    hi, lo, out_shape = reduction_rows(masked_terms(a, where, 0.0), axes)
     result = row_sums(a.device, hi, lo, fma, add).reshape(out_shape)
+    if initial is not None:
+        result = binary("ddblas_add_" + resolve(fma, add).suffix,
+                        initial_value(initial, a.device), result)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from ..engines import backend as _backend
 from ..engines.backend import array_module
 from .array import DDArray, dd, register_operations
-from .ops import (REDUCTION_CHUNK, divide, is_scalar_axis, kept_dims, normalize_axes, operands,
+from .ops import (REDUCTION_CHUNK, divide, initial_value, is_scalar_axis, kept_dims,
+                  masked_terms, maximum, minimum, multiply, normalize_axes, operands,
                   output_argument, per_row, reduce_rows, reduction_axes, reduction_rows,
                   register_functions, row_sums, sqrt, store_output)
 from .ops import sum as dd_sum
@@ -41,31 +42,46 @@ def _first_extreme(hi, lo, largest: bool):
     return xp.where(nan.any(axis=1), xp.argmax(nan, axis=1), first_best)
 
 
-def _extreme(a, axis, keepdims: bool, largest: bool) -> DDArray:
+def _extreme(a, axis, keepdims: bool, largest: bool, initial=None, where=True) -> DDArray:
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)   # pairs wrapped unnormalised, (1, nan) say, as normalised (no copy)
+    name = "maximum" if largest else "minimum"
+    if where is not True and initial is None:
+        raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
+                         f"where mask one has to specify 'initial'")
     axes = reduction_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
-    if hi.shape[1] == 0:
-        name = "maximum" if largest else "minimum"
-        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-    index = _first_extreme(hi, lo, largest)[:, None]
+    hi, lo, out_shape = reduction_rows(masked_terms(a, where, -np.inf if largest else np.inf),
+                                       axes)
     xp = a.xp
-    result = DDArray(xp.take_along_axis(hi, index, 1).reshape(out_shape),
-                     xp.take_along_axis(lo, index, 1).reshape(out_shape), normalize=False)
+    if hi.shape[1] == 0:
+        if initial is None:
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             f"identity")
+        start = initial_value(initial, a.device)   # its bits, -0.0 included
+        result = DDArray(xp.full(out_shape, start.hi), xp.full(out_shape, start.lo),
+                         normalize=False)
+    else:
+        index = _first_extreme(hi, lo, largest)[:, None]
+        result = DDArray(xp.take_along_axis(hi, index, 1).reshape(out_shape),
+                         xp.take_along_axis(lo, index, 1).reshape(out_shape), normalize=False)
+        if initial is not None:
+            result = (maximum if largest else minimum)(initial_value(initial, a.device), result)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
-def max(a, axis=None, keepdims=False) -> DDArray:  # noqa: A001
+def max(a, axis=None, keepdims=False, initial=None, where=True) -> DDArray:  # noqa: A001
     """The largest value over the given axes (all by default), exact (a selection, the first
     largest entry's bits); NaN where a NaN is among them (as numpy.max). A ValueError for an
-    empty reduction, as NumPy's."""
-    return _extreme(a, axis, keepdims, largest=True)
+    empty reduction, as NumPy's. where= (NumPy's: a bool array broadcasting to a's shape)
+    leaves out the entries where it is False and needs initial= (NumPy's ValueError
+    otherwise); initial= (a scalar) takes part as ddblas.maximum(initial, max) (an empty
+    slice gives initial)."""
+    return _extreme(a, axis, keepdims, True, initial, where)
 
 
-def min(a, axis=None, keepdims=False) -> DDArray:  # noqa: A001
+def min(a, axis=None, keepdims=False, initial=None, where=True) -> DDArray:  # noqa: A001
     """The smallest value over the given axes (all by default): max's rules, mirrored."""
-    return _extreme(a, axis, keepdims, largest=False)
+    return _extreme(a, axis, keepdims, False, initial, where)
 
 
 def _single_axis(axis, ndim: int, name: str):
@@ -108,14 +124,17 @@ def argmin(a, axis=None, keepdims=False):
 
 
 # ---- fixed-order arithmetic ----
-def prod(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
+def prod(a, axis=None, keepdims=False, *, initial=None, where=True, fma=None,
+         add=None) -> DDArray:
     """Product over the given axes (all by default) in DD, in sum()'s fixed chunked order
     (chunks of 256 factors left to right, then the chunk products likewise; CPU == GPU bitwise).
     Relative error <= (1 + c_mul)^(n-1) - 1 for n factors (c_mul: mul's bound; finite, no
-    underflow). The product of no factors is 1."""
+    underflow). The product of no factors is 1. where= (NumPy's) leaves out the entries where
+    it is False (replaced by 1: exact products, n the count of the others); initial= (a scalar,
+    default 1) multiplies the product by one more DD mul (n + 1 factors)."""
     (a,) = operands(a)
     axes = reduction_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    hi, lo, out_shape = reduction_rows(masked_terms(a, where, 1.0), axes)
     xp = a.xp
     if hi.size == 0:
         result = DDArray(xp.ones(out_shape), xp.zeros(out_shape), normalize=False)
@@ -123,6 +142,8 @@ def prod(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
         kernel = "ddblas_reduce_prod_" + resolve(fma, add).suffix
         p_hi, p_lo = reduce_rows(_backend.backend(a.device), hi, lo, kernel)
         result = DDArray(p_hi.reshape(out_shape), p_lo.reshape(out_shape), normalize=False)
+    if initial is not None:
+        result = multiply(initial_value(initial, a.device), result, fma=fma, add=add)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
@@ -331,14 +352,14 @@ def _numpy_signature(func, *names, result: str = "dd"):
 
 
 register_functions({
-    np.sum: _numpy_signature(dd_sum, "axis", "dtype", "out", "keepdims"),
-    np.max: _numpy_signature(max, "axis", "out", "keepdims"),
-    np.amax: _numpy_signature(max, "axis", "out", "keepdims"),
-    np.min: _numpy_signature(min, "axis", "out", "keepdims"),
-    np.amin: _numpy_signature(min, "axis", "out", "keepdims"),
+    np.sum: _numpy_signature(dd_sum, "axis", "dtype", "out", "keepdims", "initial", "where"),
+    np.max: _numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
+    np.amax: _numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
+    np.min: _numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
+    np.amin: _numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
     np.argmax: _numpy_signature(argmax, "axis", "out", result="index"),
     np.argmin: _numpy_signature(argmin, "axis", "out", result="index"),
-    np.prod: _numpy_signature(prod, "axis", "dtype", "out", "keepdims"),
+    np.prod: _numpy_signature(prod, "axis", "dtype", "out", "keepdims", "initial", "where"),
     np.mean: _numpy_signature(mean, "axis", "dtype", "out", "keepdims"),
     np.cumsum: _numpy_signature(cumsum, "axis", "dtype", "out"),
     np.cumprod: _numpy_signature(cumprod, "axis", "dtype", "out"),
