@@ -28,7 +28,7 @@ from .ops import (add as dd_add, isnan, kept_dims, multiply, normalize_axes, ope
                   reduction_axes, reduction_rows, register_functions, row_sums, scale, sqrt,
                   subtract)
 from .ops import sum as dd_sum
-from .reductions import _numpy_signature, _single_axis, _variances, argmax, argmin, max, min, prod
+from .reductions import argmax, argmin, max, min, numpy_signature, prod, single_axis, variances
 
 
 def _filled(a: DDArray, value: float) -> DDArray:
@@ -92,7 +92,7 @@ def nanmin(a, axis=None, keepdims=False) -> DDArray:
 def _nan_arg_extreme(a, axis, keepdims: bool, largest: bool):
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)
-    ax = _single_axis(axis, a.ndim, "nanargmax" if largest else "nanargmin")
+    ax = single_axis(axis, a.ndim, "nanargmax" if largest else "nanargmin")
     nan = isnan(a)
     if nan.size and bool(nan.all(axis=ax).any()):
         raise ValueError("All-NaN slice encountered")
@@ -156,7 +156,7 @@ def nanvar(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArr
     if hi.size == 0:
         result = full(out_shape, np.nan, a.device)
     else:
-        v = _variances(a.device, hi, lo, xp.where(bad, 1.0, dof), fma, add, nan)
+        v = variances(a.device, hi, lo, xp.where(bad, 1.0, dof), fma, add, nan)
         result = DDArray(xp.where(bad, np.nan, v.hi), xp.where(bad, np.nan, v.lo),
                          normalize=False).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
@@ -295,21 +295,21 @@ def _quantile_signature(func):
     def by_keyword(a, q, **kwargs):
         return func(a, q, **kwargs)
     by_keyword.__name__ = func.__name__
-    return _numpy_signature(by_keyword, "q", "axis", "out", "overwrite_input", "method",
+    return numpy_signature(by_keyword, "q", "axis", "out", "overwrite_input", "method",
                             "keepdims")
 
 
 register_functions({
-    np.nansum: _numpy_signature(nansum, "axis", "dtype", "out", "keepdims"),
-    np.nanprod: _numpy_signature(nanprod, "axis", "dtype", "out", "keepdims"),
-    np.nanmax: _numpy_signature(nanmax, "axis", "out", "keepdims"),
-    np.nanmin: _numpy_signature(nanmin, "axis", "out", "keepdims"),
-    np.nanargmax: _numpy_signature(nanargmax, "axis", "out", result="index"),
-    np.nanargmin: _numpy_signature(nanargmin, "axis", "out", result="index"),
-    np.nanmean: _numpy_signature(nanmean, "axis", "dtype", "out", "keepdims"),
-    np.nanvar: _numpy_signature(nanvar, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.nanstd: _numpy_signature(nanstd, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.median: _numpy_signature(median, "axis", "out", "overwrite_input", "keepdims"),
+    np.nansum: numpy_signature(nansum, "axis", "dtype", "out", "keepdims"),
+    np.nanprod: numpy_signature(nanprod, "axis", "dtype", "out", "keepdims"),
+    np.nanmax: numpy_signature(nanmax, "axis", "out", "keepdims"),
+    np.nanmin: numpy_signature(nanmin, "axis", "out", "keepdims"),
+    np.nanargmax: numpy_signature(nanargmax, "axis", "out", result="index"),
+    np.nanargmin: numpy_signature(nanargmin, "axis", "out", result="index"),
+    np.nanmean: numpy_signature(nanmean, "axis", "dtype", "out", "keepdims"),
+    np.nanvar: numpy_signature(nanvar, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.nanstd: numpy_signature(nanstd, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.median: numpy_signature(median, "axis", "out", "overwrite_input", "keepdims"),
     np.quantile: _quantile_signature(quantile),
     np.percentile: _quantile_signature(percentile),
 })

@@ -84,7 +84,7 @@ def min(a, axis=None, keepdims=False, initial=None, where=True) -> DDArray:  # n
     return _extreme(a, axis, keepdims, False, initial, where)
 
 
-def _single_axis(axis, ndim: int, name: str):
+def single_axis(axis, ndim: int, name: str):
     """axis (None or one int, not a tuple) as a non-negative axis, or None: the flattened array
     (for a 0-d array's axis 0 or -1 too, as NumPy)."""
     if axis is None or is_scalar_axis(axis, ndim):
@@ -98,7 +98,7 @@ def _arg_extreme(a, axis, keepdims: bool, largest: bool):
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)   # as _extreme
     name = "argmax" if largest else "argmin"
-    ax = _single_axis(axis, a.ndim, name)
+    ax = single_axis(axis, a.ndim, name)
     source = a.ravel() if ax is None else a
     axes = (0,) if ax is None else (ax,)
     hi, lo, out_shape = reduction_rows(source, axes)
@@ -188,7 +188,7 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
         total = DDArray(xp.zeros(out_shape), xp.zeros(out_shape), normalize=False)
         result = divide(total, dof, fma=fma, add=add)
     else:
-        result = _variances(a.device, hi, lo, dof, fma, add).reshape(out_shape)
+        result = variances(a.device, hi, lo, dof, fma, add).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
@@ -197,7 +197,7 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
 VAR_RESCUE_EXPONENT = 450
 
 
-def _variances(device: str, hi, lo, dof, fma, add, nan=None) -> DDArray:
+def variances(device: str, hi, lo, dof, fma, add, nan=None) -> DDArray:
     """sum_i (x_i - m)^2 / dof for each row of the (rows, n) contiguous arrays (n > 0), m the
     row's mean (mean()'s bits), the sum in sum()'s fixed order (cuda_src/reductions.h), then
     one DD division. A row of finite terms whose sum overflowed (a square or a partial sum
@@ -241,7 +241,7 @@ def _variances(device: str, hi, lo, dof, fma, add, nan=None) -> DDArray:
     k = xp.maximum(k, 0)[:, None]
     with np.errstate(under="ignore"):
         part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
-        scaled = _variances(device, _backend.contiguous(part.hi), _backend.contiguous(part.lo),
+        scaled = variances(device, _backend.contiguous(part.hi), _backend.contiguous(part.lo),
                             per_row(dof, redo), fma, add, per_row(nan, redo))
     with np.errstate(over="ignore"):   # (inf, 0) past Omega, whatever lo 2^2k gives
         back_hi = xp.ldexp(scaled.hi, 2 * k[:, 0])
@@ -259,7 +259,7 @@ def std(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
 
 def _scan(kernel: str, a, axis, fma, add) -> DDArray:
     (a,) = operands(a)
-    ax = _single_axis(axis, a.ndim, kernel)
+    ax = single_axis(axis, a.ndim, kernel)
     source = a.ravel() if ax is None else a
     ax = 0 if ax is None else ax
     hi, lo, out_shape = reduction_rows(source, (ax,))
@@ -315,7 +315,7 @@ def any(a, axis=None, keepdims=False):  # noqa: A001
 
 
 # ---- NumPy protocol (NEP 18) ----
-def _numpy_signature(func, *names, result: str = "dd"):
+def numpy_signature(func, *names, result: str = "dd"):
     """func(a, ...) called with NumPy's positional parameters `names` after a. dtype= may be
     None or ddblas.dd (other dtypes raise: the arithmetic is DD). out= as NumPy's reductions
     take it: an array of exactly the result's shape (keepdims included), possibly the operand
@@ -352,21 +352,21 @@ def _numpy_signature(func, *names, result: str = "dd"):
 
 
 register_functions({
-    np.sum: _numpy_signature(dd_sum, "axis", "dtype", "out", "keepdims", "initial", "where"),
-    np.max: _numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
-    np.amax: _numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
-    np.min: _numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
-    np.amin: _numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
-    np.argmax: _numpy_signature(argmax, "axis", "out", result="index"),
-    np.argmin: _numpy_signature(argmin, "axis", "out", result="index"),
-    np.prod: _numpy_signature(prod, "axis", "dtype", "out", "keepdims", "initial", "where"),
-    np.mean: _numpy_signature(mean, "axis", "dtype", "out", "keepdims"),
-    np.cumsum: _numpy_signature(cumsum, "axis", "dtype", "out"),
-    np.cumprod: _numpy_signature(cumprod, "axis", "dtype", "out"),
-    np.var: _numpy_signature(var, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.std: _numpy_signature(std, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.all: _numpy_signature(all, "axis", "out", "keepdims", result="bool"),
-    np.any: _numpy_signature(any, "axis", "out", "keepdims", result="bool"),
+    np.sum: numpy_signature(dd_sum, "axis", "dtype", "out", "keepdims", "initial", "where"),
+    np.max: numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
+    np.amax: numpy_signature(max, "axis", "out", "keepdims", "initial", "where"),
+    np.min: numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
+    np.amin: numpy_signature(min, "axis", "out", "keepdims", "initial", "where"),
+    np.argmax: numpy_signature(argmax, "axis", "out", result="index"),
+    np.argmin: numpy_signature(argmin, "axis", "out", result="index"),
+    np.prod: numpy_signature(prod, "axis", "dtype", "out", "keepdims", "initial", "where"),
+    np.mean: numpy_signature(mean, "axis", "dtype", "out", "keepdims"),
+    np.cumsum: numpy_signature(cumsum, "axis", "dtype", "out"),
+    np.cumprod: numpy_signature(cumprod, "axis", "dtype", "out"),
+    np.var: numpy_signature(var, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.std: numpy_signature(std, "axis", "dtype", "out", "ddof", "keepdims"),
+    np.all: numpy_signature(all, "axis", "out", "keepdims", result="bool"),
+    np.any: numpy_signature(any, "axis", "out", "keepdims", result="bool"),
 })
 register_operations(max=max, min=min, argmax=argmax, argmin=argmin, prod=prod, mean=mean,
                     var=var, std=std, cumsum=cumsum, cumprod=cumprod, all=all, any=any)
