@@ -41,6 +41,7 @@ from ..engines import gpu as _gpu
 from . import batched
 from .errors import (LinAlgError, in_stack, require_finite, require_finite_factors, stack_index,
                      zero_pivot_error)
+from .stacks import broadcast_stacks, fold_columns, pick, stacked_results, unfold_columns
 
 # Cholesky's trailing update A22 -= L21 L21^T is one rgemm on the whole square block (both
 # triangles: twice rsyrk's flops; the upper one is never read) on these devices, when the product
@@ -107,55 +108,10 @@ def _rhs_stack(b, a: DDArray, name: str, check_finite: bool, a_name: str) -> tup
         raise ValueError(f"{name} must be ({n},) or (..., {n}, K) to match {a_name} of shape "
                          f"{a.shape}, got shape {b.shape}")
     vector = b.ndim == 1
-    stack = _broadcast_stacks((a_name, a.shape[:-2]), (name, () if vector else b.shape[:-2]))
+    stack = broadcast_stacks((a_name, a.shape[:-2]), (name, () if vector else b.shape[:-2]))
     if check_finite:
         require_finite((b, name))
     return b, stack, vector
-
-
-def _broadcast_stacks(*named) -> tuple:
-    """The broadcast of the (name, stack shape) pairs; ValueError naming them where they do not
-    broadcast."""
-    try:
-        return tuple(np.broadcast_shapes(*(shape for _, shape in named)))
-    except ValueError:
-        listed = ", ".join(f"{name} {shape}" for name, shape in named)
-        raise ValueError(f"the stack (leading) dimensions of {listed} do not broadcast") \
-            from None
-
-
-def _pick(x, core: int, index: tuple):
-    """x's item at the position `index` of a broadcast stack: x's leading dimensions (all but
-    its last `core`) right-aligned with index, a dimension of length 1 taken at 0."""
-    own = x.shape[:len(x.shape) - core]
-    where = index[len(index) - len(own):] if own else ()
-    return x[tuple(0 if size == 1 else int(i) for i, size in zip(where, own))]
-
-
-def _stacked_results(items: list, stack: tuple, core: tuple, xp) -> DDArray:
-    """The DDArrays `items` (one per position of the row-major stack, each of shape core) as
-    one DDArray of shape stack + core (zeros of that shape for an empty stack)."""
-    shape = tuple(stack) + tuple(core)
-    if not items:
-        return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
-    return DDArray(xp.stack([x.hi for x in items]).reshape(shape),
-                   xp.stack([x.lo for x in items]).reshape(shape), normalize=False)
-
-
-def _fold_columns(b: DDArray) -> DDArray:
-    """b (..., N, K) as one (N, prod(...) K) matrix: its systems side by side, for one matrix
-    that solves them all."""
-    n, k = b.shape[-2:]
-    batch = math.prod(b.shape[:-2])
-    return b.reshape(batch, n, k).transpose(1, 0, 2).reshape(n, batch * k)
-
-
-def _unfold_columns(x: DDArray, stack: tuple, k: int) -> DDArray:
-    """_fold_columns' inverse: x (M, prod(stack) K) as stack + (M, K)."""
-    m = x.shape[0]
-    batch = math.prod(stack)
-    return _working_copy(x.reshape(m, batch, k).transpose(1, 0, 2)).reshape(
-        tuple(stack) + (m, k))
 
 
 def _solve_over_stack(a: DDArray, b: DDArray, stack: tuple, vector: bool, one) -> DDArray:
@@ -167,16 +123,16 @@ def _solve_over_stack(a: DDArray, b: DDArray, stack: tuple, vector: bool, one) -
     if not stack:
         return one(a, b, ())
     if a.ndim == 2:   # b's stack only: one solve on its systems side by side
-        return _unfold_columns(one(a, _fold_columns(b), ()), stack, b.shape[-1])
+        return unfold_columns(one(a, fold_columns(b), ()), stack, b.shape[-1])
     items = []
     own = a.shape[:-2]
     for p in range(math.prod(stack)):
         index = np.unravel_index(p, stack)
         try:
-            items.append(one(_pick(a, 2, index), b if vector else _pick(b, 2, index), index))
+            items.append(one(pick(a, 2, index), b if vector else pick(b, 2, index), index))
         except LinAlgError as error:
             raise in_stack(error, stack_index(p, stack, own)) from None
-    return _stacked_results(items, stack, core, a.xp)
+    return stacked_results(items, stack, core, a.xp)
 
 
 # ---- LU ----
@@ -500,7 +456,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
         return _lu_solve_stack(lu, piv, b, stack, vector, opts)
 
     def one(lu_p, b_p, index):
-        piv_p = _pick(piv, 1, index) if lu.ndim > 2 else piv
+        piv_p = pick(piv, 1, index) if lu.ndim > 2 else piv
         x, shape = _rhs(b_p, lu_p, "b", False)
         if trans == 0:
             _laswp(x, piv_p, 0, n)
@@ -722,7 +678,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, *, fma=None,
 
     def one(c_p, b_p, index):
         x, shape = _rhs(b_p, c_p, "b", False)
-        factor = c_p if bool(_pick(lower, 0, index)) else c_p.T   # L with A = L L^T
+        factor = c_p if bool(pick(lower, 0, index)) else c_p.T   # L with A = L L^T
         solve_lower_left(factor, x, True, False, opts, algorithm)
         solve_lower_left(factor.T, x, False, False, opts, algorithm)
         return x.reshape(shape)

@@ -25,9 +25,9 @@ from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
 from .errors import LinAlgError, in_stack, require_finite, stack_index
-from .factor import (_broadcast_stacks, _fold_columns, _pick, _stacked_results,
-                     _unfold_columns, solve_triangular)
+from .factor import solve_triangular
 from .scaling import range_exponents, scale_wide, scale_wider
+from .stacks import broadcast_stacks, fold_columns, pick, stacked_results, unfold_columns
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
@@ -192,7 +192,7 @@ def _qr_stack(a: DDArray, mode: str, **kw):
         rows = m if mode in ("full", "r") else k
         cores = ((rows, n),) if mode == "r" else ((m, m if mode == "full" else k), (rows, n))
         parts = [items]
-    stacked = [_stacked_results([item[i] for item in parts[0]], stack, core, a.xp)
+    stacked = [stacked_results([item[i] for item in parts[0]], stack, core, a.xp)
                for i, core in enumerate(cores)]
     if mode == "raw":
         return (stacked[0], stacked[1]), stacked[2]
@@ -210,20 +210,20 @@ def _lstsq_stack(a: DDArray, b: DDArray, stack: tuple, kw: dict):
     residue_core = (0,) if m <= n else (() if vector else (k,))
     xp = a.xp
     if a.ndim == 2:
-        x, residues, rank, _ = lstsq(a, _fold_columns(b), check_finite=False, **kw)
-        x = _unfold_columns(x, stack, k)
+        x, residues, rank, _ = lstsq(a, fold_columns(b), check_finite=False, **kw)
+        x = unfold_columns(x, stack, k)
         residues = residues.reshape(stack + residue_core) if m > n else \
             _zeros(xp, stack + residue_core)
         return x, residues, np.full(stack, rank, dtype=np.int64), None
     items = []
     for p, index in enumerate(np.ndindex(*stack)):
         try:
-            items.append(lstsq(_pick(a, 2, index), b if vector else _pick(b, 2, index),
+            items.append(lstsq(pick(a, 2, index), b if vector else pick(b, 2, index),
                                check_finite=False, **kw))
         except LinAlgError as error:
             raise in_stack(error, stack_index(p, stack, a.shape[:-2])) from None
-    x = _stacked_results([item[0] for item in items], stack, (n,) if vector else (n, k), xp)
-    residues = _stacked_results([item[1] for item in items], stack, residue_core, xp)
+    x = stacked_results([item[0] for item in items], stack, (n,) if vector else (n, k), xp)
+    residues = stacked_results([item[1] for item in items], stack, residue_core, xp)
     return x, residues, np.full(stack, min(m, n), dtype=np.int64), None
 
 
@@ -323,7 +323,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     if b.ndim == 0 or b.shape[0 if b.ndim == 1 else -2] != m:
         raise ValueError(f"b must be ({m},) or (..., {m}, K) to match a of shape {a.shape}, "
                          f"got shape {b.shape}")
-    stack = _broadcast_stacks(("a", a.shape[:-2]), ("b", () if b.ndim == 1 else b.shape[:-2]))
+    stack = broadcast_stacks(("a", a.shape[:-2]), ("b", () if b.ndim == 1 else b.shape[:-2]))
     _require_rcond(rcond, rcond_name)
     if check_finite:
         require_finite((a, "a"), (b, "b"))
