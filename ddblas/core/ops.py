@@ -545,11 +545,26 @@ def row_sums(device: str, hi, lo, fma, add, divisor=None) -> DDArray:
     redo = xp.nonzero(overflowed & (xp.isfinite(hi) & xp.isfinite(lo)).all(axis=1))[0]
     if redo.size == 0:
         return result
-    k = n.bit_length() + 1
-    with np.errstate(over="ignore", under="ignore"):   # NumPy's warnings: none, as the kernels
-        part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
-        scaled = row_sums(device, part.hi, part.lo, fma, add, per_row(divisor, redo))
-        back = DDArray(xp.ldexp(scaled.hi, k), xp.ldexp(scaled.lo, k))   # (inf, 0) past Omega
+    return redo_scaled(result, redo, hi, lo, n.bit_length() + 1, lambda h, l, rows: row_sums(
+        device, h, l, fma, add, per_row(divisor, rows)))
+
+
+def redo_scaled(result: DDArray, redo, hi, lo, k, again, power: int = 1) -> DDArray:
+    """result (one DD a row of the (rows, n) arrays hi, lo) with its rows `redo` (indices)
+    replaced: again(h, l, redo) of those rows' terms scaled by 2^-k (k an int, or one int64 a
+    row of redo; renormalised, exact but for bits below 2^-1074), scaled back by 2^(power k),
+    (+-inf, 0) past Omega. The rescue of row_sums and reductions.variances, whose fixed-order
+    sums overflowed in rows of finite terms; NumPy's warnings of the scalings are not raised,
+    as the kernels raise none."""
+    xp = array_module(hi)
+    k = xp.asarray(k)
+    terms_k = k[:, None] if k.ndim else k
+    with np.errstate(over="ignore", under="ignore"):
+        part = DDArray(xp.ldexp(hi[redo], -terms_k), xp.ldexp(lo[redo], -terms_k))
+        scaled = again(contiguous(part.hi), contiguous(part.lo), redo)
+        back_hi = xp.ldexp(scaled.hi, power * k)
+        back = DDArray(back_hi, xp.where(xp.isfinite(back_hi), xp.ldexp(scaled.lo, power * k),
+                                         0.0))
     r_hi, r_lo = result.hi.copy(), result.lo.copy()
     r_hi[redo], r_lo[redo] = back.hi, back.lo
     return DDArray(r_hi, r_lo, normalize=False)

@@ -22,8 +22,8 @@ from ..engines.backend import array_module
 from .array import DDArray, dd, register_operations
 from .ops import (REDUCTION_CHUNK, divide, initial_value, is_scalar_axis, kept_dims,
                   masked_terms, maximum, minimum, multiply, normalize_axes, operands,
-                  output_argument, per_row, reduce_rows, reduction_axes, reduction_rows,
-                  register_functions, row_sums, sqrt, store_output)
+                  output_argument, per_row, redo_scaled, reduce_rows, reduction_axes,
+                  reduction_rows, register_functions, row_sums, sqrt, store_output)
 from .ops import sum as dd_sum
 from .options import resolve
 
@@ -147,10 +147,6 @@ def prod(a, axis=None, keepdims=False, *, initial=None, where=True, fma=None,
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
-def _count(shape: tuple, axes: tuple) -> int:
-    return int(np.prod([shape[d] for d in axes], dtype=np.int64))
-
-
 def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Mean over the given axes: sum() then one DD division by the count n (exact as a float64
     for n < 2^53). Error <= sum's bound / n + c_div |result|, up to DBL_MAX: where the sum of
@@ -238,18 +234,8 @@ def variances(device: str, hi, lo, dof, fma, add, nan=None) -> DDArray:
         return result
     redo = xp.nonzero(overflowed)[0]
     k = xp.frexp(xp.abs(d_hi[redo]).max(axis=1))[1].astype(np.int64) - VAR_RESCUE_EXPONENT
-    k = xp.maximum(k, 0)[:, None]
-    with np.errstate(under="ignore"):
-        part = DDArray(xp.ldexp(hi[redo], -k), xp.ldexp(lo[redo], -k))   # renormalised
-        scaled = variances(device, _backend.contiguous(part.hi), _backend.contiguous(part.lo),
-                            per_row(dof, redo), fma, add, per_row(nan, redo))
-    with np.errstate(over="ignore"):   # (inf, 0) past Omega, whatever lo 2^2k gives
-        back_hi = xp.ldexp(scaled.hi, 2 * k[:, 0])
-        back_lo = xp.where(xp.isfinite(back_hi), xp.ldexp(scaled.lo, 2 * k[:, 0]), 0.0)
-        back = DDArray(back_hi, back_lo)
-    r_hi, r_lo = result.hi.copy(), result.lo.copy()
-    r_hi[redo], r_lo[redo] = back.hi, back.lo
-    return DDArray(r_hi, r_lo, normalize=False)
+    return redo_scaled(result, redo, hi, lo, xp.maximum(k, 0), lambda h, l, rows: variances(
+        device, h, l, per_row(dof, rows), fma, add, per_row(nan, rows)), power=2)
 
 
 def std(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
