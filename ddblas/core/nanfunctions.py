@@ -14,7 +14,6 @@ with n = the count of the non-NaN terms (docs/algorithms.md, "NaN-ignoring reduc
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from fractions import Fraction
 
@@ -28,12 +27,29 @@ from .ops import (add as dd_add, isnan, kept_dims, multiply, normalize_axes, ope
                   reduction_axes, reduction_rows, register_functions, row_sums, scale, sqrt,
                   subtract)
 from .ops import sum as dd_sum
-from .reductions import argmax, argmin, max, min, numpy_signature, prod, single_axis, variances
+from .reductions import (argmax, argmin, check_ddof, max, min, numpy_signature, prod,
+                         single_axis, variances)
 
 
 def _filled(a: DDArray, value: float) -> DDArray:
     """a with its NaNs replaced by value (ddblas.where)."""
     return where(isnan(a), value, a)
+
+
+def _reduction_rows(a, axis) -> tuple:
+    """(a, axes, hi, lo, out_shape): a as a DDArray read as normalised (as max reads unnormalised
+    pairs), the axes, and a's (rows, n) terms with the result's shape (ops.reduction_rows)."""
+    (a,) = operands(a)
+    a = DDArray(a.hi, a.lo)
+    axes = normalize_axes(axis, a.ndim)
+    return (a, axes, *reduction_rows(a, axes))
+
+
+def _nan_where(bad, x: DDArray, out_shape) -> DDArray:
+    """x (one DD a row) with NaN in the rows where bad holds, shaped out_shape."""
+    xp = x.xp
+    return DDArray(xp.where(bad, np.nan, x.hi), xp.where(bad, np.nan, x.lo),
+                   normalize=False).reshape(out_shape)
 
 
 def _rows_nan(hi, lo):
@@ -117,10 +133,7 @@ def nanmean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     with NaNs replaced by 0 (nansum's bits, rescued from overflow as mean's), then one DD
     division by the count n of non-NaN terms: mean's bits and bound for those n terms. An
     all-NaN (or empty) slice gives NaN with NumPy's RuntimeWarning "Mean of empty slice"."""
-    (a,) = operands(a)
-    a = DDArray(a.hi, a.lo)
-    axes = normalize_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    a, axes, hi, lo, out_shape = _reduction_rows(a, axis)
     xp = a.xp
     nan = _rows_nan(hi, lo)
     count = (~nan).sum(axis=1).astype(np.float64)
@@ -129,8 +142,7 @@ def nanmean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     total = row_sums(a.device, xp.where(nan, 0.0, hi), xp.where(nan, 0.0, lo), fma, add,
                      divisor=xp.where(empty, 1.0, count))
-    result = DDArray(xp.where(empty, np.nan, total.hi), xp.where(empty, np.nan, total.lo),
-                     normalize=False).reshape(out_shape)
+    result = _nan_where(empty, total, out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
@@ -141,12 +153,8 @@ def nanvar(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArr
     terms: var's bits and bound for those n terms. Where n - ddof <= 0 (an all-NaN slice
     included), NaN with NumPy's RuntimeWarning "Degrees of freedom <= 0 for slice." (NumPy's
     nanvar rule; var gives inf there)."""
-    if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
-        raise TypeError(f"ddof must be a number, got {ddof!r}")
-    (a,) = operands(a)
-    a = DDArray(a.hi, a.lo)
-    axes = normalize_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    check_ddof(ddof)
+    a, axes, hi, lo, out_shape = _reduction_rows(a, axis)
     xp = a.xp
     nan = _rows_nan(hi, lo)
     dof = (~nan).sum(axis=1).astype(np.float64) - float(ddof)
@@ -157,8 +165,7 @@ def nanvar(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArr
         result = full(out_shape, np.nan, a.device)
     else:
         v = variances(a.device, hi, lo, xp.where(bad, 1.0, dof), fma, add, nan)
-        result = DDArray(xp.where(bad, np.nan, v.hi), xp.where(bad, np.nan, v.lo),
-                         normalize=False).reshape(out_shape)
+        result = _nan_where(bad, v, out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
@@ -178,10 +185,7 @@ def median(a, axis=None, keepdims=False, overwrite_input=False, *, fma=None,
     no overflow; NumPy gives inf). A slice holding a NaN gives NaN; an empty one NaN with
     NumPy's RuntimeWarning "Mean of empty slice". overwrite_input is accepted and ignored
     (the input is never changed)."""
-    (a,) = operands(a)
-    a = DDArray(a.hi, a.lo)
-    axes = normalize_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    a, axes, hi, lo, out_shape = _reduction_rows(a, axis)
     rows, n = hi.shape
     if n == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
@@ -219,10 +223,7 @@ def _quantile_fractions(q, scale: int, name: str) -> tuple:
 
 
 def _quantiles(a, q_fractions, q_shape, axis, keepdims, fma, add) -> DDArray:
-    (a,) = operands(a)
-    a = DDArray(a.hi, a.lo)
-    axes = normalize_axes(axis, a.ndim)
-    hi, lo, out_shape = reduction_rows(a, axes)
+    a, axes, hi, lo, out_shape = _reduction_rows(a, axis)
     rows, n = hi.shape
     if n == 0:
         raise IndexError("index -1 is out of bounds for axis 0 with size 0 (a quantile of an "

@@ -162,6 +162,12 @@ def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
     return kept_dims(result, a.shape, axes) if keepdims else result
 
 
+def check_ddof(ddof) -> None:
+    """A TypeError unless ddof (var's, nanvar's) is a real number (a bool is not)."""
+    if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
+        raise TypeError(f"ddof must be a number, got {ddof!r}")
+
+
 def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     """Variance over the given axes, two-pass in DD: m = mean(), then the sum of (x - m)^2 (each
     a DD sub and mul, summed in sum()'s fixed order; cuda_src/reductions.h) divided by
@@ -170,8 +176,7 @@ def var(a, axis=None, ddof=0, keepdims=False, *, fma=None, add=None) -> DDArray:
     inf, or NaN where the computed sum is exactly 0 too (an empty slice, or a constant one
     whose mean comes out exact: seven copies of DD 0.1 give a mean off by u^2 and so inf),
     with NumPy's RuntimeWarning."""
-    if not isinstance(ddof, numbers.Real) or isinstance(ddof, (bool, np.bool_)):
-        raise TypeError(f"ddof must be a number, got {ddof!r}")
+    check_ddof(ddof)
     (a,) = operands(a)
     axes = normalize_axes(axis, a.ndim)
     hi, lo, out_shape = reduction_rows(a, axes)
