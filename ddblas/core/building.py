@@ -15,7 +15,7 @@ from ..engines.backend import broadcast_shape, check_device, device_of_array
 from .array import DDArray, array, full, is_array
 from .convert import dd_to_fraction
 from .ops import (absolute, divide, equal, less_equal, multiply, operands, output_argument,
-                  register_functions, scale, store_output)
+                  register_functions, scale, store_exact_output, store_output)
 from .ops import add as dd_add
 from .ops import subtract
 
@@ -69,13 +69,8 @@ def concatenate(arrays, axis=0, out=None) -> DDArray:
         The joined array, out when given.
     """
     out = output_argument(out, "concatenate()", dd_result=True)
-    result = _joined("concatenate", arrays, axis=axis)
-    if out is None:
-        return result
-    if out.shape != result.shape:
-        raise ValueError(f"ddblas: concatenate(): out= has shape {out.shape}, the result "
-                         f"{result.shape} (NumPy's rule: exactly the result's shape)")
-    return store_output(result, out)
+    return store_exact_output(_joined("concatenate", arrays, axis=axis), out, "concatenate()",
+                              "NumPy's rule: exactly the result's shape")
 
 
 def stack(arrays, axis=0) -> DDArray:

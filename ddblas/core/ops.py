@@ -736,6 +736,19 @@ def output_argument(out, routine: str, dd_result: bool, *, ufunc: bool = False):
     return out
 
 
+def store_exact_output(result, out, routine: str, rule: str | None = None,
+                       casting: str = "same_kind"):
+    """result where out is None, else result written into out (store_output) when out has
+    exactly its shape, NumPy's rule for the out= of reductions, dot and concatenate; else a
+    ValueError naming out= (and `rule`, the rule's words for the message)."""
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, the result "
+                         f"{result.shape}" + (f" ({rule})" if rule else ""))
+    return store_output(result, out, casting=casting)
+
+
 def store_output(result, out, where=None, casting: str = "same_kind"):
     """Write result (a DDArray, or a NumPy/CuPy array of bools or integers) into out (checked by
     output_argument; result's shape broadcasts to out's) where `where` holds (a bool array
@@ -850,12 +863,8 @@ def _reduction_method(ufunc, method: str, inputs, kwargs: dict):
         axis = normalize_axes(0 if axis is None else axis, a.ndim)[0]
     name = _METHODS[method][ufunc]
     result = (sum if name == "sum" else operation(name))(a, axis=axis, **options)
-    if out is None:
-        return result
-    if out.shape != result.shape:
-        raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, the result "
-                         f"{result.shape} (NumPy's rule for reductions: the result's shape)")
-    return store_output(result, out)
+    return store_exact_output(result, out, routine, "NumPy's rule for reductions: the result's "
+                              "shape")
 
 
 def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
@@ -932,12 +941,7 @@ def _np_dot(a, b, out=None):
     """np.dot: ddblas.dot, written into out (a DDArray of exactly the result's shape, as NumPy
     asks of dot's out; it may be an operand: the product is computed first)."""
     out = output_argument(out, "dot()", dd_result=True)
-    result = dot(a, b)
-    if out is None:
-        return result
-    if out.shape != result.shape:
-        raise ValueError(f"ddblas: dot(): out= has shape {out.shape}, the result {result.shape}")
-    return store_output(result, out)
+    return store_exact_output(dot(a, b), out, "dot()")
 
 
 _FUNCTIONS = {

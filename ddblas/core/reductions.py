@@ -23,7 +23,7 @@ from .array import DDArray, dd, register_operations
 from .ops import (REDUCTION_CHUNK, divide, initial_value, is_scalar_axis, kept_dims,
                   masked_terms, maximum, minimum, multiply, normalize_axes, operands,
                   output_argument, per_row, redo_scaled, reduce_rows, reduction_axes,
-                  reduction_rows, register_functions, row_sums, sqrt, store_output)
+                  reduction_rows, register_functions, row_sums, sqrt, store_exact_output)
 from .ops import sum as dd_sum
 from .options import resolve
 
@@ -332,13 +332,8 @@ def numpy_signature(func, *names, result: str = "dd"):
                 isinstance(out, DDArray) or out.dtype.kind not in "iu"):
             raise TypeError(f"ddblas: {routine}: out= must be an integer array, got "
                             f"{'a DDArray' if isinstance(out, DDArray) else out.dtype}")
-        value = func(a, **kwargs)
-        if out is None:
-            return value
-        if out.shape != value.shape:
-            raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, the result "
-                             f"{value.shape} (NumPy's rule for reductions: the result's shape)")
-        return store_output(value, out, casting="unsafe")
+        return store_exact_output(func(a, **kwargs), out, routine, "NumPy's rule for "
+                                  "reductions: the result's shape", casting="unsafe")
     return call
 
 
