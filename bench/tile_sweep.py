@@ -89,10 +89,11 @@ def main():
     parser.add_argument("--out")
     args = parser.parse_args()
     chosen = args.configs if args.configs is not None else range(len(CONFIGS))
-    arch = "".join(map(str, cupy.cuda.Device().compute_capability))
-    path = os.path.join(tempfile.mkdtemp(), "tile_sweep.cubin")  # RawModule loads it lazily
-    with open(path, "wb") as f:
-        f.write(_gpu.compile_cubin(arch, source(args.variants), "tile_sweep.cu"))
+    target = _gpu.target()
+    path = os.path.join(tempfile.mkdtemp(),
+                        "tile_sweep." + ("ptx" if target.startswith("compute_") else "cubin"))
+    with open(path, "wb") as f:  # RawModule loads it lazily
+        f.write(_gpu.compile_unit(target, source(args.variants), "tile_sweep.cu"))
     module = cupy.RawModule(path=path)
     rows = []
     dynamic = dynamic_bytes(module)

@@ -190,6 +190,7 @@ def gpu_arch() -> str:
 
 def gpu_cubin_path(family: str = "bench") -> pathlib.Path:
     """The cached cubin of a kernel family for this GPU (compiled with NVRTC if missing; "bench":
-    the instruction-census and ceiling kernels)."""
+    the instruction-census and ceiling kernels), or its PTX (a .ptx file) on a GPU newer than
+    NVRTC, which the driver compiles as it loads it."""
     _gpu.require()
-    return _gpu.cubin_path(family)
+    return _gpu.module_path(family)

@@ -237,18 +237,18 @@ def test_a_truncated_cpu_library_is_rebuilt_not_loaded(tmp_path):
 
 @pytest.fixture
 def fake_gpu(monkeypatch, tmp_path):
-    """The GPU backend without CuPy: require() passes, sm_90, NVRTC 13.0, and compile_cubin a
+    """The GPU backend without CuPy: require() passes, sm_90, NVRTC 13.0, and compile_unit a
     FakeBuild per call (its calls counted in the returned list)."""
     from ddblas.engines import gpu as _gpu
     compiled = []
 
-    def compile_cubin(arch, source, name, defines=()):
-        compiled.append((arch, name) + defines)
-        return b"\x7fELF fake cubin of " + name.encode() + b" for sm_" + arch.encode()
+    def compile_unit(target, source, name, defines=()):
+        compiled.append((target, name) + defines)
+        return b"\x7fELF fake cubin of " + name.encode() + b" for " + target.encode()
     monkeypatch.setattr(_gpu, "require", lambda: None)
-    monkeypatch.setattr(_gpu, "arch", lambda: "90")
+    monkeypatch.setattr(_gpu, "target", lambda: "sm_90")
     monkeypatch.setattr(_gpu, "nvrtc_version", lambda: "13.0")
-    monkeypatch.setattr(_gpu, "compile_cubin", compile_cubin)
+    monkeypatch.setattr(_gpu, "compile_unit", compile_unit)
     monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path / "cache"))
     return _gpu, compiled
 
@@ -256,16 +256,16 @@ def fake_gpu(monkeypatch, tmp_path):
 @pytest.mark.parametrize("kind", CORRUPTIONS)
 def test_a_damaged_cubin_is_rebuilt(fake_gpu, kind):
     _gpu, compiled = fake_gpu
-    path = _gpu.cubin_path("gemm")
-    assert compiled == [("90", "gemm.cu")] and path.name.startswith("ddblas_gpu_gemm_")
-    assert _gpu.cubin_path("gemm") == path and len(compiled) == 1
-    _gpu.cubin_path("reduce")  # another family: its own unit and cubin
-    assert compiled[-1] == ("90", "reduce.cu")
+    path = _gpu.module_path("gemm")
+    assert compiled == [("sm_90", "gemm.cu")] and path.name.startswith("ddblas_gpu_gemm_")
+    assert _gpu.module_path("gemm") == path and len(compiled) == 1
+    _gpu.module_path("reduce")  # another family: its own unit and cubin
+    assert compiled[-1] == ("sm_90", "reduce.cu")
     _corrupt(path, kind)
-    assert _gpu.cubin_path("gemm") == path and compiled[-1] == ("90", "gemm.cu")
+    assert _gpu.module_path("gemm") == path and compiled[-1] == ("sm_90", "gemm.cu")
     assert len(compiled) == 3 and _build.check(path) == "ok"
     with pytest.raises(ValueError, match="family must be one of .*elementwise"):
-        _gpu.cubin_path("host")  # CPU only
+        _gpu.module_path("host")  # CPU only
 
 
 def _unwritable_cache(tmp_path) -> pathlib.Path:
@@ -397,8 +397,44 @@ def test_nvrtc_compiles_the_gpu_kernels_where_nvrtc_exists():
         pytest.skip(f"NVRTC not loadable: {exc}")
     from ddblas.engines import gpu as _gpu
     unit = _build.unit("elementwise", "gpu")
-    cubin = _gpu.compile_cubin("90", unit.read_text(), unit.name)
+    cubin = _gpu.compile_unit("sm_90", unit.read_text(), unit.name)
     assert cubin[:4] == b"\x7fELF" and b"ddblas_mul_nofma_accurate" in cubin
+    ptx = _gpu.compile_unit("compute_90", unit.read_text(), unit.name)  # a GPU newer than NVRTC
+    assert isinstance(ptx, bytes) and b".target sm_90" in ptx
+    assert b".entry ddblas_mul_nofma_accurate" in ptx
+
+
+@pytest.mark.parametrize("capability, supported, target", [
+    (90, [75, 80, 86, 89, 90], "sm_90"),
+    (86, [75, 80, 86, 89, 90], "sm_86"),
+    (87, [75, 80, 86, 89, 90], "sm_86"),       # a cubin runs on later minors of its major
+    (89, [75, 80, 86, 90], "sm_86"),
+    (100, [75, 80, 86, 89, 90, 100, 120], "sm_100"),
+    (120, [75, 80, 86, 89, 90], "compute_90"),  # newer than NVRTC: PTX, the driver compiles it
+    (100, [80, 90], "compute_90"),
+    (90, [80, 86, 89], "compute_89"),
+])
+def test_the_nvrtc_target_is_a_cubin_the_device_runs_or_ptx(capability, supported, target):
+    from ddblas.engines import gpu as _gpu
+    assert _gpu.choose_target(capability, supported) == target
+
+
+def test_a_gpu_older_than_nvrtc_supports_is_named():
+    from ddblas.engines import gpu as _gpu
+    with pytest.raises(RuntimeError, match=r"compute capability 7\.0\) is older than every "
+                                           r"architecture that NVRTC 13\.0 .*oldest: 7\.5"):
+        _gpu.choose_target(70, [75, 80, 90], "13.0")
+
+
+def test_a_gpu_newer_than_nvrtc_gets_ptx_in_the_cache(fake_gpu, monkeypatch):
+    """Where the device is newer than NVRTC the module is PTX, cached under its own name (the
+    driver compiles it at load); the key of a cubin target is unchanged (sm_90)."""
+    _gpu, compiled = fake_gpu
+    cubin = _gpu.module_path("reduce")
+    monkeypatch.setattr(_gpu, "target", lambda: "compute_90")
+    ptx = _gpu.module_path("reduce")
+    assert compiled == [("sm_90", "reduce.cu"), ("compute_90", "reduce.cu")]
+    assert cubin.suffix == ".cubin" and ptx.suffix == ".ptx" and ptx.stem != cubin.stem
 
 
 def test_complete_elf_restores_the_byte_cupy_drops(tmp_path):
@@ -429,12 +465,12 @@ def test_a_first_call_builds_only_the_variant_it_runs(fake_gpu):
         _build.build_of("ddblas_gemm_b4_kn")
     with pytest.raises(ValueError, match="variant must be one of"):
         _build.variant_defines("fma")
-    sloppy = _gpu.cubin_path("gemm", "fma_sloppy")
-    assert compiled == [("90", "gemm.cu", "-DDDBLAS_UNIT_VARIANT=fma_sloppy")]
+    sloppy = _gpu.module_path("gemm", "fma_sloppy")
+    assert compiled == [("sm_90", "gemm.cu", "-DDDBLAS_UNIT_VARIANT=fma_sloppy")]
     assert sloppy.name.startswith("ddblas_gpu_gemm_fma_sloppy_")
-    accurate = _gpu.cubin_path("gemm", "fma_accurate")
+    accurate = _gpu.module_path("gemm", "fma_accurate")
     assert accurate != sloppy and len(compiled) == 2
-    assert _gpu.cubin_path("gemm", "fma_sloppy") == sloppy and len(compiled) == 2
+    assert _gpu.module_path("gemm", "fma_sloppy") == sloppy and len(compiled) == 2
 
 
 @pytest.mark.parametrize("variant", _build.VARIANTS)
@@ -814,3 +850,29 @@ def test_a_library_the_loader_refuses_is_named(tmp_path):
     with pytest.raises(RuntimeError, match=f"cannot load the compiled CPU kernels {path} .*"
                                            "file too short.*python -m ddblas cache --clear"):
         _cpu.load(str(path))
+
+
+@requires_gpu
+def test_ptx_for_a_gpu_newer_than_nvrtc_loads_and_gives_the_cubins_bits(monkeypatch, tmp_path):
+    """The PTX route on this GPU: the elementwise and GEMM families compiled for compute_<arch>
+    (as for a device newer than NVRTC), loaded by the driver, give the cubins' bits."""
+    import ddblas
+    from ddblas.engines import gpu as _gpu
+    x = ddblas.random((40, 40), seed=3, device="gpu")
+    y = ddblas.random((40, 40), seed=4, device="gpu")
+
+    def work():
+        return ((x * y + x) @ y).to_device("cpu")
+    expected = work()
+    arch = _gpu.arch()
+    monkeypatch.setenv("DDBLAS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_gpu, "target", lambda: "compute_" + arch)
+    _gpu.module.cache_clear()
+    try:
+        got = work()
+        assert _gpu.module_path("elementwise").suffix == ".ptx"
+    finally:
+        monkeypatch.undo()
+        _gpu.module.cache_clear()
+    assert (got.hi.view("i8") == expected.hi.view("i8")).all()
+    assert (got.lo.view("i8") == expected.lo.view("i8")).all()

@@ -1,6 +1,6 @@
 """GPU backend: cuda_src/ compiled by NVRTC (through CuPy's bindings) into cached cubins, one per
 kernel family (one per variant for build.VARIANT_FAMILIES), built at the first launch of one of
-its kernels."""
+its kernels; PTX, which the driver compiles as it loads it, for a GPU newer than NVRTC knows."""
 from __future__ import annotations
 
 import functools
@@ -34,14 +34,37 @@ def require() -> None:
                            "CUDA device; use device='cpu'")
 
 
-def arch() -> str:
-    """The NVRTC target of the current device: its compute capability, capped at what NVRTC
-    supports (e.g. "90")."""
+def choose_target(capability: int, supported, nvrtc: str = "") -> str:
+    """NVRTC's -arch for a device of compute capability `capability` (e.g. 90) from the
+    architectures NVRTC supports: sm_<a> (a cubin) for the newest supported a at or below the
+    device's of its major version (a cubin runs on the later minor versions of its major), else
+    compute_<a> (PTX, which the driver compiles at load) for the newest supported a below it: a
+    device newer than NVRTC. A device older than every supported architecture raises a
+    RuntimeError (nvrtc: NVRTC's version, for the message)."""
+    below = [a for a in supported if a <= capability]
+    if not below:
+        raise RuntimeError(
+            f"ddblas: this GPU (compute capability {capability // 10}.{capability % 10}) is older "
+            f"than every architecture that NVRTC {nvrtc} compiles for (the oldest: "
+            f"{min(supported) // 10}.{min(supported) % 10}); use device='cpu', or a CUDA "
+            "toolkit that still supports this GPU")
+    best = max(below)
+    return f"sm_{best}" if best // 10 == capability // 10 else f"compute_{best}"
+
+
+def target() -> str:
+    """NVRTC's -arch for the current device (choose_target): e.g. "sm_90", or "compute_90" for a
+    device newer than NVRTC."""
     import cupy
     from cupy_backends.cuda.libs import nvrtc
-    cc = int(cupy.cuda.Device().compute_capability)
-    usable = [int(a) for a in nvrtc.getSupportedArchs() if int(a) <= cc]
-    return str(max(usable) if usable else cc)
+    return choose_target(int(cupy.cuda.Device().compute_capability),
+                         [int(a) for a in nvrtc.getSupportedArchs()], nvrtc_version())
+
+
+def arch() -> str:
+    """The compute capability that NVRTC compiles for on the current device (e.g. "90"): its
+    own, capped at what NVRTC supports."""
+    return target().split("_")[1]
 
 
 def complete_elf(data: bytes) -> bytes:
@@ -57,20 +80,23 @@ def complete_elf(data: bytes) -> bytes:
     return data + b"\0" * (end - len(data)) if end > len(data) else data
 
 
-def compile_cubin(arch: str, source: str, name: str, defines: tuple[str, ...] = ()) -> bytes:
+def compile_unit(target: str, source: str, name: str, defines: tuple[str, ...] = ()) -> bytes:
     """Compile the translation unit `source` (named `name` in messages), which includes the
-    cuda_src headers (held in memory), to a cubin for sm_<arch> with the package's NVRTC options
-    and `defines` (-DNAME=VALUE)."""
+    cuda_src headers (held in memory), with the package's NVRTC options and `defines`
+    (-DNAME=VALUE) for `target` (choose_target): a cubin for sm_<a>, PTX for compute_<a>."""
     from cupy_backends.cuda.libs import nvrtc
     headers = {p.name: p.read_text() for p in sorted(_build.source_dir().glob("*.h"))}
     prog = nvrtc.createProgram(source, name, [text.encode() for text in headers.values()],
                                [n.encode() for n in headers])
     try:
         try:
-            nvrtc.compileProgram(prog, NVRTC_OPTIONS + defines + (f"-arch=sm_{arch}",))
+            nvrtc.compileProgram(prog, NVRTC_OPTIONS + defines + (f"-arch={target}",))
         except nvrtc.NVRTCError as exc:
             raise RuntimeError(f"ddblas: NVRTC failed to compile {name}:\n"
                                + nvrtc.getProgramLog(prog)) from exc
+        if target.startswith("compute_"):
+            ptx = nvrtc.getPTX(prog)
+            return ptx.encode() if isinstance(ptx, str) else ptx
         return complete_elf(nvrtc.getCUBIN(prog))
     finally:
         nvrtc.destroyProgram(prog)
@@ -82,19 +108,20 @@ def nvrtc_version() -> str:
     return ".".join(map(str, nvrtc.getVersion()))
 
 
-def cubin_path(family: str, variant: str | None = None):
-    """The cached cubin of one kernel family (cuda_src/units/<family>.cu), or of one variant of a
-    family built by variant (build.VARIANT_FAMILIES), for this device, compiled first if missing
-    or damaged."""
+def module_path(family: str, variant: str | None = None):
+    """The cached module of one kernel family (cuda_src/units/<family>.cu), or of one variant of
+    a family built by variant (build.VARIANT_FAMILIES), for this device, compiled first if missing
+    or damaged: a cubin (.cubin), or PTX (.ptx) for a device newer than NVRTC (target())."""
     require()
     unit = _build.unit(family, "gpu")
-    target = arch()
+    arch = target()
     defines = _build.variant_defines(variant)
     key = _build.artifact_key(unit, "nvrtc " + nvrtc_version(),
-                              " ".join(NVRTC_OPTIONS + defines), "sm_" + target)
-    what = f"{family}{' ' + variant if variant else ''} kernels for sm_{target}"
-    return _build.cached(f"{_build.artifact_stem('gpu', family, variant)}_{key}.cubin",
-                         lambda: compile_cubin(target, unit.read_text(), unit.name, defines), what)
+                              " ".join(NVRTC_OPTIONS + defines), arch)
+    what = f"{family}{' ' + variant if variant else ''} kernels for {arch}"
+    suffix = "ptx" if arch.startswith("compute_") else "cubin"
+    return _build.cached(f"{_build.artifact_stem('gpu', family, variant)}_{key}.{suffix}",
+                         lambda: compile_unit(arch, unit.read_text(), unit.name, defines), what)
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,10 +176,10 @@ def _kernel_of(raw_module, kernel: str):
 @functools.lru_cache(maxsize=None)
 def module(family: str, variant: str | None = None, cooperative: bool = False):
     """One family's (or one variant's of a family built by variant) compiled GPU kernels (a
-    cupy.RawModule), built on first use and cached on disk; cooperative: the same cubin loaded
+    cupy.RawModule), built on first use and cached on disk; cooperative: the same module loaded
     for cooperative launches (CuPy launches every kernel of such a module cooperatively)."""
     import cupy
-    return cupy.RawModule(path=_loadable_name(cubin_path(family, variant)),
+    return cupy.RawModule(path=_loadable_name(module_path(family, variant)),
                           enable_cooperative_groups=cooperative)
 
 

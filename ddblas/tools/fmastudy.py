@@ -79,9 +79,10 @@ def cpu_counts() -> tuple[dict, str]:
 
 def gpu_counts() -> tuple[dict | None, str]:
     """The GPU census and where it was read: SASS of the device's cubin when a GPU and cuobjdump
-    are present, else PTX from nvcc (sm_90), else (None, why not)."""
-    if ddblas.gpu_available() and shutil.which("cuobjdump"):
-        path = introspect.gpu_cubin_path()
+    are present (and NVRTC made a cubin, not PTX for a GPU newer than it), else PTX from nvcc
+    (sm_90), else (None, why not)."""
+    path = introspect.gpu_cubin_path() if ddblas.gpu_available() else None
+    if path is not None and path.suffix == ".cubin" and shutil.which("cuobjdump"):
         sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True,
                               check=True).stdout
         return (_table(sass_census(sass)),
