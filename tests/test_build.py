@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import os
 import pathlib
+import platform
 import random
 import re
 import shutil
@@ -876,3 +877,22 @@ def test_ptx_for_a_gpu_newer_than_nvrtc_loads_and_gives_the_cubins_bits(monkeypa
         _gpu.module.cache_clear()
     assert (got.hi.view("i8") == expected.hi.view("i8")).all()
     assert (got.lo.view("i8") == expected.lo.view("i8")).all()
+
+
+def test_the_cpu_key_names_the_native_instruction_sets_without_proc_cpuinfo(monkeypatch):
+    """-march=native libraries are keyed on the processor. Without /proc/cpuinfo (macOS, the
+    BSDs) the key is the macros that `cxx -march=native` predefines (its instruction sets), not
+    the bare architecture name, which let a cache shared between machines (a network home)
+    load a library built for another processor's instructions."""
+    cxx = _cpu.find_compiler()
+    with_proc = _cpu.cpu_identity.__wrapped__(cxx)
+
+    def no_proc(path, *args, **kwargs):
+        if str(path) == "/proc/cpuinfo":
+            raise FileNotFoundError(path)
+        return open(path, *args, **kwargs)
+    monkeypatch.setattr(_cpu, "open", no_proc, raising=False)
+    without = _cpu.cpu_identity.__wrapped__(cxx)
+    assert without.startswith(platform.machine() + "\n#define ")
+    native = ("__SSE2__", "__AVX2__") if platform.machine() in ("x86_64", "AMD64") else ("__ARM_",)
+    assert any(m in without for m in native) and without != with_proc

@@ -78,8 +78,11 @@ def compiler_identity(cxx: str) -> str:
 
 
 @functools.cache
-def _cpu_identity() -> str:
-    """-march=native code is only valid on this kind of processor: key the cache on it."""
+def cpu_identity(cxx: str) -> str:
+    """What -march=native code depends on, for the cache key: the processor's model and feature
+    flags from /proc/cpuinfo (Linux), else (macOS, the BSDs: no /proc/cpuinfo) the macros that
+    `cxx -march=native` predefines, which name the instruction sets it targets here; with the
+    machine's architecture."""
     flags = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -88,6 +91,9 @@ def _cpu_identity() -> str:
                     flags += line
     except OSError:
         pass
+    if not flags:
+        native = run_compiler(cxx, ["-march=native", "-dM", "-E", "-x", "c++", os.devnull])
+        flags = native.stdout if native.returncode == 0 else ""
     return platform.machine() + "\n" + flags
 
 
@@ -183,7 +189,7 @@ def artifact(family: str, vectorize: bool = True, variant: str | None = None) ->
     cxx = find_compiler()
     flags = compile_flags(cxx, vectorize) + _build.variant_defines(variant)
     key = _build.artifact_key(unit, cxx, compiler_identity(cxx), " ".join(flags),
-                              _cpu_identity())
+                              cpu_identity(cxx))
 
     def build() -> bytes:
         with tempfile.TemporaryDirectory() as tmp:
