@@ -723,3 +723,17 @@ def test_numpy_citizenship_details_of_the_2026_11_28_probe(device):
         with pytest.raises(TypeError, match="is not a float64"):
             ddblas.DDArray(value)
     assert ddblas.DDArray([2 ** 60, 3]).hi.tolist() == [2.0 ** 60, 3.0]
+
+
+def test_transpose_of_an_empty_axes_tuple_is_numpys_error(device):
+    """x.transpose(()) and np.transpose(x, ()) of an array with dimensions are NumPy's
+    ValueError (they gave the full transpose, as x.transpose() with no argument does); a 0-d
+    array takes them."""
+    a = ddblas.arange(6, device=device).reshape(2, 3)
+    for call in (lambda x: x.transpose(()), lambda x: np.transpose(x, ())):
+        with pytest.raises(ValueError, match="axes don't match"):
+            call(np.zeros((2, 3)))
+        with pytest.raises(ValueError, match="axes don't match"):
+            call(a)
+        assert call(a[0, 0]).shape == ()
+    assert a.transpose().shape == a.transpose(None).shape == np.transpose(a).shape == (3, 2)

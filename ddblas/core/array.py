@@ -377,8 +377,10 @@ class DDArray:
         return _wrap(hi, lo)
 
     def transpose(self, *axes) -> "DDArray":
-        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], numbers.Integral) else axes
-        axes = None if isinstance(axes, tuple) and not axes else axes   # x.transpose(): all
+        if not axes:   # x.transpose(): all axes reversed (x.transpose(()) is NumPy's ValueError)
+            axes = None
+        elif len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
+            axes = axes[0]
         np.broadcast_to(np.empty(()), self.shape).transpose(axes)   # NumPy's checks (CuPy takes [])
         return DDArray(self._hi.transpose(axes), self._lo.transpose(axes), normalize=False)
 
