@@ -737,3 +737,29 @@ def test_transpose_of_an_empty_axes_tuple_is_numpys_error(device):
             call(a)
         assert call(a[0, 0]).shape == ()
     assert a.transpose().shape == a.transpose(None).shape == np.transpose(a).shape == (3, 2)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "f", None])
+@pytest.mark.parametrize("layout", ["c", "f", "transposed", "strided"])
+def test_ravel_takes_numpys_order(device, order, layout):
+    """x.ravel(order) reads the elements in NumPy's order ('C', 'F', 'A': 'F' for Fortran-
+    ordered parts, 'K': memory order), as ndarray.ravel (the method took no argument)."""
+    base = np.arange(24.0).reshape(4, 6) + 0.5
+    pick = {"c": lambda p: p, "f": np.asfortranarray, "transposed": lambda p: p.T,
+            "strided": lambda p: p[::2, ::-3]}[layout]
+    hi = pick(base)
+    x = ddblas.DDArray(hi, pick(base * 2.0 ** -60), normalize=False).to_device(device)
+    got = x.ravel(order) if order is not None else x.ravel()
+    expected = hi.ravel(order) if order is not None else hi.ravel()
+    assert same_bits(got, ddblas.DDArray(expected, expected * 2.0 ** -60))
+    with pytest.raises(ValueError, match="order must be one of"):
+        x.ravel("X")
+
+
+def test_ravel_k_of_parts_laid_out_differently_keeps_the_pairs(device):
+    """order='K' of parts with different memory orders (hi C-, lo F-contiguous) still pairs
+    each hi with its lo (one order for both parts)."""
+    base = np.arange(6.0).reshape(2, 3) + 1
+    x = ddblas.DDArray(base, np.asfortranarray(base * 2.0 ** -60), normalize=False)
+    got = x.to_device(device).ravel("K")
+    assert same_bits(got.to_device("cpu").lo, got.to_device("cpu").hi * 2.0 ** -60)

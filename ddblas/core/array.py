@@ -351,8 +351,32 @@ class DDArray:
         return self._reshaped(lambda part: part.reshape(shape, order=order),
                               None if copy is None else bool(copy))
 
-    def ravel(self) -> "DDArray":
-        return self._reshaped(lambda part: part.ravel())
+    def ravel(self, order="C") -> "DDArray":
+        """The elements as a 1-D array, as ndarray.ravel: views of both parts where strides
+        allow, else copies of both.
+
+        Parameters
+        ----------
+        order : {'C', 'F', 'A', 'K'}, optional
+            The order in which the elements are read, NumPy's: 'C' (default) the last index
+            fastest, 'F' the first, 'A' 'F' when both parts are Fortran-contiguous and not
+            C-contiguous, else 'C', 'K' the order of hi's elements in memory (its axes by
+            decreasing stride, as NumPy's rule; lo is read in that order too, so that each hi
+            stays with its lo where the parts are laid out differently).
+
+        Returns
+        -------
+        DDArray
+            1-D, on this array's device.
+        """
+        order = order_argument(order)
+        if order == "K":
+            strides = self._hi.strides
+            return self.transpose(sorted(range(self.ndim), key=lambda d: -abs(strides[d]))) \
+                ._reshaped(lambda part: part.ravel())
+        if order == "A":
+            order = "F" if self._fortran_ordered() else "C"
+        return self._reshaped(lambda part: part.ravel(order))
 
     def _fortran_ordered(self) -> bool:
         """Whether NumPy's order='A' reads this array in Fortran order: both parts
