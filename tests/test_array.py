@@ -763,3 +763,14 @@ def test_ravel_k_of_parts_laid_out_differently_keeps_the_pairs(device):
     x = ddblas.DDArray(base, np.asfortranarray(base * 2.0 ** -60), normalize=False)
     got = x.to_device(device).ravel("K")
     assert same_bits(got.to_device("cpu").lo, got.to_device("cpu").hi * 2.0 ** -60)
+
+
+def test_a_ddarray_inside_an_index_tuple_is_named(device):
+    """x[d, 0] with a DDArray d said that a DDArray does not convert to a NumPy array (and to
+    use .to_float64(), which cannot index either); it is the TypeError of x[d]."""
+    a = ddblas.arange(6, device=device).reshape(2, 3)
+    for key in ((ddblas.array(1), 0), (0, ddblas.array([1, 2])), (Ellipsis, ddblas.array(1))):
+        with pytest.raises(TypeError, match="a DDArray cannot index an array"):
+            a[key]
+        with pytest.raises(TypeError, match="a DDArray cannot index an array"):
+            a[key] = 0

@@ -759,8 +759,9 @@ def _basic_key(key) -> bool:
 
 
 def _index_key(key):
-    """Keys are NumPy/CuPy-style (ints, slices, boolean or integer arrays), never DDArrays."""
-    if isinstance(key, DDArray):
+    """Keys are NumPy/CuPy-style (ints, slices, boolean or integer arrays), never DDArrays, nor
+    tuples holding one (NumPy would convert it: a TypeError about converting a DDArray)."""
+    if isinstance(key, DDArray) or type(key) is tuple and any(isinstance(k, DDArray) for k in key):
         raise TypeError("a DDArray cannot index an array; use a boolean or integer array")
     return key
 
