@@ -421,6 +421,26 @@ def test_unsupported_numpy_functions_raise_type_error_naming_them():
         np.asarray(a)
 
 
+@pytest.mark.parametrize("axis, size", [(None, 12), (0, 3), (-1, 4), (2, 4), ((), 1), ((0, 2), 12),
+                                        ([1, -1], 4), (np.int64(1), 1), (np.array(2), 4)])
+def test_np_size_takes_numpys_axes(device, axis, size):
+    """np.size(x, axis) as NumPy 2.4's: an int or a tuple of ints (the product of their sizes),
+    negative axes counted from the end (a tuple was a TypeError from tuple indexing)."""
+    assert np.size(ddblas.zeros((3, 1, 4), device=device), axis) == size
+
+
+@pytest.mark.parametrize("axis, error", [(3, "out of bounds"), (-4, "out of bounds"),
+                                         ((0, 0), "repeated axis"), (1.0, "axis")])
+def test_np_size_axis_errors_are_numpys(device, axis, error):
+    """An axis out of range is NumPy's AxisError (it was an IndexError, 'tuple index out of
+    range'); a repeated one a ValueError; a float a TypeError."""
+    x = ddblas.zeros((3, 1, 4), device=device)
+    kind = {"out of bounds": np.exceptions.AxisError, "repeated axis": ValueError}.get(error,
+                                                                                    TypeError)
+    with pytest.raises(kind, match=error):
+        np.size(x, axis)
+
+
 # ---- reductions ----
 @given(st.integers(0, 700), st.sampled_from(["accurate", "sloppy"]))
 def test_sum_within_bound(device, n, add):

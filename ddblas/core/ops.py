@@ -920,7 +920,11 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
 
 def _shape(a): return a.shape
 def _ndim(a): return a.ndim
-def _size(a, axis=None): return a.size if axis is None else a.shape[axis]
+def _size(a, axis=None):
+    """np.size: the product of the sizes of the axes (an int, a tuple of ints: NumPy 2.4's), all
+    by default; normalize_axes's errors (NumPy's AxisError out of range)."""
+    return a.size if axis is None else int(np.prod([a.shape[d] for d in normalize_axes(
+        axis, a.ndim)], dtype=np.int64))
 
 
 def _copy(a, order="K", subok=False):
