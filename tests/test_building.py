@@ -204,6 +204,55 @@ def test_sort_axes_and_ties(device):
         ddblas.sort(x, kind="fast")
 
 
+@pytest.mark.parametrize("options", [{"stable": True}, {"stable": False}, {"kind": "quick"},
+                                     {"kind": "Heap"}, {"kind": "STABLE"}, {"kind": "m"},
+                                     {"order": None}, {"kind": None, "stable": None}])
+def test_sort_takes_numpys_kind_order_and_stable(device, options):
+    """np.sort / np.argsort's order= and stable= (NumPy 2) and NumPy's kind names (any str
+    starting with q, h, m or s: 'quick', 'heap') are taken, the DD sort being stable whatever
+    they say (stable= and order= were unexpected keywords, 'quick' a ValueError)."""
+    pairs = [(1.0, 2.0 ** -60), (np.nan, 0.0), (1.0, 0.0), (-0.0, 0.0), (1.0, 2.0 ** -60),
+             (0.0, 0.0)]
+    x = ddblas.DDArray(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+    x = x.to_device(device)
+    for argsort in (np.argsort, ddblas.argsort):
+        assert _host(argsort(x, **options)).tolist() == [3, 5, 2, 0, 4, 1]
+    for sort in (np.sort, ddblas.sort):
+        assert same_bits(sort(x, **options), x[[3, 5, 2, 0, 4, 1]])
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"kind": "fast"}, ValueError, "sort kind must be one of"),
+    ({"kind": ""}, ValueError, "sort kind must be one of"),
+    ({"kind": 1}, TypeError, "sort kind must be str, not int"),
+    ({"kind": "stable", "stable": True}, ValueError, "can't be provided at the same time"),
+    ({"order": "x"}, ValueError, "Cannot specify order when the array has no fields"),
+])
+def test_sort_option_errors_are_numpys(device, options, error, message):
+    x = ddblas.arange(3, device=device)
+    for func in (np.sort, np.argsort, ddblas.sort, ddblas.argsort):
+        with pytest.raises(error, match=message):
+            func(x, **options)
+        with pytest.raises(error, match=message):   # NumPy's own, for float64
+            getattr(np, func.__name__)(np.arange(3.0), **options)
+
+
+def test_argsort_of_a_0d_array_reads_it_as_1d(device):
+    """np.argsort of a 0-d array is [0] for axis -1, 0 or None, as NumPy's (which reads it as
+    its 1-element ravel; it was an AxisError); np.sort of one keeps NumPy's AxisError but for
+    axis=None."""
+    x = ddblas.array("0.1", device=device)
+    for axis in (-1, 0, None):
+        assert _host(np.argsort(x, axis=axis)).tolist() == [0] == np.argsort(np.array(0.1),
+                                                                            axis=axis).tolist()
+    with pytest.raises(np.exceptions.AxisError, match="dimension 1"):
+        ddblas.argsort(x, axis=1)
+    for axis in (-1, 0):
+        with pytest.raises(np.exceptions.AxisError, match="dimension 0"):
+            np.sort(x, axis=axis)
+    assert same_bits(np.sort(x, axis=None), x.reshape(1))
+
+
 # ---- ranges ----
 def test_linspace_starts_at_start_when_it_scales(device):
     """Review of 2026-11-26: linspace(2^-1074, 1e308, 4) scaled its operands by 2^-k (their

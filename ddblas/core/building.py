@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import numpy as np
 
 from ..engines.backend import broadcast_shape, check_device, device_of_array
 from .array import DDArray, array, full, is_array
 from .convert import dd_to_fraction
-from .ops import (absolute, divide, equal, less_equal, multiply, operands, output_argument,
-                  register_functions, scale, store_exact_output, store_output)
+from .ops import (absolute, axis_error, divide, equal, less_equal, multiply, operands,
+                  output_argument, register_functions, scale, store_exact_output, store_output)
 from .ops import add as dd_add
 from .ops import subtract
 
@@ -186,16 +187,35 @@ def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
 
 
 # ---- sorting: (hi, lo) lexicographic order is DD order (core.reductions) ----
-def argsort(a, axis=-1, kind=None) -> object:
-    """Indices that sort a along axis (flattened when None) in DD order, stable (whatever
-    kind), NaNs last in their original order, as numpy.argsort. An int64 NumPy/CuPy array."""
-    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
-        raise ValueError(f"kind must be None, 'quicksort', 'mergesort', 'heapsort' or 'stable', "
-                         f"got {kind!r}")
+def _check_sort_options(kind, order, stable) -> None:
+    """NumPy's checks of sort's and argsort's kind=, order= and stable=, which change nothing
+    here (the DD sort is stable whatever they ask): kind None or a str (or bytes) starting with
+    q, h, m or s in either case, as NumPy reads it ('quicksort', 'quick', 'heap', 'stable'...),
+    not given with stable; order None (a DDArray has no fields)."""
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if kind is None:
+        return
+    if not isinstance(kind, (str, bytes)):
+        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
+    letter = kind[:1].decode("latin-1") if isinstance(kind, bytes) else kind[:1]
+    if letter.lower() not in ("q", "h", "m", "s"):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    if stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. Use "
+                         "only one of them.")
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None) -> object:
+    """Indices that sort a along axis (flattened when None) in DD order, stable (whatever kind
+    and stable say), NaNs last in their original order, as numpy.argsort; a 0-d array is read
+    as its 1-element ravel, as NumPy's. kind=, order= and stable= are checked as NumPy checks
+    them (order must be None). An int64 NumPy/CuPy array."""
+    _check_sort_options(kind, order, stable)
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)   # pairs wrapped unnormalised, (1, nan) say, as normalised (no copy)
-    if axis is None:
-        a, axis = a.ravel(), 0
+    if axis is None or a.ndim == 0:
+        a, axis = a.ravel(), 0 if axis is None else axis
     xp = a.xp
     # Sort by lo, then stably by hi: a lexsort. NaNs (hi NaN) get lo key 0 so that the second
     # sort keeps them in their original order.
@@ -205,14 +225,18 @@ def argsort(a, axis=-1, kind=None) -> object:
     return xp.take_along_axis(by_lo, by_hi, axis)
 
 
-def sort(a, axis=-1, kind=None) -> DDArray:
-    """A sorted copy of a along axis (flattened when None) in DD order, NaNs last (numpy.sort)."""
+def sort(a, axis=-1, kind=None, order=None, *, stable=None) -> DDArray:
+    """A sorted copy of a along axis (flattened when None) in DD order, NaNs last, stable
+    (numpy.sort; kind=, order= and stable= as argsort)."""
+    _check_sort_options(kind, order, stable)
     (a,) = operands(a)
     a = DDArray(a.hi, a.lo)   # as argsort
     if axis is None:
         a, axis = a.ravel(), 0
-    order = argsort(a, axis, kind)
-    return _parts(a.xp.take_along_axis, a, order, axis)
+    elif a.ndim == 0:   # NumPy's error (argsort reads a 0-d array as 1-d)
+        raise axis_error(operator.index(axis), 0)
+    indices = argsort(a, axis)
+    return _parts(a.xp.take_along_axis, a, indices, axis)
 
 
 # ---- like-constructors ----
