@@ -505,9 +505,14 @@ def reduction_rows(a: DDArray, axes: tuple):
     return hi, lo, out_shape
 
 
+def kept_shape(shape: tuple, axes: tuple) -> tuple:
+    """The shape of a reduction over `axes` of an array of `shape` with keepdims=True."""
+    return tuple(1 if d in axes else n for d, n in enumerate(shape))
+
+
 def kept_dims(result: DDArray, shape: tuple, axes: tuple) -> DDArray:
     """The reduction result over `axes` of an array of `shape`, reshaped as keepdims=True gives."""
-    return result.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    return result.reshape(kept_shape(shape, axes))
 
 
 def plus_zero(hi, lo) -> DDArray:
