@@ -24,8 +24,9 @@ from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, me
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
-from .core.nanfunctions import (median, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod,
-                                 nanstd, nansum, nanvar, percentile, quantile)
+from .core.nanfunctions import (median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
+                                 nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar,
+                                 percentile, quantile)
 from .core.trigonometric import arccos, arcsin, arctan, arctan2, cos, hypot, sin, tan
 from .core.elementary import (arccosh, arcsinh, arctanh, cosh, exp, exp2, expm1, fmod, log, log1p,
                               log2, log10, sinh, tanh)
@@ -47,8 +48,8 @@ __all__ = [
     "get_options", "get_printoptions", "gpu_available", "greater", "greater_equal", "hstack",
     "hypot", "isclose", "isfinite", "isinf", "isnan", "less", "less_equal", "linalg", "linspace",
     "load", "log", "log10", "log1p", "log2", "matmul", "max", "maximum", "mean", "median", "min",
-    "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod",
-    "nanstd", "nansum", "nanvar", "negative", "not_equal", "ones", "ones_like", "options",
+    "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
+    "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "negative", "not_equal", "ones", "ones_like", "options",
     "Options", "outer", "percentile", "power", "printoptions", "prod", "quantile", "random",
     "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
     "set_printoptions", "sign", "sin", "sinh", "sort", "sqrt", "square", "stack", "std",
