@@ -5,6 +5,7 @@ import collections
 import copy
 import decimal
 import math
+import re
 import operator
 from fractions import Fraction
 
@@ -654,10 +655,40 @@ def test_repr_of_a_huge_broadcast_view_formats_only_its_edges(device):
     text = repr(b)
     assert text.startswith("DDArray([[0.1, 0.1, 0.1, ..., 0.1, 0.1, 0.1],") and len(text) < 400
     x = ddblas.arange(300, device=device).reshape(3, 100)[:, ::-1]
-    assert repr(x) == ("DDArray([[99.0, 98.0, 97.0, ..., 2.0, 1.0, 0.0],\n"
-                       " [199.0, 198.0, 197.0, ..., 102.0, 101.0, 100.0],\n"
-                       " [299.0, 298.0, 297.0, ..., 202.0, 201.0, 200.0]], device='"
-                       f"{device}')")
+    with ddblas.printoptions(threshold=200):
+        assert repr(x) == ("DDArray([[99.0, 98.0, 97.0, ..., 2.0, 1.0, 0.0],\n"
+                           " [199.0, 198.0, 197.0, ..., 102.0, 101.0, 100.0],\n"
+                           " [299.0, 298.0, 297.0, ..., 202.0, 201.0, 200.0]], device='"
+                           f"{device}')")
+    with ddblas.printoptions(threshold=200, edgeitems=1):
+        assert repr(x) == ("DDArray([[99.0, ..., 0.0],\n ...,\n"
+                           f" [299.0, ..., 200.0]], device='{device}')")
+
+
+def test_print_thresholds_are_numpys(device):
+    """Arrays print whole up to NumPy's threshold of 1000 elements (a 20 x 20 matrix was
+    summarised above 200), then NumPy's summary; threshold and edgeitems are print options, as
+    NumPy's, and an option left out keeps its setting."""
+    full = ddblas.arange(1000, device=device).reshape(20, 50)
+    assert "..." not in repr(full) and "..." not in str(full)
+    assert re.findall(r"\d+\.0", repr(full)) == [f"{v}.0" for v in range(1000)]
+    big = ddblas.arange(1001, device=device)
+    assert repr(big).startswith("DDArray([0.0, 1.0, 2.0, ..., 998.0, 999.0, 1000.0]")
+    with ddblas.printoptions(threshold=2000) as options:
+        assert options["threshold"] == 2000 and "..." not in repr(big)
+        ddblas.set_printoptions(precision=3)   # the threshold is kept
+        assert ddblas.get_printoptions() == {"precision": 3, "threshold": 2000, "edgeitems": 3}
+        ddblas.set_printoptions()
+        assert ddblas.get_printoptions()["precision"] == 3
+    assert ddblas.get_printoptions() == {"precision": None, "threshold": 1000, "edgeitems": 3}
+    for name, bad in (("threshold", -1), ("threshold", 2.0), ("edgeitems", True),
+                      ("edgeitems", "3"), ("threshold", None)):
+        with pytest.raises(ValueError, match=f"^{name} must be an int >= 0"):
+            ddblas.set_printoptions(**{name: bad})
+        with pytest.raises(ValueError, match=f"^{name} must be an int >= 0"):
+            with ddblas.printoptions(**{name: bad}):
+                pass
+    assert ddblas.get_printoptions() == {"precision": None, "threshold": 1000, "edgeitems": 3}
 
 
 def test_mpmath_values_are_exact_at_any_working_precision():

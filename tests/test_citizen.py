@@ -444,21 +444,22 @@ def test_to_decimal_string(device):
 
 def test_printoptions(device):
     x = ddblas.array(["0.1", "-2"], device=device)
-    assert ddblas.get_printoptions() == {"precision": None}
+    defaults = {"precision": None, "threshold": 1000, "edgeitems": 3}
+    assert ddblas.get_printoptions() == defaults
     assert repr(x) == f"DDArray([0.1, -2.0], device='{device}')"
     with ddblas.printoptions(precision=5) as options:
-        assert options == {"precision": 5} == ddblas.get_printoptions()
+        assert options == {**defaults, "precision": 5} == ddblas.get_printoptions()
         assert repr(x) == f"DDArray([1.0000e-01, -2.0000e+00], device='{device}')"
         assert str(x[0]) == "1.0000e-01"
-    assert ddblas.get_printoptions() == {"precision": None}
+    assert ddblas.get_printoptions() == defaults
     assert str(x[0]) == "1.0000000000000000000000000000000e-01"
     ddblas.set_printoptions(precision=40)
     try:
         assert repr(x[0]) == f"DDArray({x[0].to_decimal_string(40)}, device='{device}')"
     finally:
-        ddblas.set_printoptions()
+        ddblas.set_printoptions(precision=None)
     with ddblas.printoptions(precision=np.int64(5)) as options:  # review of 2026-11-25
-        assert options == {"precision": 5} and type(options["precision"]) is int
+        assert options["precision"] == 5 and type(options["precision"]) is int
         assert str(x[0]) == "1.0000e-01"
     for bad in (0, -1, 2.0, "5", True):
         with pytest.raises(ValueError, match="precision"):
@@ -466,7 +467,7 @@ def test_printoptions(device):
         with pytest.raises(ValueError, match="precision"):
             with ddblas.printoptions(precision=bad):
                 pass
-    assert ddblas.get_printoptions() == {"precision": None}
+    assert ddblas.get_printoptions() == defaults
 
 
 # ---- item 7: random ----

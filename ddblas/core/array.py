@@ -105,8 +105,6 @@ class DDType:
 dd = DDType()
 
 _VALUE_KINDS = ("mpmath", "float")
-_PRINT_THRESHOLD = 200   # elements above which repr and str summarise (NumPy's: 1000)
-_EDGE_ITEMS = 3          # values kept at each end of a long axis when summarising (NumPy's)
 
 
 def _check_kind(kind) -> None:
@@ -584,23 +582,23 @@ class DDArray:
 
     def _format(self, element_to_string) -> str:
         """The values written by element_to_string(hi, lo), in NumPy's layout for arrays: above
-        _PRINT_THRESHOLD elements only the EDGE_ITEMS at each end of the long axes are taken
-        (on the device) and formatted, in order, into NumPy's summary of a stand-in array of
-        this shape (a broadcast zero: a large or broadcast array is never copied whole)."""
+        the print options' threshold only their edgeitems at each end of the long axes are
+        taken (on the device) and formatted, in order, into NumPy's summary of a stand-in array
+        of this shape (a broadcast zero: a large or broadcast array is never copied whole)."""
         hi, lo = self._hi, self._lo
         if self.ndim == 0:
             hi, lo = self._host_parts()
             return element_to_string(float(hi), float(lo))
-        if self.size > _PRINT_THRESHOLD:
+        options = get_printoptions()
+        threshold, edge = options["threshold"], options["edgeitems"]
+        if self.size > threshold:
             for axis, length in enumerate(self.shape):
-                if length > 2 * _EDGE_ITEMS:
-                    ends = (slice(None),) * axis + (np.r_[0:_EDGE_ITEMS,
-                                                          length - _EDGE_ITEMS:length],)
+                if length > 2 * edge:
+                    ends = (slice(None),) * axis + (np.r_[0:edge, length - edge:length],)
                     hi, lo = hi[ends], lo[ends]   # (take would copy a strided array whole)
         pairs = zip(move(hi, "cpu").ravel().tolist(), move(lo, "cpu").ravel().tolist())
         stand_in = np.broadcast_to(np.zeros((), dtype=np.int64), self.shape)
-        return np.array2string(stand_in, separator=", ", threshold=_PRINT_THRESHOLD,
-                               edgeitems=_EDGE_ITEMS,
+        return np.array2string(stand_in, separator=", ", threshold=threshold, edgeitems=edge,
                                formatter={"int": lambda _: element_to_string(*next(pairs))})
 
     def __repr__(self) -> str:

@@ -82,40 +82,72 @@ def options(fma=None, add=None):
 
 
 # ---- print options ----
-_PRINT_DEFAULTS = {"precision": None}
+_PRINT_DEFAULTS = {"precision": None, "threshold": 1000, "edgeitems": 3}
 _print_options = dict(_PRINT_DEFAULTS)
 
 
-def _check_precision(precision) -> None:
-    if precision is not None and (not isinstance(precision, numbers.Integral)
-                                  or isinstance(precision, bool)
-                                  or not 1 <= precision <= 1400):
-        raise ValueError(f"precision must be None or an int from 1 to 1400, got {precision!r}")
+class _Unchanged:
+    """The default of set_printoptions' arguments: an argument left out keeps its setting."""
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
 
 
-def set_printoptions(precision=None) -> None:
-    """Set how DDArray repr and str write values. precision=None (default): repr writes the
-    shortest decimal that converts back to the same DD, str 32 significant digits; an int: both
-    write that many significant digits, correctly rounded, in scientific notation."""
-    _check_precision(precision)
-    _print_options["precision"] = None if precision is None else int(precision)
+_UNCHANGED = _Unchanged()
+
+
+def _checked_print_options(precision, threshold, edgeitems) -> dict:
+    """The settings given (those not _UNCHANGED), checked: precision None or an int from 1 to
+    1400, threshold and edgeitems ints >= 0 (NumPy's integer types too, never bool)."""
+    def integer(value) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    given = {}
+    if precision is not _UNCHANGED:
+        if precision is not None and not (integer(precision) and 1 <= precision <= 1400):
+            raise ValueError(f"precision must be None or an int from 1 to 1400, got {precision!r}")
+        given["precision"] = None if precision is None else int(precision)
+    for name, value in (("threshold", threshold), ("edgeitems", edgeitems)):
+        if value is not _UNCHANGED:
+            if not (integer(value) and value >= 0):
+                raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+            given[name] = int(value)
+    return given
+
+
+def set_printoptions(precision=_UNCHANGED, threshold=_UNCHANGED, edgeitems=_UNCHANGED) -> None:
+    """Set how DDArray repr and str write arrays, process-wide; as NumPy's, an argument left out
+    keeps its setting.
+
+    Parameters
+    ----------
+    precision : None or int, optional
+        None (the default setting): repr writes the shortest decimal that converts back to the
+        same DD, str 32 significant digits; an int from 1 to 1400: both write that many
+        significant digits, correctly rounded, in scientific notation.
+    threshold : int, optional
+        Arrays of more elements than this are summarised (NumPy's; default 1000).
+    edgeitems : int, optional
+        The values kept at each end of a long axis when summarising (NumPy's; default 3).
+    """
+    _print_options.update(_checked_print_options(precision, threshold, edgeitems))
 
 
 def get_printoptions() -> dict:
-    """The print options in effect, as a new dict: {"precision": None or int}."""
+    """The print options in effect, as a new dict: {"precision": None or int, "threshold":
+    int, "edgeitems": int}."""
     return dict(_print_options)
 
 
 @contextlib.contextmanager
-def printoptions(precision=None):
-    """Context manager: set_printoptions(precision) for the block, the previous options after.
+def printoptions(precision=_UNCHANGED, threshold=_UNCHANGED, edgeitems=_UNCHANGED):
+    """Context manager: set_printoptions(...) for the block, the previous options after.
 
     >>> with ddblas.printoptions(precision=40):
     ...     print(repr(x))
     """
-    _check_precision(precision)
+    given = _checked_print_options(precision, threshold, edgeitems)
     previous = get_printoptions()
-    set_printoptions(precision)
+    _print_options.update(given)
     try:
         yield get_printoptions()
     finally:
