@@ -21,6 +21,14 @@ class LinAlgError(np.linalg.LinAlgError):
         self.batch_index = batch_index
 
 
+def require_square_stack(a, name: str) -> None:
+    """LinAlgError (NumPy's error for these shapes; a ValueError too, SciPy's) naming `name`
+    unless a is (..., n, n)."""
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise LinAlgError(f"{name} must be a square matrix or a stack of square matrices "
+                          f"(..., n, n), got shape {a.shape}")
+
+
 def zero_pivot_error(index: int) -> LinAlgError:
     """The LinAlgError of an LU whose pivot U[index, index] is exactly zero."""
     return LinAlgError(f"U[{index}, {index}] is exactly zero: the matrix is singular", index)

@@ -1,4 +1,4 @@
-"""ddblas.linalg's solvers: solve, inv, det, slogdet, norm, cond (docs/linalg.md: "Solvers",
+"""ddblas.linalg's solvers: solve, inv, det, slogdet, cond (docs/linalg.md: "Solvers",
 "Iterative refinement", "GMRES-IR", "Batched systems").
 
 solve(method="auto") runs the chain of Carson & Higham: float64 LU (or Cholesky) with DD
@@ -11,7 +11,6 @@ CuPy/cuSOLVER.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import NamedTuple
 
@@ -25,8 +24,9 @@ from ..core.options import get_options
 from ..engines.backend import broadcast_shape
 from . import batched
 from .errors import (LinAlgError, in_stack, not_finite_error, require_finite,
-                     require_finite_factors, stack_index, zero_pivot_error)
+                     require_finite_factors, require_square_stack, stack_index, zero_pivot_error)
 from .factor import cho_factor, cho_solve, cholesky, lu_factor, lu_solve, solve_triangular
+from .norms import norm
 from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
                       row_scaled_range_exponents, row_spread, rows_keeping_entries, scale_wide,
                       scale_wider, unit_exponents)
@@ -53,14 +53,6 @@ COND_EXACT_ORDER = 200      # cond: the inverse up to this order, the 1/inf esti
 
 
 # ---- argument checks ----
-def _square_stack(a: DDArray, name: str) -> None:
-    """LinAlgError (NumPy's error for these shapes; a ValueError too, SciPy's) naming `name`
-    unless a is (..., n, n)."""
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise LinAlgError(f"{name} must be a square matrix or a stack of square matrices "
-                          f"(..., n, n), got shape {a.shape}")
-
-
 def _choice(value, allowed, name):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
@@ -90,189 +82,6 @@ def _symmetrized(a: DDArray, lower: bool) -> DDArray:
     mirror = a.transpose(*range(a.ndim - 2), a.ndim - 1, a.ndim - 2)
     return DDArray(xp.where(keep, a.hi, mirror.hi), xp.where(keep, a.lo, mirror.lo),
                    normalize=False)
-
-
-# ---- norms ----
-def _extreme_abs(x: DDArray, axes: tuple, largest: bool) -> DDArray:
-    """max (or min) of |x| over `axes` (kept as size-1 axes), exact: the DD order is the
-    lexicographic order of (hi, lo) for normalized pairs, so this is a selection. Over no
-    entries the max is 0 and the min a ValueError, as NumPy's norms."""
-    xp = x.xp
-    if any(x.shape[i] == 0 for i in axes):
-        if not largest:
-            raise ValueError("x has no entries for the minimum that ord -1 or -inf takes "
-                             "(NumPy raises too)")
-        shape = tuple(1 if i in axes else size for i, size in enumerate(x.shape))
-        return DDArray(xp.zeros(shape), xp.zeros(shape), normalize=False)
-    ax = ops.absolute(x)
-    pick = xp.max if largest else xp.min
-    hi = pick(ax.hi, axis=axes, keepdims=True)
-    fill = -math.inf if largest else math.inf
-    lo = pick(xp.where(ax.hi == hi, ax.lo, fill), axis=axes, keepdims=True)
-    lo = xp.where(xp.isfinite(hi), lo, 0.0)
-    return DDArray(hi, lo, normalize=False)
-
-
-def _two_norm(x: DDArray, axes: tuple) -> DDArray:
-    """sqrt(sum x^2) over `axes` (kept), scaled by a power of two near max |x| so that squares
-    neither overflow nor underflow (the scalings are exact)."""
-    xp = x.xp
-    largest = _extreme_abs(x, axes, True).hi
-    e = xp.where(xp.isfinite(largest), xp.frexp(largest)[1], 0)   # |e| <= 1074
-    y = scale_wide(x, -e)
-    s = ops.sqrt(ops.sum(ops.multiply(y, y), axis=axes, keepdims=True))
-    return scale_wide(s, e)
-
-
-def _count_nonzero(x: DDArray, axes: tuple) -> DDArray:
-    """The number of entries x_i != 0 (NaN included, as NumPy's ord=0) over `axes` (kept), in
-    DD: exact (counts below 2^53). A normalized DD value is zero exactly when its hi part is."""
-    xp = x.xp
-    count = xp.sum(x.hi != 0, axis=axes, keepdims=True).astype(np.float64)
-    return DDArray(count, xp.zeros_like(count), normalize=False)
-
-
-def _p_norm(x: DDArray, p: float, axes: tuple) -> DDArray:
-    """(sum |x_i|^p)^(1/p) over `axes` (kept) for a real p other than 0, 1, 2, +-inf: with
-    s = max |x_i| (p > 0) or min |x_i| (p < 0), s (sum (|x_i| / s)^p)^(1/p), so every term
-    (|x_i| / s)^p lies in [0, 1], the largest being 1: nothing overflows, and the sum's errors
-    are relative to a sum >= 1. The powers are ddblas.power's (binary powering for integer
-    exponents, exp(y log x) otherwise); the divisions, the sum and the product are DD. Where s is
-    0, inf or NaN the norm is s (NumPy's value: a zero with p < 0 gives 0, an inf with p > 0
-    inf, a NaN NaN); over no entries it is 0 for p > 0 and inf for p < 0, as NumPy's."""
-    xp = x.xp
-    if any(x.shape[i] == 0 for i in axes):
-        shape = tuple(1 if i in axes else size for i, size in enumerate(x.shape))
-        return DDArray(xp.full(shape, 0.0 if p > 0 else math.inf), xp.zeros(shape),
-                       normalize=False)
-    s = _extreme_abs(x, axes, p > 0)
-    regular = xp.isfinite(s.hi) & (s.hi > 0)
-    # x and s scaled by the power of two that puts s into [1/2, 1) (exact, scaled back at the
-    # end): the DD division assumes no underflow, and |x_i| / s of entries near 2^-1000 lost
-    # bits (norm(x, 0.5) 1.1e11 u^2 from exact at 2^-1000, 800 times the result's own spacing)
-    e = xp.where(regular, xp.frexp(xp.where(regular, s.hi, 1.0))[1], 0).astype(np.int64)
-    safe = scale_wide(DDArray(xp.where(regular, s.hi, 1.0), xp.where(regular, s.lo, 0.0),
-                              normalize=False), -e)
-    terms = ops.power(ops.divide(scale_wide(ops.absolute(x), -e), safe), p)
-    total = ops.sum(terms, axis=axes, keepdims=True)
-    root = ops.power(total, ops.reciprocal(_dd_scalar(p, x)))
-    norm_ = scale_wide(ops.multiply(safe, root), e)
-    return DDArray(xp.where(regular, norm_.hi, s.hi), xp.where(regular, norm_.lo, s.lo),
-                   normalize=False)
-
-
-def _dd_scalar(value: float, like: DDArray) -> DDArray:
-    """The float64 value as a 0-d DDArray on like's device (exact)."""
-    xp = like.xp
-    return DDArray(xp.full((), float(value)), xp.zeros(()), normalize=False)
-
-
-def _vector_norm(x: DDArray, ord, axes: tuple) -> DDArray:
-    if ord is None or ord == 2:
-        return _two_norm(x, axes)
-    if isinstance(ord, str) or not isinstance(ord, (numbers.Real, np.number)) or \
-            isinstance(ord, np.complexfloating):
-        raise ValueError(f"ord must be None, a real number or +-inf for a vector norm, got "
-                         f"{ord!r}")
-    if math.isnan(ord):
-        raise ValueError("ord must not be NaN (no norm; NumPy returns NaN)")
-    if ord == 1:
-        return ops.sum(ops.absolute(x), axis=axes, keepdims=True)
-    if ord in (math.inf, -math.inf):
-        return _extreme_abs(x, axes, ord > 0)
-    if ord == 0:
-        return _count_nonzero(x, axes)
-    return _p_norm(x, float(ord), axes)
-
-
-def _matrix_norm(x: DDArray, ord, axes: tuple) -> DDArray:
-    rows, cols = axes
-    if ord is None or ord == "fro":
-        return _two_norm(x, axes)
-    if ord in (1, -1, math.inf, -math.inf):
-        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
-        sums = ops.sum(ops.absolute(x), axis=summed, keepdims=True)
-        return _extreme_abs(sums, (across,), ord > 0)
-    raise ValueError(f"ord must be None, 'fro', 1, -1, inf or -inf for a matrix norm (the "
-                     f"2-norm needs singular values, not in ddblas), got {ord!r}")
-
-
-def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
-    """Vector or matrix norm in DD, with numpy.linalg.norm's arguments.
-
-    Parameters
-    ----------
-    x : DDArray or array_like
-        Input; with axis=None it must be 1-D or 2-D unless ord is None (then the 2-norm of
-        x.ravel()).
-    ord : {None, 'fro', inf, -inf} or a real number, optional
-        Vectors: None/2 (Euclidean), 1, inf (max |x_i|), -inf (min |x_i|), 0 (the number of
-        nonzero entries, NaNs included, as a DD count), and any other real p, positive or
-        negative: (sum |x_i|^p)^(1/p), as NumPy (with p < 0 a zero entry gives 0, no entries
-        inf). Matrices: None/'fro' (Frobenius), 1 / -1 (max / min column sum of |a_ij|), inf /
-        -inf (max / min row sum). The matrix 2-norm (and -2, 'nuc') needs singular values, and
-        other orders are none of NumPy's: a ValueError names ord, as it does for a NaN or
-        non-real ord (NumPy returns NaN for ord=NaN).
-    axis : None, int or 2-tuple of ints, optional
-        The vector axis or the (row, column) matrix axes, as in NumPy.
-    keepdims : bool, optional
-        Keep the reduced axes as size 1.
-
-    Returns
-    -------
-    DDArray
-        The norms. Bounds: inf/-inf and 0 exact; 1-norms those of ddblas.sum on |x| ((n - 1)
-        3.0000001 u^2 relative); 2/Frobenius: relative error <= (c_mul + 3.0000001 (n - 1) +
-        c_mul) u^2 / 2 + 6 u^2 to first order (sum of squares, then sqrt), the power-of-two
-        scalings being exact. Other p: s (sum (|x_i|/s)^p)^(1/p) with s = max |x_i| (p > 0)
-        or min |x_i| (p < 0), so no term overflows and the largest is 1; relative error, first
-        order, <= (2 c_div + 2 c_mul + c_pow + ((1 + n/e) c_pow + 3.0000001 (n - 1) +
-        (c_pow + c_div) ln n) / |p|) u^2, plus (1/|p| - 1) c_mul when 1/p is an integer >= 2
-        (c_pow = accuracy.bound("real_power"), a measured constant, so this bound is too;
-        integer p and 1/p take ddblas.power's binary powering). Measured: 1-12 u^2 for
-        n = 40, entries over 2^+-40, p from -7.5 to 100 (the bound: 47-1100 u^2). Unlike
-        NumPy's |x|^p, nothing overflows: norm([2^1000, 2^1000], 3) = 2^(1000 + 1/3).
-    """
-    (x,) = ops.on_one_device(x, names=("x",))
-    if axis is None:
-        if ord is None:
-            result = _two_norm(x.reshape(-1), (0,))
-            return result.reshape((1,) * x.ndim) if keepdims else result.reshape(())
-        if x.ndim not in (1, 2):
-            raise ValueError(f"x must be 1-D or 2-D for a norm of order {ord!r} with "
-                             f"axis=None, got {x.ndim}-D")
-        axis = tuple(range(x.ndim))
-    axes = _axes(axis, x.ndim)
-    if len(axes) == 1:
-        if ord == "fro":
-            raise ValueError("ord='fro' is a matrix norm: give two axes (or a 2-D x)")
-        result = _vector_norm(x, ord, axes)
-    elif len(axes) == 2:
-        result = _matrix_norm(x, ord, axes)
-    else:
-        raise ValueError(f"axis must be an int or a 2-tuple of ints, got {axis!r}")
-    if not keepdims:
-        result = result.reshape(tuple(s for d, s in enumerate(result.shape) if d not in axes))
-    return result
-
-
-def _axes(axis, ndim: int) -> tuple:
-    if isinstance(axis, (int, np.integer)):
-        axes = (axis,)
-    elif isinstance(axis, (tuple, list)):
-        axes = tuple(axis)
-    else:
-        raise ValueError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
-    out = []
-    for ax in axes:
-        if not isinstance(ax, (int, np.integer)):
-            raise ValueError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
-        if not -ndim <= ax < ndim:
-            raise ops.axis_error(ax, ndim)
-        out.append(int(ax) % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"axis {axis!r} repeats an axis")
-    return tuple(out)
 
 
 # ---- float64 factors (LAPACK through SciPy on the CPU, cuSOLVER through CuPy on the GPU) ----
@@ -631,7 +440,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if info is not None and not isinstance(info, dict):
         raise ValueError(f"info must be a dict or None, got {type(info).__name__}")
     a, b = ops.on_one_device(a, b, names=("a", "b"))
-    _square_stack(a, "a")
+    require_square_stack(a, "a")
     if transposed and kind not in ("sym", "pos"):
         a = DDArray(a.hi.swapaxes(-1, -2), a.lo.swapaxes(-1, -2), normalize=False)
         kind = {"upper": "lower", "lower": "upper"}.get(kind, kind)
@@ -810,7 +619,7 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False) 
     result has solve()'s backward error."""
     del overwrite_a
     (a,) = ops.on_one_device(a, names=("a",))
-    _square_stack(a, "a")
+    require_square_stack(a, "a")
     n = a.shape[-1]
     xp = a.xp
     eye = DDArray(xp.eye(n), xp.zeros((n, n)), normalize=False)
@@ -857,7 +666,7 @@ def _lu_diagonal_product(a, check_finite: bool):
     whose LU does not overflow, are not touched (a column scaled down loses its own entries
     below 2^-1074 of the new scale)."""
     (a,) = ops.on_one_device(a, names=("a",))
-    _square_stack(a, "a")
+    require_square_stack(a, "a")
     if check_finite:
         require_finite((a, "a"))
     rows, columns = (a.ndim - 1,), (a.ndim - 2,)
@@ -999,7 +808,7 @@ def cond(a, p=None) -> DDArray:
         raise ValueError(f"p must be None, 1, -1, inf, -inf or 'fro' (the 2-norm condition "
                          f"needs singular values, not in ddblas), got {p!r}")
     (a,) = ops.on_one_device(a, names=("a",))
-    _square_stack(a, "a")
+    require_square_stack(a, "a")
     if a.shape[-1] == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError); an empty
         # stack of non-empty matrices gives an empty result, as NumPy's
         raise np.linalg.LinAlgError("cond is not defined on empty arrays (a has shape "
