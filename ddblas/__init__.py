@@ -20,7 +20,7 @@ from .core.ops import (absolute, add, ceil, copysign, divide, dot, equal, floor,
 from .core.options import (Options, get_options, get_printoptions, options, printoptions,
                            set_printoptions)
 from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, mean, min,  # noqa: A004
-                              prod, std, var)
+                              prod, std, trace, var)
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
@@ -53,6 +53,6 @@ __all__ = [
     "Options", "outer", "percentile", "power", "printoptions", "prod", "quantile", "random",
     "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
     "set_printoptions", "sign", "sin", "sinh", "sort", "sqrt", "square", "stack", "std",
-    "subtract", "sum", "tan", "tanh", "to_quad", "to_xprec", "tril", "triu", "trunc", "var",
-    "vstack", "where", "zeros", "zeros_like",
+    "subtract", "sum", "tan", "tanh", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc",
+    "var", "vstack", "where", "zeros", "zeros_like",
 ]
