@@ -727,8 +727,9 @@ class SlogdetResult(NamedTuple):
 def slogdet(a, *, check_finite=True) -> SlogdetResult:
     """(sign, logabsdet) of a square matrix or a stack, as numpy.linalg.slogdet: det =
     sign * exp(logabsdet), never overflowing. sign: float64 (1, -1, or 0 for a singular
-    matrix, then logabsdet = -inf); logabsdet: float64 (log |m| + e log 2 from the exact DD
-    product m 2^e of the LU's diagonal: |error| <= 2^-52 + the relative error of det).
+    matrix, then logabsdet = -inf); logabsdet: float64 (log |m| + e log 2 from the DD product
+    m 2^e of the LU's diagonal, m's hi part, float64's log and ln 2, a product and a sum:
+    |error| <= 2^-51 (1 + |logabsdet|) + the relative error of det, to first order).
     A non-square a (or one of fewer than 2 dimensions) raises ddblas.linalg.LinAlgError naming
     a, as NumPy raises numpy.linalg.LinAlgError (ours subclasses it, and ValueError)."""
     _, mantissa, exponent = _lu_diagonal_product(a, check_finite)
