@@ -193,3 +193,82 @@ def _axes(axis, ndim: int) -> tuple:
     if len(set(out)) != len(out):
         raise ValueError(f"axis {axis!r} repeats an axis")
     return tuple(out)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2) -> DDArray:
+    """Vector norms in DD, as numpy.linalg.vector_norm (NumPy 2, the array API): the entries
+    along `axis` taken as one vector.
+
+    Parameters
+    ----------
+    x : DDArray or array_like
+        Any shape, 0-d included.
+    axis : None, int or tuple of ints, optional
+        None: all of x as one vector (x.ravel()); an int: the vectors along that axis; a tuple:
+        the entries over those axes as one vector (NumPy's order: x transposed to axis + the
+        other axes, then the axes in `axis` flattened; an empty tuple gives |x|).
+    keepdims : bool, optional
+        Keep the reduced axes (all of them for axis=None) as size 1.
+    ord : real number or +-inf, optional
+        norm's vector orders (default 2: Euclidean; 1, inf, -inf, 0 and any other real p);
+        a string (a matrix order such as 'fro') or a NaN is a ValueError naming ord.
+
+    Returns
+    -------
+    DDArray
+        x's shape without the axes (kept as 1 with keepdims). norm's values and bounds (its
+        docstring; docs/linalg.md "Solvers"), with n the number of entries in a vector.
+
+    Raises
+    ------
+    ValueError
+        ord is not a vector order; axis repeats an axis. An axis out of bounds is NumPy's
+        AxisError.
+    """
+    (x,) = ops.on_one_device(x, names=("x",))
+    if isinstance(ord, str):
+        raise ValueError(f"ord must be a real number or +-inf for a vector norm, got {ord!r} "
+                         f"(matrix_norm takes the matrix orders)")
+    shape = x.shape
+    if axis is None:
+        axes, vectors, along = tuple(range(x.ndim)), x.reshape(-1), 0
+    elif isinstance(axis, tuple):
+        axes = _axes(axis, x.ndim)
+        rest = tuple(d for d in range(x.ndim) if d not in axes)
+        length = math.prod(shape[d] for d in axes)
+        vectors = x.transpose(axes + rest).reshape((length,) + tuple(shape[d] for d in rest))
+        along = 0
+    else:
+        axes = _axes(axis, x.ndim)
+        vectors, along = x, axes[0]
+    result = _vector_norm(vectors, ord, (along,))
+    result = result.reshape(tuple(s for d, s in enumerate(result.shape) if d != along))
+    if keepdims:
+        result = result.reshape(tuple(1 if d in axes else s for d, s in enumerate(shape)))
+    return result
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro") -> DDArray:
+    """Matrix norms of the matrices in x's last two axes, as numpy.linalg.matrix_norm (NumPy 2,
+    the array API): norm(x, ord, axis=(-2, -1), keepdims).
+
+    Parameters
+    ----------
+    x : DDArray or array_like, shape (..., M, N)
+    keepdims : bool, optional
+        Keep the last two axes as size 1.
+    ord : {'fro', 1, -1, inf, -inf}, optional
+        norm's matrix orders (default 'fro', Frobenius; None is 'fro' too). The 2-norm (2, -2)
+        and 'nuc' need singular values, which ddblas does not compute: a ValueError names ord.
+
+    Returns
+    -------
+    DDArray, shape (...) (or (..., 1, 1) with keepdims)
+        norm's values and bounds (docs/linalg.md "Solvers").
+
+    Raises
+    ------
+    ValueError
+        ord is not one of these orders. Fewer than 2 dimensions is NumPy's AxisError.
+    """
+    return norm(x, ord, axis=(-2, -1), keepdims=keepdims)

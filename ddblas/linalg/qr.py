@@ -31,6 +31,9 @@ from .stacks import broadcast_stacks, fold_columns, pick, stacked_results, unfol
 
 QR_PANEL = 32   # columns per panel (one geqr2 launch each)
 
+# lstsq's counterpart of NumPy's eps (2 u) in its default rcond, max(M, N) eps: 4 u_DD
+RCOND_EPSILON = 2.0 ** -104
+
 # lstsq's lapack_driver: SciPy's values (the solution is QR's whatever the driver)
 LAPACK_DRIVERS = (None, "gelsd", "gelsy", "gelss")
 
@@ -235,11 +238,11 @@ def _require_rcond(rcond, name: str) -> None:
 
 def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
     """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]| or is zero
-    (default rcond: size * 2^-104, NumPy's max(M, N) eps with DD's 4 u_DD)."""
+    (default rcond: size * RCOND_EPSILON, NumPy's max(M, N) eps with DD's 4 u_DD)."""
     diagonal = abs(r.to_device("cpu").hi.diagonal())
     if diagonal.size == 0:
         return
-    limit = (size * 2.0 ** -104 if rcond is None else rcond) * diagonal.max()
+    limit = (size * RCOND_EPSILON if rcond is None else rcond) * diagonal.max()
     small = ((diagonal <= limit) | (diagonal == 0)).nonzero()[0]
     if small.size:
         j = int(small[0])

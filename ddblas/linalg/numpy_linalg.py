@@ -1,0 +1,149 @@
+"""numpy.linalg's functions on DDArrays (NEP 18): np.linalg.solve(a, b) with a DDArray runs
+ddblas.linalg with numpy.linalg's signature and semantics. ddblas.linalg follows SciPy where
+SciPy and NumPy differ; the functions here give NumPy's defaults and results over it (qr's modes
+and default, cholesky's `upper`, lstsq's rcond and residuals, cond's default p), and the others
+are ddblas.linalg's own, which have NumPy's semantics already. This module registers them all
+with core.ops's NEP 18 table (the core imports nothing from linalg). docs/linalg.md, "NumPy's
+entry points", lists them and what differs from NumPy on purpose.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from ..blas.gemm import matmul
+from ..core import ops
+from ..core.array import DDArray
+from ..core.building import diagonal, outer
+from ..core.reductions import numpy_signature
+from .errors import LinAlgError, require_square_stack
+from .factor import cholesky
+from .norms import matrix_norm, norm, vector_norm
+from .products import cross, matrix_power, multi_dot, trace, vecdot
+from .qr import RCOND_EPSILON, lstsq, qr
+from .solve import cond, det, inv, slogdet, solve
+from .tensor import tensorinv, tensorsolve
+
+QR_MODES = ("reduced", "complete", "r", "raw")   # numpy.linalg.qr's, NumPy 2
+
+
+class QRResult(NamedTuple):
+    """numpy.linalg.qr's result for the modes 'reduced' and 'complete', as NumPy 2's."""
+    Q: DDArray
+    R: DDArray
+
+
+def _require_matrices(a: DDArray, name: str, exactly_2d: bool = False) -> None:
+    """NumPy's LinAlgError naming `name` unless a is a matrix (a stack of them unless
+    exactly_2d)."""
+    if a.ndim < 2 or (exactly_2d and a.ndim != 2):
+        what = "a 2-D matrix" if exactly_2d else "a matrix or a stack of matrices (..., M, N)"
+        raise LinAlgError(f"{name} must be {what}, got shape {a.shape}")
+
+
+def _swap_last_axes(x: DDArray) -> DDArray:
+    """x with its last two axes swapped (a view), as numpy.linalg.matrix_transpose."""
+    return x.transpose(tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def numpy_cholesky(a, /, *, upper=False) -> DDArray:
+    """numpy.linalg.cholesky: L with A = L L^T from a's lower triangle (upper=True: U = L^T
+    from the upper one), ddblas.linalg.cholesky(a, lower=not upper). As NumPy's, only that
+    triangle is read (a is not checked for infs and NaNs first); a NaN there fails its pivot's
+    test, a LinAlgError "not positive definite" (NumPy returns NaNs). A not square is a
+    LinAlgError naming a."""
+    a = ops.named_operand(a, "a")
+    require_square_stack(a, "a")
+    return cholesky(a, lower=not upper, check_finite=False)
+
+
+def numpy_qr(a, mode="reduced"):
+    """numpy.linalg.qr by ddblas.linalg.qr: 'reduced' (NumPy's default) QRResult(Q (..., M, K),
+    R (..., K, N)), 'complete' QRResult(Q (..., M, M), R (..., M, N)), 'r' R (..., K, N) bare,
+    'raw' (h, tau) with h (..., N, M) the transpose of LAPACK dgeqrf's array (NumPy's layout)
+    and tau (..., K); K = min(M, N). NumPy's deprecated 'full'/'f' (= 'reduced') and
+    'economic'/'e' (dgeqrf's array, (..., M, N)) with NumPy's DeprecationWarning. a of fewer
+    than 2 dimensions is a LinAlgError, an unknown mode a ValueError naming it, as NumPy's."""
+    if mode in ("f", "full"):
+        warnings.warn("The 'full' option is deprecated in favor of 'reduced'.\nFor backward "
+                      "compatibility let mode default.", DeprecationWarning, stacklevel=4)
+        mode = "reduced"
+    elif mode in ("e", "economic"):
+        warnings.warn("The 'economic' option is deprecated.", DeprecationWarning, stacklevel=4)
+        mode = "economic"
+    elif mode not in QR_MODES:
+        raise ValueError(f"Unrecognized mode {mode!r}: mode must be one of "
+                         f"{', '.join(map(repr, QR_MODES))}")
+    a = ops.named_operand(a, "a")
+    _require_matrices(a, "a")
+    if mode in ("reduced", "complete"):
+        return QRResult(*qr(a, mode="economic" if mode == "reduced" else "full"))
+    (h, tau), r = qr(a, mode="raw")
+    if mode == "r":
+        return r
+    if mode == "economic":
+        return h
+    return _swap_last_axes(h), tau
+
+
+def numpy_lstsq(a, b, rcond=None):
+    """numpy.linalg.lstsq(a, b, rcond=None) by ddblas.linalg.lstsq: (x, residuals, rank, s).
+
+    a is (M, N) and b (M,) or (M, K) (NumPy's: no stacks; a LinAlgError naming them otherwise).
+    rcond None is max(M, N) RCOND_EPSILON (NumPy's max(M, N) eps, with DD's 4 u_DD), a negative
+    rcond RCOND_EPSILON (NumPy: machine precision); QR's |R_jj| take the place of the singular
+    values, and rank deficiency by that test is a LinAlgError (NumPy returns the minimum-norm
+    solution from its SVD). residuals: (1,) for a 1-D b, (K,), or (0,) where M <= N, as NumPy's.
+    rank: min(M, N) (a Python int). s: None (ddblas computes no singular values)."""
+    a, b = ops.on_one_device(a, b, names=("a", "b"))
+    vector = b.ndim == 1
+    columns = b.reshape(-1, 1) if vector else b
+    _require_matrices(a, "a", exactly_2d=True)
+    _require_matrices(columns, "b (1-D or 2-D)", exactly_2d=True)
+    if a.shape[0] != columns.shape[0]:
+        raise LinAlgError(f"a {a.shape} and b {b.shape} have different numbers of rows")
+    if isinstance(rcond, numbers.Real) and not isinstance(rcond, bool) and rcond < 0:
+        rcond = RCOND_EPSILON
+    x, residuals, rank, s = lstsq(a, columns, rcond=rcond)
+    return (x.reshape(-1) if vector else x), residuals, rank, s
+
+
+def numpy_cond(x, p=None) -> DDArray:
+    """numpy.linalg.cond by ddblas.linalg.cond for p in {1, -1, inf, -inf, 'fro'}. NumPy's
+    default p=None is the 2-norm condition number (so are 2 and -2), which needs singular
+    values: a ValueError naming p (ddblas.linalg.cond's p=None is the inf-norm's)."""
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        raise ValueError(f"p={p!r} is the 2-norm condition number (numpy.linalg.cond's default "
+                         f"p=None too), which needs singular values, not in ddblas: give p=1, "
+                         f"-1, inf, -inf or 'fro'")
+    return cond(x, p)
+
+
+def numpy_diagonal(x, /, *, offset=0) -> DDArray:
+    """numpy.linalg.diagonal: ddblas.diagonal(x, offset, -2, -1), a view."""
+    return diagonal(x, offset, -2, -1)
+
+
+def numpy_outer(x1, x2, /) -> DDArray:
+    """numpy.linalg.outer: ddblas.outer of two 1-D arrays (a ValueError naming them
+    otherwise, as NumPy's)."""
+    x1, x2 = ops.on_one_device(x1, x2, names=("x1", "x2"))
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"x1 and x2 must be 1-D, got {x1.ndim}-D and {x2.ndim}-D")
+    return outer(x1, x2)
+
+
+ops.register_functions({
+    np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
+    np.linalg.slogdet: slogdet, np.linalg.norm: norm, np.linalg.cholesky: numpy_cholesky,
+    np.linalg.qr: numpy_qr, np.linalg.lstsq: numpy_lstsq, np.linalg.cond: numpy_cond,
+    np.linalg.matrix_power: matrix_power, np.linalg.multi_dot: multi_dot,
+    np.linalg.vector_norm: vector_norm, np.linalg.matrix_norm: matrix_norm,
+    np.linalg.tensorsolve: tensorsolve, np.linalg.tensorinv: tensorinv,
+    np.linalg.trace: numpy_signature(trace), np.linalg.diagonal: numpy_diagonal,
+    np.linalg.outer: numpy_outer, np.linalg.vecdot: vecdot, np.linalg.matmul: matmul,
+    np.linalg.cross: cross,
+})
