@@ -18,6 +18,9 @@ def test_every_public_name_has_an_entry_with_a_summary():
         assert f"`ddblas.{name}" in page, name
     for name in ("astype", "tolist", "item", "to_decimal_string", "dtype", "to_mpmath"):
         assert f"`DDArray.{name}" in page, name
+    for name in ddblas.linalg.__all__:
+        assert f"`ddblas.linalg.{name}" in page, name
+        assert apidoc.summary(getattr(ddblas.linalg, name)), name
     undocumented = [name for name in ddblas.__all__ if not apidoc.summary(getattr(ddblas, name))
                     and not isinstance(getattr(ddblas, name), ddblas.DDType)]
     assert undocumented == []
