@@ -450,7 +450,9 @@ def test_tensor_errors_are_numpys(device, function, args, error, match):
     with pytest.raises(error):
         getattr(np.linalg, function)(*args)
     with pytest.raises(error, match=match):
-        getattr(np.linalg, function)(ddblas.array(args[0], device=device), *args[1:])
+        getattr(np.linalg, function)(ddblas.array(args[0], device=device),
+                                     *(ddblas.array(x, device=device) if isinstance(x, np.ndarray)
+                                       else x for x in args[1:]))
 
 
 # ---- numpy.linalg's solvers and factorizations on DDArrays ----
@@ -494,7 +496,9 @@ def test_inv_det_slogdet_are_ddblas_linalgs(device):
     assert same_bits(sign, expected.sign) and same_bits(logabsdet, expected.logabsdet)
     result = np.linalg.slogdet(a[0])
     assert result._fields == np.linalg.slogdet(np.eye(2))._fields == ("sign", "logabsdet")
-    assert isinstance(result.logabsdet, np.float64) and isinstance(result.sign, np.float64)
+    scalar = np.float64 if device == "cpu" else type(a.hi)   # 0-d device arrays, as CuPy's
+    assert isinstance(result.logabsdet, scalar) and isinstance(result.sign, scalar)
+    assert np.shape(result.logabsdet) == np.shape(result.sign) == ()
     big = well_conditioned(40, 4, device)   # n > 32: refinement, each column's backward
     inverse = np.linalg.inv(big)            # error <= max(n, 16) u^2, exactly
     assert same_bits(inverse, linalg.inv(big))
@@ -525,10 +529,11 @@ def test_cholesky_is_ddblas_cholesky_with_numpys_upper(device):
     upper=True: U from the upper one. The other triangle is never read."""
     b = random_matrix(6, 6, seed=5, device=device, spread=0)
     spd = ddblas.matmul(b, b.T) + ddblas.eye(6, device=device)
-    lower_only = ddblas.where(np.tril(np.ones((6, 6), dtype=bool)), spd, "nan")
+    xp = spd.xp   # the masks on spd's device
+    lower_only = ddblas.where(xp.asarray(np.tril(np.ones((6, 6), dtype=bool))), spd, "nan")
     low = np.linalg.cholesky(lower_only)
     assert same_bits(low, linalg.cholesky(spd, lower=True))
-    upper_only = ddblas.where(np.triu(np.ones((6, 6), dtype=bool)), spd, "nan")
+    upper_only = ddblas.where(xp.asarray(np.triu(np.ones((6, 6), dtype=bool))), spd, "nan")
     assert same_bits(np.linalg.cholesky(upper_only, upper=True), linalg.cholesky(spd))
     stack = ddblas.stack([spd, spd * 4])
     assert same_bits(np.linalg.cholesky(stack), linalg.cholesky(stack, lower=True))
@@ -675,7 +680,8 @@ def test_lstsq_rcond_and_errors(device):
         with pytest.raises(np.linalg.LinAlgError):
             np.linalg.lstsq(bad_a, bad_b)
         with pytest.raises(np.linalg.LinAlgError, match=match):
-            np.linalg.lstsq(ddblas.array(bad_a, device=device), bad_b)
+            np.linalg.lstsq(ddblas.array(bad_a, device=device),
+                            ddblas.array(bad_b, device=device))
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"ord": 1}, {"ord": np.inf, "axis": 0},

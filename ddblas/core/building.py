@@ -114,8 +114,11 @@ def diag(v, k=0) -> DDArray:
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> DDArray:
-    """The given diagonals, as numpy.diagonal (a view, read-only on the CPU)."""
+    """The given diagonals, as numpy.diagonal (a view, read-only on the CPU); NumPy's errors on
+    both devices (CuPy's differ: an IndexError for axis1 == axis2), from NumPy's diagonal of a
+    stand-in of a's shape (a broadcast scalar: nothing is allocated)."""
     (a,) = operands(a)
+    np.diagonal(np.broadcast_to(np.zeros((), dtype=bool), a.shape), offset, axis1, axis2)
     return _parts(a.xp.diagonal, a, offset, axis1, axis2)
 
 
