@@ -19,8 +19,9 @@ from .core.ops import (absolute, add, ceil, copysign, divide, dot, equal, floor,
                        square, subtract, sum, trunc)
 from .core.options import (Options, get_options, get_printoptions, options, printoptions,
                            set_printoptions)
-from .core.reductions import (all, any, argmax, argmin, cumprod, cumsum, max, mean, min,  # noqa: A004
-                              prod, std, trace, var)
+from .core.reductions import (all, any, argmax, argmin, argwhere, count_nonzero, cumprod,  # noqa: A004
+                              cumsum, flatnonzero, max, mean, min, nonzero, prod, std, trace,
+                              var)
 from .core.building import (allclose, arange, argsort, broadcast_to, concatenate, diag, diagonal,
                             empty_like, flip, full_like, hstack, isclose, linspace, ones_like,
                             outer, roll, sort, stack, tril, triu, vstack, where, zeros_like)
@@ -39,19 +40,21 @@ from . import linalg  # noqa: E402
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos", "arccosh",
-    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "array",
-    "asarray", "broadcast_to", "ceil", "concatenate", "copysign", "cos", "cosh", "cpu_threads",
-    "cumprod", "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal", "divide", "dot", "eft",
-    "empty_like", "equal", "exp", "exp2", "expm1", "eye", "flip", "floor", "fmax", "fmin", "fmod",
+    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos",
+    "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin",
+    "argsort", "argwhere", "array", "asarray", "broadcast_to", "ceil", "concatenate",
+    "copysign", "cos", "cosh", "count_nonzero", "cpu_threads", "cumprod", "cumsum", "dd",
+    "DDArray", "DDType", "diag", "diagonal", "divide", "dot", "eft", "empty_like", "equal",
+    "exp", "exp2", "expm1", "eye", "flatnonzero", "flip", "floor", "fmax", "fmin", "fmod",
     "from_mpmath", "from_quad", "from_xprec", "full", "full_like", "get_cpu_threads",
     "get_options", "get_printoptions", "gpu_available", "greater", "greater_equal", "hstack",
-    "hypot", "isclose", "isfinite", "isinf", "isnan", "less", "less_equal", "linalg", "linspace",
-    "load", "log", "log10", "log1p", "log2", "matmul", "max", "maximum", "mean", "median", "min",
-    "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
-    "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "negative", "not_equal", "ones", "ones_like", "options",
-    "Options", "outer", "percentile", "power", "printoptions", "prod", "quantile", "random",
-    "reciprocal", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
+    "hypot", "isclose", "isfinite", "isinf", "isnan", "less", "less_equal", "linalg",
+    "linspace", "load", "log", "log10", "log1p", "log2", "matmul", "max", "maximum", "mean",
+    "median", "min", "minimum", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean",
+    "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum",
+    "nanvar", "negative", "nonzero", "not_equal", "ones", "ones_like", "options", "Options",
+    "outer", "percentile", "power", "printoptions", "prod", "quantile", "random", "reciprocal",
+    "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save",
     "set_printoptions", "sign", "sin", "sinh", "sort", "sqrt", "square", "stack", "std",
     "subtract", "sum", "tan", "tanh", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc",
     "var", "vstack", "where", "zeros", "zeros_like",

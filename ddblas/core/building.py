@@ -13,12 +13,13 @@ import operator
 import numpy as np
 
 from ..engines.backend import broadcast_shape, check_device, device_of_array
-from .array import DDArray, array, full, is_array
+from .array import DDArray, array, full
 from .convert import dd_to_fraction
 from .ops import (absolute, axis_error, divide, equal, less_equal, multiply, operands,
                   output_argument, register_functions, scale, store_exact_output, store_output)
 from .ops import add as dd_add
 from .ops import subtract
+from .reductions import nonzero
 
 # isclose's defaults: |a - b| <= ATOL + RTOL |b|. RTOL = 2^-100 = 64 u^2 (u = 2^-53) leaves room
 # for a few dozen DD roundings; ATOL = 2^-200 only decides comparisons with (nearly) zero.
@@ -91,11 +92,11 @@ def vstack(tup) -> DDArray:
 
 def where(condition, x=None, y=None):
     """x where condition is true, else y (numpy.where; DD, float64 or scalar values, broadcast);
-    with condition alone, the indices of its nonzero elements (a tuple of index arrays; a
-    condition that is not a NumPy/CuPy array is converted to DD first, as with x and y)."""
+    with condition alone, nonzero(condition): the indices of its nonzero elements (a tuple of
+    index arrays; a condition that is not a number array is converted to DD first, as with x
+    and y)."""
     if x is None and y is None:
-        truth = condition if is_array(condition) else operands(condition)[0].hi != 0
-        return truth.nonzero()
+        return nonzero(condition)
     if x is None or y is None:
         raise ValueError("where() takes condition alone or condition, x and y")
     if isinstance(condition, DDArray):

@@ -1,8 +1,9 @@
 """Reductions and scans of DDArrays beyond sum and dot (core.ops): max, min, argmax, argmin (exact
-selections), prod, mean, var, std, trace (fixed-order DD arithmetic), cumsum, cumprod (sequential
-DD scans), all, any. The arithmetic runs in the kernels of cuda_src/reductions.h ("reduce" family)
-and elementwise.h; this module only lays out the operands (the reduced axes last, contiguous)
-and selects with NumPy/CuPy.
+selections), prod, mean, var, std, trace (fixed-order DD arithmetic), cumsum, cumprod
+(sequential DD scans), all, any and the other functions of the elements' truth (nonzero,
+flatnonzero, argwhere, count_nonzero). The arithmetic runs in the kernels of cuda_src/reductions.h ("reduce"
+family) and elementwise.h; this module only lays out the operands (the reduced axes last,
+contiguous) and selects with NumPy/CuPy.
 
 Selections: a normalised DD (hi, lo) has |lo| <= ulp(hi)/2 and lo = 0 where hi is 0 or inf, so
 comparing values is comparing (hi, lo) lexicographically: max and argmax take the largest hi,
@@ -312,7 +313,7 @@ def cumprod(a, axis=None, *, fma=None, add=None) -> DDArray:
 
 
 # ---- truth ----
-def _truth(a):
+def truth(a):
     """a != 0 elementwise: of a DDArray, its hi parts (a normalised DD is 0 iff hi is; NaN is
     true, as in NumPy), or a non-finite lo (a pair wrapped with normalize=False, read as
     normalisation makes it: (0, nan) is nan, (0, inf) inf); of numeric or bool arrays,
@@ -328,14 +329,48 @@ def _truth(a):
 
 def all(a, axis=None, keepdims=False):  # noqa: A001
     """Whether every element over the given axes is nonzero (a bool NumPy/CuPy array)."""
-    truth = _truth(a)
-    return truth.all(axis=reduction_axes(axis, truth.ndim), keepdims=keepdims)
+    truth_values = truth(a)
+    return truth_values.all(axis=reduction_axes(axis, truth_values.ndim), keepdims=keepdims)
 
 
 def any(a, axis=None, keepdims=False):  # noqa: A001
     """Whether some element over the given axes is nonzero (a bool NumPy/CuPy array)."""
-    truth = _truth(a)
-    return truth.any(axis=reduction_axes(axis, truth.ndim), keepdims=keepdims)
+    truth_values = truth(a)
+    return truth_values.any(axis=reduction_axes(axis, truth_values.ndim), keepdims=keepdims)
+
+
+def nonzero(a) -> tuple:
+    """The indices of a's nonzero elements (truth: NaN is nonzero, -0.0 is zero), one int64
+    NumPy/CuPy array per axis, in C order, as numpy.nonzero; NumPy's ValueError for a 0-d
+    array."""
+    truth_values = truth(a)
+    if truth_values.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    return truth_values.nonzero()
+
+
+def flatnonzero(a):
+    """The indices of the nonzero elements of a flattened, as numpy.flatnonzero."""
+    return truth(a).ravel().nonzero()[0]
+
+
+def argwhere(a):
+    """The indices of the nonzero elements, one row (of a.ndim entries) each, as numpy.argwhere:
+    an int64 (count, a.ndim) array; a 0-d array gives (1, 0) or (0, 0), as NumPy's."""
+    truth_values = truth(a)
+    if truth_values.ndim == 0:
+        return array_module(truth_values).argwhere(truth_values.reshape(1))[:, :0]
+    return array_module(truth_values).argwhere(truth_values)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """The count of nonzero elements over the given axes (all by default), as
+    numpy.count_nonzero: an int64 NumPy/CuPy array (a NumPy integer for a count over every
+    axis)."""
+    truth_values = truth(a)
+    return truth_values.sum(axis=reduction_axes(axis, truth_values.ndim), dtype=np.intp,
+                            keepdims=keepdims)
 
 
 # ---- NumPy protocol (NEP 18) ----
@@ -387,6 +422,8 @@ register_functions({
     np.trace: numpy_signature(trace, "offset", "axis1", "axis2", "dtype", "out"),
     np.all: numpy_signature(all, "axis", "out", "keepdims", result="bool"),
     np.any: numpy_signature(any, "axis", "out", "keepdims", result="bool"),
+    np.nonzero: nonzero, np.flatnonzero: flatnonzero, np.argwhere: argwhere,
+    np.count_nonzero: count_nonzero,
 })
 register_operations(max=max, min=min, argmax=argmax, argmin=argmin, prod=prod, mean=mean,
                     var=var, std=std, cumsum=cumsum, cumprod=cumprod, all=all, any=any)
