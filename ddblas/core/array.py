@@ -367,14 +367,23 @@ class DDArray:
         DDArray
             1-D, on this array's device.
         """
+        return self._raveled(order, None)
+
+    def flatten(self, order="C") -> "DDArray":
+        """The elements as a new 1-D array, as ndarray.flatten: ravel's `order` ('C' default,
+        'F', 'A', 'K'), always copies of both parts (never views)."""
+        return self._raveled(order, True)
+
+    def _raveled(self, order, copy) -> "DDArray":
+        """ravel (copy None: views where strides allow) and flatten (copy True)."""
         order = order_argument(order)
         if order == "K":
             strides = self._hi.strides
             return self.transpose(sorted(range(self.ndim), key=lambda d: -abs(strides[d]))) \
-                ._reshaped(lambda part: part.ravel())
+                ._reshaped(lambda part: part.ravel(), copy)
         if order == "A":
             order = "F" if self._fortran_ordered() else "C"
-        return self._reshaped(lambda part: part.ravel(order))
+        return self._reshaped(lambda part: part.ravel(order), copy)
 
     def _fortran_ordered(self) -> bool:
         """Whether NumPy's order='A' reads this array in Fortran order: both parts
@@ -403,8 +412,16 @@ class DDArray:
             axes = None
         elif len(axes) == 1 and not isinstance(axes[0], numbers.Integral):
             axes = axes[0]
-        np.broadcast_to(np.empty(()), self.shape).transpose(axes)   # NumPy's checks (CuPy takes [])
+        shape_stand_in(self.shape).transpose(axes)   # NumPy's checks (CuPy takes [])
         return DDArray(self._hi.transpose(axes), self._lo.transpose(axes), normalize=False)
+
+    @property
+    def mT(self) -> "DDArray":  # noqa: N802  (NumPy's name)
+        """The matrix transpose of each matrix of a stack (the last two axes interchanged), as
+        ndarray.mT: a view of both parts; NumPy's ValueError for fewer than 2 dimensions."""
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return _wrap(self._hi.swapaxes(-1, -2), self._lo.swapaxes(-1, -2))
 
     def to_device(self, device: str) -> "DDArray":
         """This array on 'cpu' or 'gpu' (itself if it is there already)."""
@@ -597,8 +614,8 @@ class DDArray:
                     ends = (slice(None),) * axis + (np.r_[0:edge, length - edge:length],)
                     hi, lo = hi[ends], lo[ends]   # (take would copy a strided array whole)
         pairs = zip(move(hi, "cpu").ravel().tolist(), move(lo, "cpu").ravel().tolist())
-        stand_in = np.broadcast_to(np.zeros((), dtype=np.int64), self.shape)
-        return np.array2string(stand_in, separator=", ", threshold=threshold, edgeitems=edge,
+        return np.array2string(shape_stand_in(self.shape, np.int64), separator=", ",
+                               threshold=threshold, edgeitems=edge,
                                formatter={"int": lambda _: element_to_string(*next(pairs))})
 
     def __repr__(self) -> str:
@@ -702,6 +719,36 @@ class DDArray:
         """Whether some element is nonzero: ddblas.any (np.any's arguments)."""
         return np.any(self, axis, out, keepdims)
 
+    # Shapes and selections (core.shaping), with ndarray's signatures: each is
+    # np.<name>(self, ...) (NEP 18).
+    def squeeze(self, axis=None) -> "DDArray":
+        """The array without its axes of length one: ddblas.squeeze (a view)."""
+        return np.squeeze(self, axis)
+
+    def swapaxes(self, axis1, axis2, /) -> "DDArray":
+        """The array with two axes interchanged: ddblas.swapaxes (a view)."""
+        return np.swapaxes(self, axis1, axis2)
+
+    def take(self, indices, axis=None, out=None, mode="raise") -> "DDArray":
+        """Elements at the given indices: ddblas.take (np.take's arguments)."""
+        return np.take(self, indices, axis, out, mode)
+
+    def put(self, indices, values, mode="raise") -> None:
+        """self.flat[indices] = values in place: ddblas.put (np.put's arguments)."""
+        np.put(self, indices, values, mode)
+
+    def repeat(self, repeats, axis=None) -> "DDArray":
+        """Each element repeated: ddblas.repeat (np.repeat's arguments)."""
+        return np.repeat(self, repeats, axis)
+
+    def fill(self, value) -> None:
+        """Set every element to the scalar `value` (any value ddblas.array converts, e.g.
+        "0.1"), as ndarray.fill: NumPy's ValueError for an array value or a read-only array."""
+        value = asarray(value, device=self.device)
+        if value.ndim:
+            raise ValueError("setting an array element with a sequence.")
+        self[...] = value
+
     # ---- NumPy protocols (NEP 13, NEP 18) ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return operation("array_ufunc")(self, ufunc, method, inputs, kwargs)
@@ -718,6 +765,13 @@ def _new_copy(part, order: str = "C"):
     if copied is part:
         return part.copy(order=order)
     return copied.copy(order="F") if order == "F" else copied
+
+
+def shape_stand_in(shape: tuple, dtype=np.float64) -> np.ndarray:
+    """A read-only NumPy array of `shape` holding no data (a broadcast zero of `dtype`): NumPy's
+    own functions run on it check arguments against the shape (axes, splits, indices) and
+    raise NumPy's errors, whatever the device of the array they stand for."""
+    return np.broadcast_to(np.zeros((), dtype=dtype), shape)
 
 
 def order_argument(order, default: str = "C") -> str:

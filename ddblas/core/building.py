@@ -13,23 +13,19 @@ import operator
 import numpy as np
 
 from ..engines.backend import broadcast_shape, check_device, device_of_array
-from .array import DDArray, array, full
+from .array import DDArray, array, full, shape_stand_in
 from .convert import dd_to_fraction
 from .ops import (absolute, axis_error, divide, equal, less_equal, multiply, operands,
                   output_argument, register_functions, scale, store_exact_output, store_output)
 from .ops import add as dd_add
 from .ops import subtract
 from .reductions import nonzero
+from .shaping import on_parts
 
 # isclose's defaults: |a - b| <= ATOL + RTOL |b|. RTOL = 2^-100 = 64 u^2 (u = 2^-53) leaves room
 # for a few dozen DD roundings; ATOL = 2^-200 only decides comparisons with (nearly) zero.
 RTOL = 2.0 ** -100
 ATOL = 2.0 ** -200
-
-
-def _parts(func, a: DDArray, *args, **kwargs) -> DDArray:
-    """func (a NumPy/CuPy function moving data) applied to a's hi and lo parts alike."""
-    return DDArray(func(a.hi, *args, **kwargs), func(a.lo, *args, **kwargs), normalize=False)
 
 
 def _joined(name: str, arrays, *args, **kwargs) -> DDArray:
@@ -111,47 +107,47 @@ def diag(v, k=0) -> DDArray:
     """The k-th diagonal of a 2-D array (a view, read-only on the CPU, as numpy.diag's), or a
     2-D array with v on it (numpy.diag)."""
     (v,) = operands(v)
-    return _parts(v.xp.diag, v, k)
+    return on_parts(v.xp.diag, v, k)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> DDArray:
     """The given diagonals, as numpy.diagonal (a view, read-only on the CPU); NumPy's errors on
     both devices (CuPy's differ: an IndexError for axis1 == axis2), from NumPy's diagonal of a
-    stand-in of a's shape (a broadcast scalar: nothing is allocated)."""
+    stand-in of a's shape (array.shape_stand_in: nothing is allocated)."""
     (a,) = operands(a)
-    np.diagonal(np.broadcast_to(np.zeros((), dtype=bool), a.shape), offset, axis1, axis2)
-    return _parts(a.xp.diagonal, a, offset, axis1, axis2)
+    np.diagonal(shape_stand_in(a.shape), offset, axis1, axis2)
+    return on_parts(a.xp.diagonal, a, offset, axis1, axis2)
 
 
 def tril(m, k=0) -> DDArray:
     """m with the elements above the k-th diagonal zeroed (numpy.tril)."""
     (m,) = operands(m)
-    return _parts(m.xp.tril, m, k)
+    return on_parts(m.xp.tril, m, k)
 
 
 def triu(m, k=0) -> DDArray:
     """m with the elements below the k-th diagonal zeroed (numpy.triu)."""
     (m,) = operands(m)
-    return _parts(m.xp.triu, m, k)
+    return on_parts(m.xp.triu, m, k)
 
 
 def flip(m, axis=None) -> DDArray:
     """m reversed along the given axes (all by default), a view (numpy.flip)."""
     (m,) = operands(m)
-    return _parts(m.xp.flip, m, axis)
+    return on_parts(m.xp.flip, m, axis)
 
 
 def roll(a, shift, axis=None) -> DDArray:
     """a's elements shifted cyclically along axis (flattened when None), as numpy.roll."""
     (a,) = operands(a)
-    return _parts(a.xp.roll, a, shift, axis)
+    return on_parts(a.xp.roll, a, shift, axis)
 
 
 def broadcast_to(array, shape) -> DDArray:  # noqa: A002  (NumPy's name)
     """A view of array broadcast to shape (numpy.broadcast_to; read-only on the CPU, where
     NumPy enforces it; CuPy has no read-only arrays: do not write to it on the GPU)."""
     (a,) = operands(array)
-    return _parts(a.xp.broadcast_to, a, shape)
+    return on_parts(a.xp.broadcast_to, a, shape)
 
 
 def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
@@ -240,7 +236,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None) -> DDArray:
     elif a.ndim == 0:   # NumPy's error (argsort reads a 0-d array as 1-d)
         raise axis_error(operator.index(axis), 0)
     indices = argsort(a, axis)
-    return _parts(a.xp.take_along_axis, a, indices, axis)
+    return on_parts(a.xp.take_along_axis, a, indices, axis)
 
 
 # ---- like-constructors ----
