@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import sys
 from collections.abc import Sequence
 
@@ -719,8 +720,9 @@ class DDArray:
         """Whether some element is nonzero: ddblas.any (np.any's arguments)."""
         return np.any(self, axis, out, keepdims)
 
-    # Shapes and selections (core.shaping), with ndarray's signatures: each is
-    # np.<name>(self, ...) (NEP 18).
+    # Shapes, selections and sorting (core.shaping, core.building, core.reductions), with
+    # ndarray's signatures: each is np.<name>(self, ...) (NEP 18); sort and partition write
+    # the result into this array, as ndarray's.
     def squeeze(self, axis=None) -> "DDArray":
         """The array without its axes of length one: ddblas.squeeze (a view)."""
         return np.squeeze(self, axis)
@@ -748,6 +750,44 @@ class DDArray:
         if value.ndim:
             raise ValueError("setting an array element with a sequence.")
         self[...] = value
+
+    def clip(self, min=None, max=None, out=None, **kwargs) -> "DDArray":  # noqa: A002
+        """The values limited to [min, max] (None: no bound): ddblas.clip (np.clip's
+        arguments)."""
+        return np.clip(self, min, max, out, **kwargs)
+
+    def nonzero(self) -> tuple:
+        """The indices of the nonzero elements, one array per axis: ddblas.nonzero."""
+        return np.nonzero(self)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """Where v would be inserted into this sorted 1-D array: ddblas.searchsorted."""
+        return np.searchsorted(self, v, side, sorter)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """The indices that sort the array: ddblas.argsort (np.argsort's arguments)."""
+        return np.argsort(self, axis, kind, order, stable=stable)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        """Indices that partition the array around kth: ddblas.argpartition."""
+        return np.argpartition(self, kth, axis, kind, order)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
+        """Sort the array in place along axis (an int): ddblas.sort's order (DD order, NaNs
+        last, stable), as ndarray.sort; NumPy's ValueError for a read-only array."""
+        self._write_sorted("sort", np.sort, operator.index(axis), kind, order, stable=stable)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+        """Partition the array in place around kth along axis (an int): ddblas.partition, as
+        ndarray.partition; NumPy's ValueError for a read-only array."""
+        self._write_sorted("partition", np.partition, kth, operator.index(axis), kind, order)
+
+    def _write_sorted(self, name: str, function, *args, **kwargs) -> None:
+        """self[...] = function(self, *args, **kwargs) (np.sort, np.partition), after NumPy's
+        read-only check of ndarray's in-place sorts ("sort array is read-only")."""
+        if not is_writable(self):
+            raise ValueError(f"{name} array is read-only")
+        self[...] = function(self, *args, **kwargs)
 
     # ---- NumPy protocols (NEP 13, NEP 18) ----
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -1,7 +1,9 @@
 """Building and reshaping DDArrays with NumPy's names and semantics: concatenate, stack, hstack,
-vstack, where, diag, diagonal, tril, triu, sort, argsort, flip, roll, broadcast_to, the *_like
-constructors (data movement on the hi and lo parts alike, exact), outer, arange, linspace,
-isclose, allclose (DD arithmetic by the kernels of core.ops). Inputs: DDArrays, float64 arrays
+vstack, where, diag, diagonal, tril, triu, flip, roll, broadcast_to, the *_like constructors
+(data movement on the hi and lo parts alike, exact); sort, argsort, partition, argpartition,
+searchsorted, unique and NumPy 2's unique_* (DD order: a stable argsort of the (hi, lo) pairs,
+neighbours compared by the exact kernels); outer, arange, linspace, isclose, allclose, clip (DD
+arithmetic and exact selections by the kernels of core.ops). Inputs: DDArrays, float64 arrays
 and Python/NumPy scalars (converted exactly), on one device.
 """
 from __future__ import annotations
@@ -9,18 +11,21 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+from collections import namedtuple
 
 import numpy as np
 
-from ..engines.backend import broadcast_shape, check_device, device_of_array
+from ..engines.backend import broadcast_shape, check_device, device_of_array, move
 from .array import DDArray, array, full, shape_stand_in
 from .convert import dd_to_fraction
-from .ops import (absolute, axis_error, divide, equal, less_equal, multiply, operands,
-                  output_argument, register_functions, scale, store_exact_output, store_output)
+from .ops import (absolute, axis_error, divide, equal, isnan, less_equal, maximum, minimum,
+                  multiply, normalize_axes, not_equal, on_one_device, operands, output_argument,
+                  register_functions, scale, store_exact_output, store_output)
 from .ops import add as dd_add
 from .ops import subtract
-from .reductions import nonzero
-from .shaping import on_parts
+from .ops import sum as dd_sum
+from .reductions import nonzero, numpy_signature
+from .shaping import host_values, on_parts, string_choice
 
 # isclose's defaults: |a - b| <= ATOL + RTOL |b|. RTOL = 2^-100 = 64 u^2 (u = 2^-53) leaves room
 # for a few dozen DD roundings; ATOL = 2^-200 only decides comparisons with (nearly) zero.
@@ -173,6 +178,14 @@ def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
     out = output_argument(out, "outer()", dd_result=True)
     a, b = operands(a, b)
     result = multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
+    return _store_broadcast(result, out, "outer()", "numpy.outer's rule, that of the ufunc "
+                                                    "multiply's out")
+
+
+def _store_broadcast(result: DDArray, out, routine: str, rule: str) -> DDArray:
+    """result, or result written into out (checked by output_argument) when its shape
+    broadcasts to out's (the rule of a ufunc's out=), else a ValueError naming out= and `rule`
+    (the words of the rule for the message)."""
     if out is None:
         return result
     try:
@@ -180,9 +193,8 @@ def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"ddblas: outer(): out= has shape {out.shape}, which the result's "
-                         f"{result.shape} does not broadcast to (numpy.outer's rule, that of "
-                         f"the ufunc multiply's out)")
+        raise ValueError(f"ddblas: {routine}: out= has shape {out.shape}, which the result's "
+                         f"{result.shape} does not broadcast to ({rule})")
     return store_output(result, out)
 
 
@@ -237,6 +249,214 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None) -> DDArray:
         raise axis_error(operator.index(axis), 0)
     indices = argsort(a, axis)
     return on_parts(a.xp.take_along_axis, a, indices, axis)
+
+
+def _check_partition(a: DDArray, kth, axis, kind, order, flat_0d: bool) -> None:
+    """NumPy's checks of partition's and argpartition's arguments: order None, kind
+    'introselect', kth an int or a 1-D sequence of ints (not bools), each within the axis's
+    length n (negative ones counted from the end; any kth for n = 0); a 0-d array read as 1-D
+    where flat_0d (argpartition, as argsort)."""
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if not isinstance(kind, (str, bytes)):
+        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
+    if kind not in ("introselect", b"introselect"):
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+    kths = np.asarray(host_values(kth, "kth"))
+    if kths.dtype == np.bool_:
+        raise ValueError("Booleans unacceptable as partition index")
+    if kths.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    if kths.ndim > 1:
+        raise ValueError("setting an array element with a sequence. The requested array would "
+                         "exceed the maximum number of dimension of 1.")
+    if axis is None or flat_0d and a.ndim == 0:
+        length = a.size
+    else:
+        length = a.shape[normalize_axes(operator.index(axis), a.ndim)[0]]
+    for k in kths.ravel().tolist():
+        if length and not -length <= k < length:
+            raise ValueError(f"kth(={k + length if k < 0 else k}) out of bounds ({length})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None) -> DDArray:
+    """a with the element that the sorted array has at each index of kth at that index, the
+    smaller ones before it and the larger after, as numpy.partition: here the whole axis
+    sorted (ddblas.sort: DD order, NaNs last, stable), which meets partition's contract (NumPy
+    leaves the order within each side unspecified). kth, kind, order checked as NumPy checks
+    them; axis None sorts the flattened array."""
+    (a,) = operands(a)
+    _check_partition(a, kth, axis, kind, order, flat_0d=False)
+    return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """The indices that partition a around kth (numpy.argpartition): those that sort it
+    (ddblas.argsort), which meet the contract; partition's checks. An int64 NumPy/CuPy
+    array."""
+    (a,) = operands(a)
+    _check_partition(a, kth, axis, kind, order, flat_0d=True)
+    return argsort(a, axis)
+
+
+def _sorter_positions(sorter, size: int):
+    """searchsorted's sorter as a host int array, NumPy's checks: integers (TypeError), 1-D
+    (TypeError), a.size entries (ValueError), each in [0, a.size) (ValueError; NumPy checks
+    those its search visits)."""
+    values = np.asarray(host_values(sorter, "sorter"))
+    if values.dtype.kind not in "iu":
+        raise TypeError("sorter must only contain integers")
+    if values.ndim != 1:
+        raise TypeError("could not parse sorter argument")
+    if values.size != size:
+        raise ValueError("sorter.size must equal a.size")
+    if values.size and (values.min() < 0 or values.max() >= size):
+        raise ValueError("Sorter index out of range.")
+    return values
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Where the values v would be inserted into the sorted 1-D array a to keep it sorted, as
+    numpy.searchsorted.
+
+    Parameters
+    ----------
+    a : DDArray or array_like
+        1-D, sorted in DD order (NaNs last) unless sorter is given (NumPy's ValueError for
+        other dimensions).
+    v : DDArray or array_like
+        The values (DD, float64, Python numbers or strings), any shape.
+    side : {'left', 'right'}, optional
+        'left' (default): the first such index, the count of entries of a below v; 'right':
+        the last, the count of entries at or below v. DD order: values equal in hi and
+        different in lo differ, -0.0 equals 0.0, NaNs equal one another and follow every
+        number (NumPy's order).
+    sorter : array_like of ints, optional
+        Indices that sort a (argsort's), NumPy's checks.
+
+    Returns
+    -------
+    NumPy/CuPy int64 array
+        Of v's shape (0-d for a scalar v), on a's device.
+
+    Notes
+    -----
+    Counted exactly from one stable DD argsort of v's and a's values together (v first for
+    'left', after a for 'right', so that equal values fall on the asked side): no binary search
+    on float64, so for a sorted a the answer is NumPy's rule on the exact values.
+    """
+    if not isinstance(side, (str, bytes)):
+        raise TypeError(f"search side must be str, not {type(side).__name__}")
+    side = string_choice(side, ("left", "right"), "search side must be 'left' or 'right'",
+                         "search side must be one of 'left' or 'right'")
+    a, v = operands(a, v)
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array" if a.ndim > 1 else
+                         "object of too small depth for desired array")
+    if sorter is not None:
+        a = a[move(_sorter_positions(sorter, a.size), a.device)]
+    keys = v.ravel()
+    left = side == "left"
+    order = argsort(concatenate([keys, a] if left else [a, keys]))
+    xp = a.xp
+    from_a = order >= keys.size if left else order < a.size
+    # at the sorted position of each value: the entries of a up to it (it included)
+    counts = xp.empty(order.size, dtype=np.intp)
+    counts[order] = xp.cumsum(from_a, dtype=np.intp)
+    return (counts[:keys.size] if left else counts[a.size:]).reshape(v.shape)
+
+
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
+                                                 "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):  # noqa: A002  (NumPy's name)
+    """The sorted unique values of ar (flattened), as numpy.unique.
+
+    Parameters
+    ----------
+    ar : DDArray or array_like
+        The values (DD, float64 or Python numbers).
+    return_index : bool, optional
+        Also the index in ar.ravel() of each unique value's first occurrence.
+    return_inverse : bool, optional
+        Also the index of each element's unique value (of ar's shape: NumPy 2's rule for
+        axis=None), so that values[inverse] rebuilds ar.
+    return_counts : bool, optional
+        Also how many times each unique value occurs.
+    axis : None, optional
+        Only None (the flattened array): another axis is a TypeError (unique slices are not
+        supported).
+    equal_nan : bool, optional
+        True (default, NumPy 2's): all NaNs count as one value; False: each NaN is its own.
+    sorted : bool, optional
+        NumPy's sorted=; the values are always sorted here (NumPy's sorted=False allows either).
+
+    Returns
+    -------
+    DDArray, or a tuple of it and the int64 NumPy/CuPy arrays asked for
+        In that order (values, index, inverse, counts). DD order decides: values equal in hi
+        and different in lo are different; -0.0 and 0.0 are one value (kept with the bits of
+        its first occurrence, where NumPy's unique without return_index may keep the other);
+        NaNs come last.
+
+    Notes
+    -----
+    One stable DD argsort (ddblas.argsort), then neighbours compared by the exact kernel of
+    ddblas.not_equal.
+    """
+    if axis is not None:
+        raise TypeError(f"ddblas: unique() with axis={axis!r} is not supported for DDArray "
+                        f"(axis=None only: the unique values of the flattened array)")
+    (a,) = operands(ar)
+    flat = DDArray(a.hi, a.lo).ravel()   # pairs wrapped unnormalised read as normalised
+    order = argsort(flat)
+    ordered = on_parts(flat.xp.take, flat, order)
+    xp = flat.xp
+    first = xp.ones(flat.size, dtype=np.bool_)   # whether each sorted value starts a group
+    if flat.size > 1:
+        first[1:] = not_equal(ordered[1:], ordered[:-1])
+        if equal_nan:
+            nan = isnan(ordered)
+            first[1:] &= ~(nan[1:] & nan[:-1])
+    values = ordered[first]
+    extras = []
+    if return_index:
+        extras.append(order[first])
+    if return_inverse:
+        inverse = xp.empty(flat.size, dtype=np.intp)
+        inverse[order] = xp.cumsum(first, dtype=np.intp) - 1
+        extras.append(inverse.reshape(a.shape))
+    if return_counts:
+        starts = xp.nonzero(first)[0]
+        extras.append(xp.diff(xp.concatenate([starts, xp.full(1, flat.size, dtype=np.intp)])))
+    return (values, *extras) if extras else values
+
+
+def unique_values(x) -> DDArray:
+    """The unique values of x, NaNs kept apart (numpy.unique_values: unique(x,
+    equal_nan=False))."""
+    return unique(x, equal_nan=False)
+
+
+def unique_counts(x) -> UniqueCountsResult:
+    """UniqueCountsResult(values, counts) of x (numpy.unique_counts: NaNs kept apart)."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x) -> UniqueInverseResult:
+    """UniqueInverseResult(values, inverse_indices) of x (numpy.unique_inverse: NaNs kept apart;
+    inverse_indices of x's shape)."""
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_all(x) -> UniqueAllResult:
+    """UniqueAllResult(values, indices, inverse_indices, counts) of x (numpy.unique_all: NaNs
+    kept apart)."""
+    return UniqueAllResult(*unique(x, True, True, True, equal_nan=False))
 
 
 # ---- like-constructors ----
@@ -374,11 +594,108 @@ def allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=False) -> bool:
     return bool(isclose(a, b, rtol, atol, equal_nan).all())
 
 
+class _NoValue:
+    """The default of clip's bounds, told from None (no bound), as NumPy's np._NoValue."""
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+_NO_VALUE = _NoValue()
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE,  # noqa: A002
+         max=_NO_VALUE, **kwargs) -> DDArray:  # noqa: A002  (NumPy's names)
+    """a limited to [a_min, a_max], as numpy.clip: minimum(maximum(a, a_min), a_max) by the
+    exact kernels of ddblas.maximum and ddblas.minimum (NumPy's rules: a NaN in a or in a
+    bound gives NaN; a_min > a_max gives a_max; of two equal zeros, a's).
+
+    Parameters
+    ----------
+    a : DDArray or array_like
+        The values.
+    a_min, a_max : DDArray, array_like or None
+        The bounds (DD, float64, Python numbers or strings such as "0.1"), broadcast with a;
+        None: no bound on that side (both None: a copy of a). NumPy 2's keywords min= and max=
+        may stand for both; NumPy's TypeError when only one of a_min, a_max is given, its
+        ValueError when min=/max= come with both.
+    out : DDArray, optional
+        Where to write the result (a shape it broadcasts to, as a ufunc's out; a float64 array
+        is a TypeError); it may be a itself.
+    **kwargs
+        NumPy's other ufunc keywords are a TypeError.
+
+    Returns
+    -------
+    DDArray
+        The clipped values (out when given).
+    """
+    if a_min is _NO_VALUE and a_max is _NO_VALUE:
+        a_min = None if min is _NO_VALUE else min
+        a_max = None if max is _NO_VALUE else max
+    elif a_min is _NO_VALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_min'")
+    elif a_max is _NO_VALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_max'")
+    elif min is not _NO_VALUE or max is not _NO_VALUE:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
+                         "provided is forbidden.")
+    if kwargs:
+        raise TypeError(f"ddblas: clip() with keyword(s) {', '.join(sorted(kwargs))} is not "
+                        f"supported for DDArray")
+    out = output_argument(out, "clip()", dd_result=True)
+    (result,) = on_one_device(a)
+    if a_min is None and a_max is None:
+        result = result.copy()
+    if a_min is not None:
+        result = maximum(result, a_min)
+    if a_max is not None:
+        result = minimum(result, a_max)
+    return _store_broadcast(result, out, "clip()", "the rule of a ufunc's out")
+
+
+def trace(a, offset=0, axis1=0, axis2=1, *, fma=None, add=None) -> DDArray:
+    """The sum along a diagonal, as numpy.trace: the diagonals that ``diagonal(a, offset,
+    axis1, axis2)`` gives (a 2-D a: one; more axes: one per index of the others, in their
+    order), each summed by sum() in its fixed order.
+
+    Parameters
+    ----------
+    a : DDArray or array_like, at least 2-D
+    offset : int, optional
+        The diagonal: 0 the main one, > 0 above it, < 0 below it (an offset past the array's
+        edge gives an empty diagonal, whose sum is 0).
+    axis1, axis2 : int, optional
+        The axes of the 2-D planes whose diagonals are taken (NumPy's defaults 0 and 1).
+    fma, add : optional
+        The arithmetic variant (ddblas.options).
+
+    Returns
+    -------
+    DDArray
+        0-d for a 2-D a, else a's shape without axis1 and axis2. Error <= (n - 1) 3.0000001 u^2
+        sum |a_ii| for n diagonal entries (sum()'s bound, ``accuracy.bound("sum", k=n)``);
+        the same bits on both devices.
+
+    Raises
+    ------
+    ValueError
+        a has fewer than 2 dimensions, or axis1 and axis2 are the same axis (NumPy's errors;
+        an axis out of bounds is NumPy's AxisError).
+    """
+    return dd_sum(diagonal(a, offset, axis1, axis2), axis=-1, fma=fma, add=add)
+
+
 register_functions({
     np.concatenate: concatenate, np.stack: stack, np.hstack: hstack, np.vstack: vstack,
     np.where: where, np.diag: diag, np.diagonal: diagonal, np.outer: outer, np.tril: tril,
-    np.triu: triu, np.sort: sort, np.argsort: argsort, np.flip: flip, np.roll: roll,
+    np.triu: triu, np.sort: sort, np.argsort: argsort, np.partition: partition,
+    np.argpartition: argpartition, np.searchsorted: searchsorted, np.unique: unique,
+    np.unique_values: unique_values, np.unique_counts: unique_counts,
+    np.unique_inverse: unique_inverse, np.unique_all: unique_all, np.clip: clip,
+    np.flip: flip, np.roll: roll,
     np.broadcast_to: broadcast_to, np.full_like: full_like, np.zeros_like: zeros_like,
     np.ones_like: ones_like, np.empty_like: empty_like, np.isclose: isclose,
     np.allclose: allclose,
+    np.trace: numpy_signature(trace, "offset", "axis1", "axis2", "dtype", "out"),
 })

@@ -1,8 +1,8 @@
 """Reductions and scans of DDArrays beyond sum and dot (core.ops): max, min, argmax, argmin (exact
-selections), prod, mean, var, std, trace (fixed-order DD arithmetic), cumsum, cumprod
-(sequential DD scans), all, any and the other functions of the elements' truth (nonzero,
-flatnonzero, argwhere, count_nonzero). The arithmetic runs in the kernels of cuda_src/reductions.h ("reduce"
-family) and elementwise.h; this module only lays out the operands (the reduced axes last,
+selections), prod, mean, var, std (fixed-order DD arithmetic; trace: core.building), cumsum,
+cumprod (sequential DD scans), all, any and the other functions of the elements' truth
+(nonzero, flatnonzero, argwhere, count_nonzero). The arithmetic runs in the kernels of
+cuda_src/reductions.h ("reduce" family) and elementwise.h; this module only lays out the operands (the reduced axes last,
 contiguous) and selects with NumPy/CuPy.
 
 Selections: a normalised DD (hi, lo) has |lo| <= ulp(hi)/2 and lo = 0 where hi is 0 or inf, so
@@ -21,7 +21,6 @@ import numpy as np
 from ..engines import backend as _backend
 from ..engines.backend import array_module
 from .array import DDArray, dd, register_operations
-from .building import diagonal
 from .ops import (REDUCTION_CHUNK, divide, initial_value, is_scalar_axis, kept_dims,
                   masked_terms, maximum, minimum, multiply, normalize_axes, operands,
                   output_argument, per_row, redo_scaled, reduce_rows, reduction_axes,
@@ -162,38 +161,6 @@ def mean(a, axis=None, keepdims=False, *, fma=None, add=None) -> DDArray:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     result = row_sums(a.device, hi, lo, fma, add, divisor=float(hi.shape[1])).reshape(out_shape)
     return kept_dims(result, a.shape, axes) if keepdims else result
-
-
-def trace(a, offset=0, axis1=0, axis2=1, *, fma=None, add=None) -> DDArray:
-    """The sum along a diagonal, as numpy.trace: the diagonals that ``diagonal(a, offset,
-    axis1, axis2)`` gives (a 2-D a: one; more axes: one per index of the others, in their
-    order), each summed by sum() in its fixed order.
-
-    Parameters
-    ----------
-    a : DDArray or array_like, at least 2-D
-    offset : int, optional
-        The diagonal: 0 the main one, > 0 above it, < 0 below it (an offset past the array's
-        edge gives an empty diagonal, whose sum is 0).
-    axis1, axis2 : int, optional
-        The axes of the 2-D planes whose diagonals are taken (NumPy's defaults 0 and 1).
-    fma, add : optional
-        The arithmetic variant (ddblas.options).
-
-    Returns
-    -------
-    DDArray
-        0-d for a 2-D a, else a's shape without axis1 and axis2. Error <= (n - 1) 3.0000001 u^2
-        sum |a_ii| for n diagonal entries (sum()'s bound, ``accuracy.bound("sum", k=n)``);
-        the same bits on both devices.
-
-    Raises
-    ------
-    ValueError
-        a has fewer than 2 dimensions, or axis1 and axis2 are the same axis (NumPy's errors;
-        an axis out of bounds is NumPy's AxisError).
-    """
-    return dd_sum(diagonal(a, offset, axis1, axis2), axis=-1, fma=fma, add=add)
 
 
 def check_ddof(ddof) -> None:
@@ -419,7 +386,6 @@ register_functions({
     np.cumprod: numpy_signature(cumprod, "axis", "dtype", "out"),
     np.var: numpy_signature(var, "axis", "dtype", "out", "ddof", "keepdims"),
     np.std: numpy_signature(std, "axis", "dtype", "out", "ddof", "keepdims"),
-    np.trace: numpy_signature(trace, "offset", "axis1", "axis2", "dtype", "out"),
     np.all: numpy_signature(all, "axis", "out", "keepdims", result="bool"),
     np.any: numpy_signature(any, "axis", "out", "keepdims", result="bool"),
     np.nonzero: nonzero, np.flatnonzero: flatnonzero, np.argwhere: argwhere,

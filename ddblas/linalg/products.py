@@ -13,7 +13,7 @@ from ..core import ops
 from ..core.array import DDArray
 from ..core.building import stack
 from ..core.options import options
-from ..core.reductions import trace as trace_of_axes
+from ..core.building import trace as trace_of_axes
 from .errors import LinAlgError, require_square_stack
 from .solve import inv
 
