@@ -164,7 +164,9 @@ def test_searchsorted_against_numpy(device, side):
     assert _same_ints(np.searchsorted(a[::-1][::-1], "1", side),
                       np.searchsorted(SORTED, 1.0, side))
     # a float64 array with DD keys: dispatched to ddblas
-    assert _same_ints(np.searchsorted(SORTED, v, side), np.searchsorted(SORTED, KEYS, side))
+    sorted_there = SORTED if device == "cpu" else v.xp.asarray(SORTED)
+    assert _same_ints(np.searchsorted(sorted_there, v, side),
+                      np.searchsorted(SORTED, KEYS, side))
     assert all(check() for check in unchanged)
 
 
@@ -182,7 +184,8 @@ def test_searchsorted_counts_exact_values(device, pairs, keys):
 
 def test_searchsorted_tells_dd_values_apart(device):
     a = ddblas.DDArray(np.array([1.0, 1.0, 1.0]), np.array([-E, 0.0, E])).to_device(device)
-    v = ddblas.DDArray(np.array([1.0, 1.0, 1.0, 1.0]), np.array([0.0, E / 2, -E, 2 * E]))
+    v = ddblas.DDArray(np.array([1.0, 1.0, 1.0, 1.0]),
+                       np.array([0.0, E / 2, -E, 2 * E])).to_device(device)
     assert _host(np.searchsorted(a, v)).tolist() == [1, 2, 0, 3]
     assert _host(np.searchsorted(a, v, "right")).tolist() == [2, 2, 1, 3]
 
@@ -262,6 +265,8 @@ def test_clip_against_numpy(device, bounds):
     unchanged = _unchanged(x)
     low, high = bounds
     want = DATA if low is None else np.maximum(DATA, low)
+    if device != "cpu":   # array bounds on x's device (a NumPy array beside a GPU one: an error)
+        low, high = (x.xp.asarray(b) if isinstance(b, np.ndarray) else b for b in (low, high))
     want = want if high is None else np.minimum(want, high)
     assert np.array_equal(want, np.clip(DATA, low, high), equal_nan=True)
     assert _same_floats(np.clip(x, low, high), want)
@@ -269,7 +274,8 @@ def test_clip_against_numpy(device, bounds):
     assert _same_floats(x.clip(low, high), want)
     if low is not None and high is not None:
         assert _same_floats(np.clip(x, min=low, max=high), want)
-        assert _same_floats(np.clip(DATA, _dd(low, device), high), want)  # DD bound, float a
+        a = DATA if device == "cpu" else x.xp.asarray(DATA)
+        assert _same_floats(np.clip(a, _dd(low, device), high), want)  # DD bound, float a
     assert unchanged()
     assert np.clip(x, 1, 2) is not x and np.clip(x, None, None) is not x
 
