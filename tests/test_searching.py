@@ -265,10 +265,10 @@ def test_clip_against_numpy(device, bounds):
     unchanged = _unchanged(x)
     low, high = bounds
     want = DATA if low is None else np.maximum(DATA, low)
-    if device != "cpu":   # array bounds on x's device (a NumPy array beside a GPU one: an error)
-        low, high = (x.xp.asarray(b) if isinstance(b, np.ndarray) else b for b in (low, high))
     want = want if high is None else np.minimum(want, high)
     assert np.array_equal(want, np.clip(DATA, low, high), equal_nan=True)
+    if device != "cpu":   # array bounds on x's device (a NumPy array beside a GPU one: an error)
+        low, high = (x.xp.asarray(b) if isinstance(b, np.ndarray) else b for b in (low, high))
     assert _same_floats(np.clip(x, low, high), want)
     assert _same_floats(ddblas.clip(x, low, high), want)
     assert _same_floats(x.clip(low, high), want)
@@ -287,7 +287,8 @@ def test_clip_with_dd_bounds_and_out(device):
     tenth = exact_values(ddblas.array("0.1"))[0]
     assert exact_values(got[:4]) == [1, 1 - Fraction(E), 1, tenth]
     assert math.isnan(float(got[4].hi))
-    assert exact_values(x.clip(max=ddblas.array(1) - E)[:3]) == [1 - Fraction(E)] * 3
+    assert exact_values(x.clip(max=ddblas.array(1, device=device) - E)[:3]) == [
+        1 - Fraction(E)] * 3
     out = ddblas.zeros((2, 5), device=device)
     assert np.clip(x, 1, None, out=out) is out and same_bits(out[1], np.clip(x, 1, None))
     assert np.clip(x, 0, 1, out=x) is x and same_bits(x, got.__class__(
