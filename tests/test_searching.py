@@ -275,7 +275,7 @@ def test_clip_against_numpy(device, bounds):
     if low is not None and high is not None:
         assert _same_floats(np.clip(x, min=low, max=high), want)
         a = DATA if device == "cpu" else x.xp.asarray(DATA)
-        assert _same_floats(np.clip(a, _dd(low, device), high), want)  # DD bound, float a
+        assert _same_floats(np.clip(a, _dd(bounds[0], device), high), want)  # DD bound, float a
     assert unchanged()
     assert np.clip(x, 1, 2) is not x and np.clip(x, None, None) is not x
 
