@@ -8,7 +8,8 @@
 //          x - k c with c split into several words (here pi/16 in 5 doubles, ~280 bits), used
 //          for |x| <= 2^90.
 //   [PH83] M. Payne, R. Hanek, "Radian reduction for trigonometric functions", SIGNUM Newsl.
-//          18(1), 1983: x 16/pi mod 32 from the bits of 16/pi that matter, beyond 2^90.
+//          18(1), 1983: x 16/pi mod 32 from the bits of 16/pi that matter, beyond 2^90, and
+//          with twice the bits wherever x lies within 2^-70 pi/16 of a multiple of pi/16.
 //   [ORO05] T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
 //          26(6), 2005: VecSum (Alg. 4.3) and SumK (Alg. 4.8), used to sum the reduction's
 //          exact terms with cancellation.
@@ -47,18 +48,30 @@ constexpr int PI16_WORDS = 5;
 constexpr int VECSUM_PASSES = 3;  // SumK with K = 4 [ORO05]: passes, then one DD summation
 constexpr dd PI_OVER_16 = {0x1.921fb54442d18p-3, 0x1.1a62633145c07p-57};
 
-// Payne-Hanek: 16/pi = sum_i g_i 2^(3 - 24 (i + 1)), g_i the 24-bit chunks below (1248 bits,
-// enough for every double: chunks i0 .. i0 + PH_CHUNKS - 1 with i0 <= 40).
+// Payne-Hanek: 16/pi = sum_i g_i 2^(3 - 24 (i + 1)), g_i the 24-bit chunks below (1488 bits,
+// enough for every double: chunks i0 .. i0 + PH_LONG_CHUNKS - 1 with i0 <= 40). PH_CHUNKS
+// chunks leave out < 2^-183 of x 16/pi, PH_LONG_CHUNKS < 2^-447 (reduce_near_multiple).
 constexpr int PH_CHUNKS = 11;
+constexpr int PH_LONG_CHUNKS = 22;
+constexpr int PH_TABLE_CHUNKS = 62;
+// NEAR_MULTIPLE: a reduced f = x 16/pi - k below this (in units of pi/16) leaves the usual
+// reductions' truncations (2^-183 absolute) above u^2 / 2^7 of it: reduce_near_multiple instead.
+// NEAR_MULTIPLE_CW: the same for Cody-Waite's r, relative to |k| (words: |k| 2^-279 absolute).
+constexpr double NEAR_MULTIPLE = 0x1p-70;
+constexpr double NEAR_MULTIPLE_CW = 0x1p-140;
+// VecSum passes of the long reduction: its terms' sum cancels by up to ~2^350 (|f| >= 2^-337
+// with 2^-447 left out), each pass gains ~46 bits for its 89 terms [ORO05].
+constexpr int PH_LONG_PASSES = 10;
 DD_HD double sixteen_over_pi_chunk(int i) {
-    static constexpr double CHUNKS[52] = {
+    static constexpr double CHUNKS[PH_TABLE_CHUNKS] = {
         0xa2f983, 0x6e4e44, 0x1529fc, 0x2757d1, 0xf534dd, 0xc0db62, 0x95993c, 0x439041,
         0xfe5163, 0xabdebb, 0xc561b7, 0x246e3a, 0x424dd2, 0xe00649, 0x2eea09, 0xd1921c,
         0xfe1deb, 0x1cb129, 0xa73ee8, 0x8235f5, 0x2ebb44, 0x84e99c, 0x7026b4, 0x5f7e41,
         0x3991d6, 0x398353, 0x39f49c, 0x845f8b, 0xbdf928, 0x3b1ff8, 0x97ffde, 0x05980f,
         0xef2f11, 0x8b5a0a, 0x6d1f6d, 0x367ecf, 0x27cb09, 0xb74f46, 0x3f669e, 0x5fea2d,
         0x7527ba, 0xc7ebe5, 0xf17b3d, 0x0739f7, 0x8a5292, 0xea6bfb, 0x5fb11f, 0x8d5d08,
-        0x560330, 0x46fc7b, 0x6babf0, 0xcfbc20,
+        0x560330, 0x46fc7b, 0x6babf0, 0xcfbc20, 0x9af436, 0x1da9e3, 0x91615e, 0xe61b08,
+        0x659985, 0x5f14a0, 0x68408d, 0xffd880, 0x4d7327, 0x310606,
     };
     return CHUNKS[i];
 }
@@ -230,18 +243,18 @@ DD_HD dd reduce_pi16_sum(dd x, double kh, double kl) {
     return vecsum_to_dd<n>(v, VECSUM_PASSES);
 }
 
-// payne_hanek_terms: 2 PH_CHUNKS doubles whose sum is a * 16/pi modulo 32, exactly up to the
-// chunks left out (< 2^-180 absolute), for a finite double a [PH83; Mul16, Ch. 11]:
-// a = M 2^E (M an integer, |M| < 2^53), the chunks g_i with M g_i 2^(E + 3 - 24(i+1)) a multiple
-// of 32 are skipped (i < i0), each kept product M g_i is exact as p + e (two_prod: 77 bits), scaled
-// by its power of 2 (exact but for underflow, which only tiny a reach: absolute error < 2^-1000)
-// and reduced modulo 32 by fmod (exact).
-template <class V>
+// payne_hanek_terms: 2 CHUNKS doubles whose sum is a * 16/pi modulo 32, exactly up to the
+// chunks left out (< 2^-183 absolute for PH_CHUNKS, < 2^-447 for PH_LONG_CHUNKS), for a finite
+// double a [PH83; Mul16, Ch. 11]: a = M 2^E (M an integer, |M| < 2^53), the chunks g_i with
+// M g_i 2^(E + 3 - 24(i+1)) a multiple of 32 are skipped (i < i0), each kept product M g_i is
+// exact as p + e (two_prod: 77 bits), scaled by its power of 2 (exact but for underflow, which
+// only tiny a reach: absolute error < 2^-1000) and reduced modulo 32 by fmod (exact).
+template <class V, int CHUNKS>
 DD_HD void payne_hanek_terms(double a, double* v) {
     const int e = a == 0.0 ? 0 : ilogb(a) - 52;
     const double m = ldexp(a, -e);
     const int i0 = e - 2 > 0 ? (e - 2) / 24 : 0;
-    for (int j = 0; j < PH_CHUNKS; ++j) {
+    for (int j = 0; j < CHUNKS; ++j) {
         const int i = i0 + j;
         double p, err;
         two_prod<V::fma>(m, sixteen_over_pi_chunk(i), p, err);
@@ -251,28 +264,49 @@ DD_HD void payne_hanek_terms(double a, double* v) {
     }
 }
 
-// reduce_payne_hanek: r = x - k pi/16 and k mod 32 for finite |x| > CODY_WAITE_LIMIT: f = x 16/pi
-// mod 32 from the Payne-Hanek terms of x.hi and x.lo, k = round(f) from their plain sum (error <
-// 2^-30), f - k by 4 VecSum passes over the terms and -k (the cancellation is exact), then
-// r = (f - k) * pi/16 (a DD product).
-template <class V>
-DD_COLD dd reduce_payne_hanek(dd x, int& k_mod_32) {
-    constexpr int n = 4 * PH_CHUNKS + 1;
+// payne_hanek_fraction: f = x 16/pi - k for finite x, k = round(x 16/pi) from the plain sum of
+// the Payne-Hanek terms of x.hi and x.lo (error < 2^-30) and k mod 32: the terms and -k summed
+// by PASSES VecSum passes and a DD sum [ORO05] (the cancellation is exact), so f errs by the
+// chunks left out (payne_hanek_terms) and the SumK rest.
+template <class V, int CHUNKS, int PASSES>
+DD_HD dd payne_hanek_fraction(dd x, int& k_mod_32) {
+    constexpr int n = 4 * CHUNKS + 1;
     double v[n];
-    payne_hanek_terms<V>(x.hi, v);
-    payne_hanek_terms<V>(x.lo, v + 2 * PH_CHUNKS);
+    payne_hanek_terms<V, CHUNKS>(x.hi, v);
+    payne_hanek_terms<V, CHUNKS>(x.lo, v + 2 * CHUNKS);
     double approx = 0.0;
     for (int i = 0; i < n - 1; ++i) approx += v[i];
     const double k = rint(approx);
     v[n - 1] = -k;
     k_mod_32 = (((int)fmod(k, 32.0)) % 32 + 32) % 32;
-    return mul<V>(vecsum_to_dd<n>(v, 4), PI_OVER_16);
+    return vecsum_to_dd<n>(v, PASSES);
+}
+
+// reduce_near_multiple: r = x - k pi/16 and k mod 32 for a finite x within NEAR_MULTIPLE pi/16 of
+// k pi/16 (a DD whose lo cancels hi's distance to it: |r| / |x| down to 2^-1137 was found), where
+// the usual reductions' truncations would show: payne_hanek_fraction with PH_LONG_CHUNKS (f to
+// 2^-447 absolute, so u^2 |f| for |f| >= 2^-337) and PH_LONG_PASSES, then r = f pi/16.
+template <class V>
+DD_COLD dd reduce_near_multiple(dd x, int& k_mod_32) {
+    return mul<V>(payne_hanek_fraction<V, PH_LONG_CHUNKS, PH_LONG_PASSES>(x, k_mod_32),
+                  PI_OVER_16);
+}
+
+// reduce_payne_hanek: r = x - k pi/16 and k mod 32 for finite |x| > CODY_WAITE_LIMIT:
+// payne_hanek_fraction with PH_CHUNKS and 4 passes (f to 2^-183 absolute), then r = (f - k) pi/16
+// (a DD product); reduce_near_multiple where |f| < NEAR_MULTIPLE.
+template <class V>
+DD_COLD dd reduce_payne_hanek(dd x, int& k_mod_32) {
+    const dd f = payne_hanek_fraction<V, PH_CHUNKS, 4>(x, k_mod_32);
+    if (fabs(f.hi) < NEAR_MULTIPLE) return reduce_near_multiple<V>(x, k_mod_32);
+    return mul<V>(f, PI_OVER_16);
 }
 
 // reduce_pi16: r = x - k pi/16 with k = round(16 x / pi), |r| <= (1 + 2^-9) pi/32, and
 // k mod 32 in [0, 32), for finite x. Up to CODY_WAITE_LIMIT: k = kh + kl from q = x * 16/pi in
 // DD (below 2^52 k fits one double; above, kh = q.hi, an integer, and kl = round(q.lo)) and
-// reduce_pi16_sum; beyond, reduce_payne_hanek.
+// reduce_pi16_sum, or reduce_near_multiple where |r| < |k| NEAR_MULTIPLE_CW; beyond,
+// reduce_payne_hanek.
 template <class V>
 DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
     if (fabs(x.hi) <= 0x1.921fb54442d18p-4) {  // |x| <= pi/32: no reduction
@@ -298,6 +332,8 @@ DD_HD dd reduce_pi16(dd x, int& k_mod_32) {
         kl = rint(q.lo);
         r = reduce_pi16_sum<V, true>(x, kh, kl);
     }
+    // the words' truncation |k| 2^-279 and the SumK rest would show in a tiny r
+    if (fabs(r.hi) < fabs(kh) * NEAR_MULTIPLE_CW) return reduce_near_multiple<V>(x, k_mod_32);
     const int m = (int)(fmod(kh, 32.0) + fmod(kl, 32.0));  // exact, in (-64, 64)
     k_mod_32 = ((m % 32) + 32) % 32;
     return r;

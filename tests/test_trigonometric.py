@@ -129,6 +129,50 @@ def test_large_arguments_near_multiples_of_pi(name, device, variant):
     check_unary(name, to_ddarray([dd_nearest(v) for v in values], device), variant)
 
 
+# DDs whose hi is a double within ~2^-40 of a multiple of pi/2 (continued fractions) and whose lo
+# cancels the rest: x - k pi/2 is 2^-107 ... 2^-115 although |x| reaches 2^1023 (|r| / |x| down
+# to 2^-1137), so the reduction must be accurate far below 2^-180 absolute. (hi, lo) in hex; k
+# even (sin tiny) for the first nine, odd (cos tiny) for the rest. The reduction's truncations
+# (pi/16 in 5 words below 2^90: |k| 2^-279; 11 chunks of 16/pi above: 2^-183) gave sin, cos and
+# tan up to 5e8 u^2 (review of 2026-11-27).
+NEAR_HALF_PI_MULTIPLES = [
+    ("0x1.98a507d1f6693p+32", "-0x1.2cb2007412a71p-42"),
+    ("0x1.5cba89af1f855p+52", "0x1.b5ebde2aae00bp-54"),
+    ("0x1.1a209b98a791fp+72", "0x1.1bcbc097d222cp-53"),
+    ("0x1.e0664dbedfec5p+82", "0x1.c0de77c1ccc58p-56"),
+    ("0x1.4959f3257954cp+89", "-0x1.9bf0eb4840b9fp-42"),
+    ("0x1.60dfea0dee399p+90", "-0x1.d19503d5baa4dp-49"),
+    ("0x1.8093b9814d993p+152", "-0x1.5516870ab9281p-49"),
+    ("0x1.3842c122fbc87p+552", "-0x1.66f72dad7962bp-52"),
+    ("0x1.61a3db8c8d129p+1023", "0x1.dd15f96b823f2p-56"),
+    ("0x1.1636b9b4ec201p+32", "0x1.556dd6070cf1bp-49"),
+    ("0x1.b065a2fbb921ep+52", "-0x1.20e6bcdbb3c61p-44"),
+    ("0x1.115bc3eb3a8d5p+72", "-0x1.de94f86ad3cf5p-51"),
+    ("0x1.100a278cdbf42p+82", "0x1.0fd4c99370298p-50"),
+    ("0x1.60dfea0dee399p+89", "-0x1.d19503d5baa4dp-50"),
+    ("0x1.66bd5424e5655p+90", "0x1.7a6b2243e72f6p-58"),
+    ("0x1.41751c0b0285fp+152", "-0x1.971641857caddp-52"),
+    ("0x1.2f4e945d7ee46p+552", "0x1.6efb1788f21abp-43"),
+    ("0x1.68b890e904e1cp+1023", "0x1.c3da835ea7482p-51"),
+]
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_dd_with_a_gap_next_to_a_multiple_of_half_pi(name, device, variant):
+    """sin, cos, tan within their bound where x - k pi/2 is ~2^-110 and |x| up to 2^1023: the
+    reduction is accurate to |r| u^2 however close to a multiple of pi/16 a DD lies."""
+    pairs = [(float.fromhex(h), float.fromhex(l)) for h, l in NEAR_HALF_PI_MULTIPLES]
+    x = to_ddarray(pairs, device)
+    fn, mp_fn, _, _ = UNARY[name]
+    with mpmath.workprec(1500):   # the exact hi + lo spans up to 1131 bits
+        reference = [mp_fn(mpmath.mpf(h) + mpmath.mpf(l)) for h, l in pairs]
+        got = fn(x, **variant).to_device("cpu")
+        errors = [float(abs(mpmath.mpf(float(gh)) + mpmath.mpf(float(gl)) - want) / abs(want)
+                        * mpmath.mpf(2) ** 106)
+                  for gh, gl, want in zip(np.ravel(got.hi), np.ravel(got.lo), reference)]
+    assert max(errors) <= accuracy.bound(name), (name, errors)
+
+
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_pairs_with_a_non_finite_lo_give_nan_not_a_crash(name, device):
     """Review of 2026-11-25: a pair (huge hi, nan or inf lo), not a DD (normalize=False), read
