@@ -268,3 +268,23 @@ def test_bounds_are_published():
 def test_bad_input_named():
     with pytest.raises((TypeError, ValueError)):
         ddblas.exp("not a number")
+
+
+@pytest.mark.parametrize("fn", NAMES + ["power", "real_power", "fmod"])
+def test_complex_input_is_a_type_error_naming_the_argument(fn, device):
+    """Review of 2026-11-27: ddblas.exp(1j) and ddblas.power(x, 1j) said "ddblas holds real
+    numbers only, got complex value 1j" without naming the argument (power: which of two)."""
+    x = ddblas.array([0.5, 1.5], device=device)
+    if fn in NAMES:
+        f = getattr(ddblas, fn)
+        calls = [(lambda: f(1j), "x"), (lambda: f(np.array([1j, 2])), "x")]
+    else:
+        f = {"power": ddblas.power, "real_power": elementary.power, "fmod": elementary.fmod}[fn]
+        second = "exponent" if fn == "power" else "y"
+        calls = [(lambda: f(x, 1j), second), (lambda: f(1j, x), "x"),
+                 (lambda: f(x, np.array([2, 1j])), second)]
+        if fn != "real_power":   # np.power and np.fmod dispatch to power and fmod
+            calls.append((lambda: getattr(np, fn)(x, 1j), second))
+    for call, name in calls:
+        with pytest.raises(TypeError, match=f"^{name}: .*real numbers only.*complex"):
+            call()

@@ -4,6 +4,7 @@ ranges (hypothesis, derandomized so that a measured bound cannot flake), large a
 values as float64 (NumPy), odd strides, empty shapes, the ufuncs, both devices, every variant."""
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 
@@ -319,3 +320,22 @@ def test_bound_names_the_measured_constants():
         assert 1 <= accuracy.bound(name, "nofma/sloppy") == accuracy.bound(name) <= 10
     with pytest.raises(ValueError, match="takes no k"):
         accuracy.bound("sin", k=3)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY) + sorted(BINARY))
+def test_complex_input_is_a_type_error_naming_the_argument(name, device):
+    """Review of 2026-11-27: sin(1j) and arctan2(x, 1j) said "ddblas holds real numbers only,
+    got complex value 1j" without naming the argument (arctan2, hypot: which of two)."""
+    x = ddblas.array([0.5, 0.25], device=device)
+    if name in UNARY:
+        fn = UNARY[name][0]
+        calls = [(lambda: fn(1j), "x"), (lambda: fn(np.array([0.5, 1j])), "x")]
+    else:
+        fn, np_fn = BINARY[name][0], BINARY[name][2]
+        first, second = list(inspect.signature(fn).parameters)[:2]   # (y, x), (x1, x2)
+        calls = [(lambda: fn(x, 1j), second), (lambda: fn(1j, x), first),
+                 (lambda: np_fn(x, np.array([1j, 1])), second)]
+    for call, argument in calls:
+        with pytest.raises(TypeError, match=f"^{argument}: .*real numbers only.*complex"):
+            call()
+

@@ -61,7 +61,7 @@ def power(x, y, *, fma=None, add=None) -> DDArray:
     CPU and the GPU. ddblas.power (and **, np.power) call this for non-integer exponents and
     compute integer powers by exact-order repeated multiplication instead.
     """
-    return binary(f"ddblas_elem_pow_{resolve(fma, add).suffix}", x, y)
+    return binary(f"ddblas_elem_pow_{resolve(fma, add).suffix}", x, y, names=("x", "y"))
 
 
 def fmod(x, y, *, fma=None, add=None) -> DDArray:
@@ -89,7 +89,7 @@ def fmod(x, y, *, fma=None, add=None) -> DDArray:
     (1e300 mod 3.1e-300 included); otherwise each of the <= 41 passes rounds once (measured
     bound in docs/algorithms.md). Same bits on the CPU and the GPU.
     """
-    return binary(f"ddblas_elem_fmod_{resolve(fma, add).suffix}", x, y)
+    return binary(f"ddblas_elem_fmod_{resolve(fma, add).suffix}", x, y, names=("x", "y"))
 
 
 register_ufuncs({getattr(np, name): globals()[name] for name in _UNARY} | {np.fmod: fmod})

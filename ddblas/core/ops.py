@@ -63,10 +63,10 @@ def _readable(x: DDArray) -> DDArray:
     return DDArray(contiguous(x.hi), contiguous(x.lo), normalize=False)
 
 
-def operands(*xs) -> list[DDArray]:
-    """on_one_device(*xs), each readable by kernels in place (else a contiguous copy): for
-    inputs only, never for an output."""
-    return [_readable(x) for x in on_one_device(*xs)]
+def operands(*xs, names: tuple | None = None) -> list[DDArray]:
+    """on_one_device(*xs, names=names), each readable by kernels in place (else a contiguous
+    copy): for inputs only, never for an output."""
+    return [_readable(x) for x in on_one_device(*xs, names=names)]
 
 
 def overlapping(x: DDArray, y: DDArray) -> bool:
@@ -94,10 +94,11 @@ def _contiguous_parts(x: DDArray, shape: tuple):
     return hi, lo, step
 
 
-def binary(kernel: str, a, b, dtype=np.float64):
+def binary(kernel: str, a, b, dtype=np.float64, names: tuple | None = None):
     """Launch the elementwise kernel `kernel` on a and b (NumPy broadcasting, any strides):
-    a DDArray, or a bool array for dtype=np.bool_."""
-    a, b = operands(a, b)
+    a DDArray, or a bool array for dtype=np.bool_. names: the arguments' names for the errors
+    of operands that are not real numbers (on_one_device)."""
+    a, b = operands(a, b, names=names)
     shape = broadcast_shape(a.shape, b.shape)
     be = _backend.backend(a.device)
     n = int(np.prod(shape, dtype=np.int64))
@@ -113,10 +114,10 @@ def binary(kernel: str, a, b, dtype=np.float64):
     return DDArray(out_hi, out_lo, normalize=False)
 
 
-def unary(kernel: str, a, dtype=np.float64):
+def unary(kernel: str, a, dtype=np.float64, names: tuple | None = None):
     """Launch the elementwise kernel `kernel` on a (any strides): a DDArray, or a bool array for
-    dtype=np.bool_."""
-    (a,) = operands(a)
+    dtype=np.bool_. names: (a's name,) for the error of an operand that is not a real number."""
+    (a,) = operands(a, names=names)
     be = _backend.backend(a.device)
     ah, al, step = _contiguous_parts(a, a.shape)
     if dtype == np.bool_:
@@ -138,10 +139,10 @@ def elementwise_function(name: str, kernel: str, parameters: tuple, summary: str
     bound bound(name) from docs/algorithms.md's `section`."""
     if len(parameters) == 1:
         def function(x, *, fma=None, add=None) -> DDArray:
-            return unary(f"{kernel}_{resolve(fma, add).suffix}", x)
+            return unary(f"{kernel}_{resolve(fma, add).suffix}", x, names=parameters)
     else:
         def function(x1, x2, /, *, fma=None, add=None) -> DDArray:
-            return binary(f"{kernel}_{resolve(fma, add).suffix}", x1, x2)
+            return binary(f"{kernel}_{resolve(fma, add).suffix}", x1, x2, names=parameters)
         function.__signature__ = inspect.Signature(
             [inspect.Parameter(p, inspect.Parameter.POSITIONAL_ONLY) for p in parameters]
             + [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=None)
@@ -415,7 +416,7 @@ def power(x, exponent, *, fma=None, add=None) -> DDArray:
     x ** -1 = reciprocal(x). Any other exponent (when one of them is not such an integer:
     all of them) is computed as exp(y log|x|) by ddblas.core.elementary.power, within
     accuracy.bound("real_power") (1 + |y ln x|) relative (docs/algorithms.md)."""
-    x, exponent = operands(x, exponent)
+    x, exponent = operands(x, exponent, names=("x", "exponent"))
     n = _integer_exponents(exponent)
     if n is None:  # a non-integer exponent: exp(y log x) (core.elementary.power, registered)
         return operation("real_power")(x, exponent, fma=fma, add=add)
