@@ -3,6 +3,7 @@ against mpmath at 300 bits within ddblas.accuracy.bound over wide ranges (hypoth
 special values, odd strides and shapes, NumPy's ufuncs, both devices, every variant."""
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -263,6 +264,20 @@ def test_bounds_are_published():
             assert 0 < accuracy.bound(fn, v) <= 10
     with pytest.raises(ValueError, match="takes no k"):
         accuracy.bound("exp", k=3)
+
+
+def test_domain_errors_poles_and_overflow_are_silent(device):
+    """nan and +-inf as float64 gives them, without NumPy's RuntimeWarning and whatever
+    np.errstate says (docs/options.md, "Errors": undocumented until 2026-11-27)."""
+    x = ddblas.array([-1.0, 0.0, 2.0, 1000.0], device=device)
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        results = [np.log(x), ddblas.arcsin(x), ddblas.arctanh(x), ddblas.exp(x),
+                   ddblas.power(x, 0.5), 1 / x]
+    hi = [np.asarray(r.to_device("cpu").hi) for r in results]
+    assert np.isnan(hi[0][0]) and hi[0][1] == -np.inf and np.isnan(hi[1][2:]).all()
+    assert hi[2][0] == -np.inf and np.isnan(hi[2][2:]).all() and hi[3][3] == np.inf
+    assert np.isnan(hi[4][0]) and hi[5][1] == np.inf
 
 
 def test_bad_input_named():
