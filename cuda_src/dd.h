@@ -311,6 +311,36 @@ DD_HD dd div(dd a, dd b) {
     return float64_special_cases(q, a.hi / b.hi);
 }
 
+// div_accurate: a / b for finite a, b (b != 0, no overflow or underflow), the quotient in three
+// float64 digits as [QD]'s accurate_div: q1 = a.hi / b.hi; the remainder a - q1 b summed exactly
+// from two_prod's parts (a.hi - q1 b.hi is exact by Sterbenz) and kept as a DD to ~u^2 of itself;
+// q2 = r.hi / b.hi; the second remainder to ~u of itself; q3; then (q1, q2, q3) renormalized.
+// Not proven; div above (DWDivDW2, proven 15u^2) measured 6.3u^2 on log1p's quotients t/(2+t),
+// and with this one log's measured worst fell from 5.3u^2 to 2.0u^2. The same bits for both
+// variants (every two_prod is exact). 3 divisions and ~40 flops. Used by elementary.h and
+// trigonometric.h (tan).
+template <class V>
+DD_HD dd div_accurate(dd a, dd b) {
+    const double q1 = a.hi / b.hi;
+    double p, e, f, g;
+    two_prod<V::fma>(q1, b.hi, p, e);
+    two_prod<V::fma>(q1, b.lo, f, g);
+    double s1, c1, s2, c2, s3, c3;
+    two_sum(a.hi - p, -e, s1, c1);
+    two_sum(s1, a.lo, s2, c2);
+    two_sum(s2, -f, s3, c3);
+    dd r;
+    fast_two_sum(s3, ((c1 + c2) + c3) - g, r.hi, r.lo);
+    const double q2 = r.hi / b.hi;
+    two_prod<V::fma>(q2, b.hi, p, e);
+    const double r2 = (((r.hi - p) - e) + r.lo) - q2 * b.lo;
+    const double q3 = r2 / b.hi;
+    dd q;
+    fast_two_sum(q1, q2, q.hi, q.lo);
+    fast_two_sum(q.hi, q.lo + q3, q.hi, q.lo);
+    return q;
+}
+
 // sqrt: sqrt(a) for a >= 0: one Newton-like correction of s = fl(sqrt(a.hi)) by
 // (a - s^2) / (2s), with a.hi - s^2 computed exactly-rounded (by fma, or by Dekker's product
 // and Sterbenz's lemma: both give fl(a.hi - s^2), so both variants agree bit for bit).

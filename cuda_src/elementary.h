@@ -55,35 +55,6 @@ DD_HD dd dd_of(double x) {
 // as_is: x itself where finite, else (x.hi, 0) (a nan or inf passed through as float64 does).
 DD_HD dd as_is(dd x) { return isfinite(x.hi) ? x : dd_of(x.hi); }
 
-// div_accurate: a / b for finite a, b (b != 0, no overflow or underflow), the quotient in three
-// float64 digits as [QD]'s accurate_div: q1 = a.hi / b.hi; the remainder a - q1 b summed exactly
-// from two_prod's parts (a.hi - q1 b.hi is exact by Sterbenz) and kept as a DD to ~u^2 of itself;
-// q2 = r.hi / b.hi; the second remainder to ~u of itself; q3; then (q1, q2, q3) renormalized.
-// Not proven; dd.h's div (DWDivDW2, proven 15u^2) measured 6.3u^2 on log1p's quotients t/(2+t),
-// and with this one log's measured worst fell from 5.3u^2 to 2.0u^2. The same bits for both
-// variants (every two_prod is exact). 3 divisions and ~40 flops.
-template <class V>
-DD_HD dd div_accurate(dd a, dd b) {
-    const double q1 = a.hi / b.hi;
-    double p, e, f, g;
-    two_prod<V::fma>(q1, b.hi, p, e);
-    two_prod<V::fma>(q1, b.lo, f, g);
-    double s1, c1, s2, c2, s3, c3;
-    two_sum(a.hi - p, -e, s1, c1);
-    two_sum(s1, a.lo, s2, c2);
-    two_sum(s2, -f, s3, c3);
-    dd r;
-    fast_two_sum(s3, ((c1 + c2) + c3) - g, r.hi, r.lo);
-    const double q2 = r.hi / b.hi;
-    two_prod<V::fma>(q2, b.hi, p, e);
-    const double r2 = (((r.hi - p) - e) + r.lo) - q2 * b.lo;
-    const double q3 = r2 / b.hi;
-    dd q;
-    fast_two_sum(q1, q2, q.hi, q.lo);
-    fast_two_sum(q.hi, q.lo + q3, q.hi, q.lo);
-    return q;
-}
-
 // nearest_integer: the integer nearest x (ties away from zero); exact. (trunc(x + 1/2) is not:
 // for x = 1/2 - 2^-54 the sum rounds up to 1.)
 DD_HD double nearest_integer(double x) { return round(x); }
