@@ -398,12 +398,15 @@ DD_HD dd tan(dd x) {
 // (den + c num) with |delta| <= 1/64 (one DD division; c den and c num are exact up to the
 // rounding of lo * c, c having 6 bits), atan(t) = atan(c) + delta + delta w R(w), w = delta^2,
 // the series truncated after delta^19/19 (next term < 2^-124 |delta|). j = 0: delta = t.
+// j is kept in [0, 32] for any input (a nan or out-of-range ratio from a pair that is not a DD,
+// normalize=False, read the table out of bounds: rint gave INT_MIN).
 template <class V>
 DD_HD dd atan_ratio(dd num, dd den) {
     const int e = ilogb(den.hi);
     num = ldexp_dd(num, -e);
     den = ldexp_dd(den, -e);
-    const int j = (int)rint(num.hi / den.hi * 32.0);
+    const double nearest = rint(num.hi / den.hi * 32.0);
+    const int j = nearest > 0.0 ? (nearest < 32.0 ? (int)nearest : 32) : 0;
     dd delta;
     if (j == 0) {
         delta = div<V>(num, den);

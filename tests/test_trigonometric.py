@@ -186,6 +186,24 @@ def test_pairs_with_a_non_finite_lo_give_nan_not_a_crash(name, device):
     assert np.isnan(getattr(ddblas, name)(x).to_device("cpu").hi).all()
 
 
+@pytest.mark.parametrize("name", sorted(UNARY) + sorted(BINARY))
+def test_finite_pairs_that_are_not_normalised_give_no_crash(name, device):
+    """Review of 2026-11-27: arctan of the pair (0x0.026c5d8dbc7f5p-1022, -0x1.7a7e8a45fb41cp+978)
+    (normalize=False, not a DD) killed the process: atan_ratio's table index was the int of a
+    nan or a huge double (INT_MIN: a read far out of bounds). Such pairs have no defined result
+    (DDArray's docstring), but every kernel must return."""
+    rng = np.random.default_rng(1)
+    hi = np.ldexp(rng.uniform(-2, 2, 4000), rng.integers(-1074, 1024, 4000))
+    lo = np.ldexp(rng.uniform(-2, 2, 4000), rng.integers(-1074, 1024, 4000))
+    hi[:2] = [float.fromhex("0x0.026c5d8dbc7f5p-1022"), 3.0]
+    lo[:2] = [-float.fromhex("0x1.7a7e8a45fb41cp+978"), -1e300]
+    x = ddblas.DDArray(hi, lo, normalize=False).to_device(device)
+    y = ddblas.DDArray(lo, hi, normalize=False).to_device(device)
+    fn = {**UNARY, **BINARY}[name][0]
+    for args in ((x,),) if name in UNARY else ((x, y), (y, x), (x, 1.0), (1.0, x)):
+        assert fn(*args).shape == (4000,)
+
+
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_huge_arguments_payne_hanek(name, device, variant):
     """Around the switch from Cody-Waite to Payne-Hanek (2^90; up to 2^100 k was once off by
