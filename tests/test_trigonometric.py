@@ -105,7 +105,10 @@ SEARCHED = [("arcsin", [("-0x1.0c866c86b706bp-8", "-0x1.fffffb48af9c6p-62")]),
             ("hypot", [("-0x1.01422eee9a010p+9", "0x1.ffffd8688e980p-45"),
                        ("0x1.0000000000005p-14", "0x1.e378391e5bdcap-68")]),
             # review of 2026-11-27: 7.16 u^2 (bound 7), 6.2 of them from dd.h's division s / c
-            ("tan", [("0x1.0a2b629bac61bp-11", "0x1.cdf6ca6cf44f3p-67")])]
+            ("tan", [("0x1.0a2b629bac61bp-11", "0x1.cdf6ca6cf44f3p-67")]),
+            # the same search: 4.78 and 4.48 u^2 (bound 4)
+            ("sin", [("0x1.0bf5e441dacc3p-3", "0x1.3c6e243da18e7p-57")]),
+            ("cos", [("0x1.b23e2d6c37efap+0", "0x1.19f88d5e24373p-54")])]
 
 
 @pytest.mark.parametrize("name, args", SEARCHED)

@@ -21,12 +21,12 @@ GROWTH = 1 + Fraction(1, 2 ** 40)  # partial sums' growth by their own errors (n
 
 # The elementary functions (cuda_src/elementary.h): MEASURED, not proven (docs/algorithms.md,
 # "Elementary functions"): the worst relative error found over 3,000 random arguments per range
-# and variant and by an adversarial search (hill-climbing by ulps, 2026-11-26) against mpmath at
-# 300 bits, times about 1.3, in units of u^2; the same for every variant. power: relative to
-# (1 + |y ln x|) (its error grows with |y ln x|).
+# and variant and by adversarial searches (hill-climbing by ulps, 2026-11-26, 2026-11-27)
+# against mpmath at 300 bits, times about 1.3, in units of u^2; the same for every variant.
+# power: relative to (1 + |y ln x|) (its error grows with |y ln x|).
 ELEMENTARY_MEASURED = {
-    "exp": 2, "exp2": 2.5, "expm1": 8.5, "log": 3, "log2": 6.5, "log10": 4.5, "log1p": 3,
-    "sinh": 7, "cosh": 2.5, "tanh": 6, "arcsinh": 3.5, "arccosh": 5, "arctanh": 3,
+    "exp": 3, "exp2": 3.5, "expm1": 8.5, "log": 4, "log2": 6.5, "log10": 6, "log1p": 4,
+    "sinh": 8.5, "cosh": 4, "tanh": 8, "arcsinh": 5, "arccosh": 5.5, "arctanh": 5,
     "real_power": 4.5,  # x ** y by exp(y log x): c (1 + |y ln x|) u^2 (the integer powers: "power")
 }
 
@@ -49,11 +49,11 @@ def _madd_sloppy_product_constant(fma: bool) -> Fraction:
 
 
 # Measured (not proven) relative bounds of the trigonometric functions in units of u^2, every
-# variant: the worst error over 40000 random DD inputs per function and variant and by an
-# adversarial search (2026-11-26) against mpmath at 300 bits, times at least 1.3, rounded up to
-# an integer (docs/algorithms.md, "Trigonometric functions", gives the ranges and the sweep);
-# finite inputs, results above 2^-968 (no underflow).
-TRIG_MEASURED = {"sin": 4, "cos": 4, "tan": 7, "arcsin": 9, "arccos": 8, "arctan": 7,
+# variant: the worst error over 40000 random DD inputs per function and variant and by
+# adversarial searches (2026-11-26, 2026-11-27) against mpmath at 300 bits, times at least 1.3,
+# rounded up to an integer (docs/algorithms.md, "Trigonometric functions", gives the ranges and
+# the sweep); finite inputs, results above 2^-968 (no underflow).
+TRIG_MEASURED = {"sin": 7, "cos": 6, "tan": 7, "arcsin": 9, "arccos": 8, "arctan": 7,
                  "arctan2": 10, "hypot": 6}
 
 
