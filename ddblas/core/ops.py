@@ -25,10 +25,12 @@ REDUCTION_CHUNK = 256
 def _device_of_operand(x):
     if isinstance(x, DDArray):
         return x.device
-    if is_array(x) and not (isinstance(x, np.ndarray) and x.dtype.kind in "US"):
+    if is_array(x) and not (isinstance(x, np.ndarray) and x.dtype.kind in "US") \
+            and x.dtype.kind != "c":
         return device_of_array(x)
     # Python scalars, strings, Fractions, lists and NumPy string arrays (text, parsed on the
-    # host whatever the device): follow the other operand
+    # host whatever the device): follow the other operand; complex arrays too, so that their
+    # refusal names the argument on any device (not the devices' error)
     return None
 
 
