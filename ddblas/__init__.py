@@ -21,8 +21,9 @@ from .core.options import (Options, get_options, get_printoptions, options, prin
                            set_printoptions)
 from .core.reductions import (all, any, argmax, argmin, argwhere, count_nonzero, cumprod,  # noqa: A004
                               cumsum, flatnonzero, max, mean, min, nonzero, prod, std, var)
-from .core.shaping import (array_split, dsplit, expand_dims, hsplit, moveaxis, put, repeat, split,
-                           squeeze, swapaxes, take, take_along_axis, tile, vsplit)
+from .core.shaping import (array_split, dsplit, expand_dims, hsplit, matrix_transpose, moveaxis,
+                           put, repeat, split, squeeze, swapaxes, take, take_along_axis, tile,
+                           vsplit)
 from .core.building import (allclose, arange, argpartition, argsort, broadcast_to, clip,
                             concatenate, diag, diagonal, empty_like, flip, full_like, hstack,
                             isclose, linspace, ones_like, outer, partition, roll, searchsorted,
@@ -43,25 +44,25 @@ from . import linalg  # noqa: E402
 abs = absolute  # noqa: A001
 
 __all__ = [
-    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos",
-    "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin",
-    "argpartition", "argsort", "argwhere", "array", "array_split", "asarray", "broadcast_to",
-    "ceil", "clip", "concatenate", "copysign", "cos", "cosh", "count_nonzero", "cpu_threads",
-    "cumprod", "cumsum", "dd", "DDArray", "DDType", "diag", "diagonal", "divide", "dot",
-    "dsplit", "eft", "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye",
-    "flatnonzero", "flip", "floor", "fmax", "fmin", "fmod", "from_mpmath", "from_quad",
-    "from_xprec", "full", "full_like", "get_cpu_threads", "get_options", "get_printoptions",
-    "gpu_available", "greater", "greater_equal", "hsplit", "hstack", "hypot", "isclose",
-    "isfinite", "isinf", "isnan", "less", "less_equal", "linalg", "linspace", "load", "log",
-    "log10", "log1p", "log2", "matmul", "max", "maximum", "mean", "median", "min", "minimum",
-    "moveaxis", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian",
-    "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar",
-    "negative", "nonzero", "not_equal", "ones", "ones_like", "options", "Options", "outer",
-    "partition", "percentile", "power", "printoptions", "prod", "put", "quantile", "random",
-    "reciprocal", "repeat", "rgemm", "rgemm_batched", "rgemv", "rint", "roll", "rsyrk",
-    "rtrsm", "save", "searchsorted", "set_printoptions", "sign", "sin", "sinh", "sort",
-    "split", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes",
-    "take", "take_along_axis", "tan", "tanh", "tile", "to_quad", "to_xprec", "trace", "tril", "triu",
-    "trunc", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "var",
-    "vsplit", "vstack", "where", "zeros", "zeros_like",
+    "abs", "absolute", "accuracy", "add", "all", "allclose", "any", "arange", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argpartition",
+    "argsort", "argwhere", "array", "array_split", "asarray", "broadcast_to", "ceil", "clip",
+    "concatenate", "copysign", "cos", "cosh", "count_nonzero", "cpu_threads", "cumprod", "cumsum",
+    "dd", "DDArray", "DDType", "diag", "diagonal", "divide", "dot", "dsplit", "eft", "empty_like",
+    "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "flatnonzero", "flip", "floor", "fmax",
+    "fmin", "fmod", "from_mpmath", "from_quad", "from_xprec", "full", "full_like",
+    "get_cpu_threads", "get_options", "get_printoptions", "gpu_available", "greater",
+    "greater_equal", "hsplit", "hstack", "hypot", "isclose", "isfinite", "isinf", "isnan", "less",
+    "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2", "matmul",
+    "matrix_transpose", "max", "maximum", "mean", "median", "min", "minimum", "moveaxis",
+    "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
+    "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "negative", "nonzero",
+    "not_equal", "ones", "ones_like", "options", "Options", "outer", "partition", "percentile",
+    "power", "printoptions", "prod", "put", "quantile", "random", "reciprocal", "repeat", "rgemm",
+    "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save", "searchsorted",
+    "set_printoptions", "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
+    "tile", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc", "unique", "unique_all",
+    "unique_counts", "unique_inverse", "unique_values", "var", "vsplit", "vstack", "where",
+    "zeros", "zeros_like",
 ]

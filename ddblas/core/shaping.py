@@ -62,6 +62,15 @@ def swapaxes(a, axis1, axis2) -> DDArray:
     return _view("swapaxes", a, axis1, axis2)
 
 
+def matrix_transpose(x, /) -> DDArray:
+    """Each matrix of a stack transposed (the last two axes interchanged), as
+    numpy.matrix_transpose and numpy.linalg.matrix_transpose: x.mT, a view; NumPy's ValueError
+    for fewer than 2 dimensions."""
+    (x,) = on_one_device(x)
+    np.matrix_transpose(shape_stand_in(x.shape))
+    return x.mT
+
+
 def _pieces(name: str, ary, indices_or_sections, *axis) -> list:
     """numpy.<name> (split, array_split, hsplit, vsplit, dsplit) as views of both parts:
     NumPy's checks on a stand-in of the shape (its ValueError for an unequal division), then
@@ -293,5 +302,6 @@ register_functions({
     np.squeeze: squeeze, np.expand_dims: expand_dims, np.moveaxis: moveaxis,
     np.swapaxes: swapaxes, np.split: split, np.array_split: array_split, np.hsplit: hsplit,
     np.vsplit: vsplit, np.dsplit: dsplit, np.take: take, np.take_along_axis: take_along_axis,
-    np.repeat: repeat, np.tile: tile, np.put: put,
+    np.repeat: repeat, np.tile: tile, np.put: put, np.matrix_transpose: matrix_transpose,
+    np.linalg.matrix_transpose: matrix_transpose,
 })

@@ -44,11 +44,6 @@ def _require_matrices(a: DDArray, name: str, exactly_2d: bool = False) -> None:
         raise LinAlgError(f"{name} must be {what}, got shape {a.shape}")
 
 
-def _swap_last_axes(x: DDArray) -> DDArray:
-    """x with its last two axes swapped (a view), as numpy.linalg.matrix_transpose."""
-    return x.transpose(tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
-
-
 def numpy_cholesky(a, /, *, upper=False) -> DDArray:
     """numpy.linalg.cholesky: L with A = L L^T from a's lower triangle (upper=True: U = L^T
     from the upper one), ddblas.linalg.cholesky(a, lower=not upper). As NumPy's, only that
@@ -86,7 +81,7 @@ def numpy_qr(a, mode="reduced"):
         return r
     if mode == "economic":
         return h
-    return _swap_last_axes(h), tau
+    return h.mT, tau
 
 
 def numpy_lstsq(a, b, rcond=None):
