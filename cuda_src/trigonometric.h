@@ -212,12 +212,19 @@ DD_HD void sincos_small(dd r, dd& s, dd& c_minus_1) {
 }
 
 // vecsum_to_dd: the sum of v[0..n) as a DD: `passes` error-free VecSum passes, then a DD summation
-// (SumK with K = passes + 1 [ORO05]); v is overwritten.
+// (SumK with K = passes + 1 [ORO05]); v is overwritten. The GPU unrolls the short sums of the
+// regular reductions (v in registers) and keeps the long Payne-Hanek sums as loops over local
+// memory: unrolled, reduce_near_multiple's 89 terms took 236 registers in every sin, cos and tan
+// kernel (125 before it), which halved their resident warps and their speed (H200).
 template <int n>
 DD_HD dd vecsum_to_dd(double* v, int passes) {
+    constexpr int UNROLL = n < 32 ? n : 1;
+#pragma unroll UNROLL
     for (int pass = 0; pass < passes; ++pass)
+#pragma unroll UNROLL
         for (int i = 1; i < n; ++i) two_sum(v[i], v[i - 1], v[i], v[i - 1]);
     dd acc = {v[0], 0.0};
+#pragma unroll UNROLL
     for (int i = 1; i < n; ++i) {
         const dd term = {v[i], 0.0};
         acc = add_accurate(acc, term);
@@ -254,6 +261,7 @@ DD_HD void payne_hanek_terms(double a, double* v) {
     const int e = a == 0.0 ? 0 : ilogb(a) - 52;
     const double m = ldexp(a, -e);
     const int i0 = e - 2 > 0 ? (e - 2) / 24 : 0;
+#pragma unroll 1  // cold (Payne-Hanek): a loop, not registers (vecsum_to_dd)
     for (int j = 0; j < CHUNKS; ++j) {
         const int i = i0 + j;
         double p, err;
@@ -275,6 +283,7 @@ DD_HD dd payne_hanek_fraction(dd x, int& k_mod_32) {
     payne_hanek_terms<V, CHUNKS>(x.hi, v);
     payne_hanek_terms<V, CHUNKS>(x.lo, v + 2 * CHUNKS);
     double approx = 0.0;
+#pragma unroll 1
     for (int i = 0; i < n - 1; ++i) approx += v[i];
     const double k = rint(approx);
     v[n - 1] = -k;

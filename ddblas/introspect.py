@@ -160,6 +160,11 @@ def kernel_units(device: str) -> dict[str, pathlib.Path]:
     return _build.units(_backend.check_device(device))
 
 
+def kernel_family(kernel: str) -> str:
+    """The family (kernel unit) that defines the kernel named `kernel`."""
+    return _build.family_of(kernel)
+
+
 def source_dir() -> pathlib.Path:
     """The folder of the C++/CUDA sources (cuda_src/) that both backends compile."""
     return _build.source_dir()

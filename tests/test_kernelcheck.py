@@ -44,6 +44,16 @@ def test_violations_are_reported():
     report = ("ptxas info    : Compiling entry function 'k1' for 'sm_90'\n"
               "ptxas info    : 8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n")
     assert kernelcheck.spills(report) == ["k1"]
+    report = ("ptxas info    : Compiling entry function 'ddblas_trig_sin_fma_accurate' for 'sm_90'\n"
+              "ptxas info    : Used 236 registers, used 0 barriers\n"
+              "ptxas info    : Compiling entry function 'ddblas_gemm_b4_nn_fma_sloppy' for 'sm_90'\n"
+              "ptxas info    : Used 168 registers, used 1 barriers\n"
+              "ptxas info    : Compiling entry function 'ddblas_add_fma_sloppy' for 'sm_90'\n"
+              "ptxas info    : Used 40 registers, used 0 barriers\n")
+    assert kernelcheck.registers(report) == {"ddblas_trig_sin_fma_accurate": 236,
+                                             "ddblas_gemm_b4_nn_fma_sloppy": 168,
+                                             "ddblas_add_fma_sloppy": 40}
+    assert kernelcheck.over_register_budget(report) == ["ddblas_trig_sin_fma_accurate (236)"]
 
 
 @pytest.mark.toolchain
@@ -55,6 +65,7 @@ def test_cuda_kernels_compile_without_fma_in_non_fma_paths_or_spills(arch):
     assert counts["ddblas_mul_fma_accurate"] > 0
     assert kernelcheck.non_fma_violations(counts) == []
     assert kernelcheck.spills(report) == []
+    assert kernelcheck.over_register_budget(report) == []
     # every GPU unit compiled, each kernel once, in the family its name maps to
     entries = re.findall(r"^\.visible \.entry (\w+)\(", ptx, re.M)
     assert len(entries) == len(set(entries)) and set(entries) <= set(counts)

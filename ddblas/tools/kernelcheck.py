@@ -3,6 +3,7 @@ toolchain test, tests/test_kernelcheck.py).
 
 - every CUDA kernel compiles with nvcc for each listed architecture (when nvcc is present);
 - no kernel spills registers (ptxas -v);
+- the kernels that compute an item a thread (ITEM_FAMILIES) stay within ITEM_MAX_REGISTERS;
 - the non-FMA paths contain no FMA instruction: kernels named *nofma* or *dekker* have no
   `fma.rn.f64` in their PTX, and their host-compiled functions no vfmadd/vfmsub or fma() call.
   (On the GPU, PTX div.rn.f64/sqrt.rn.f64 expand to hardware sequences that use DFMA in SASS;
@@ -24,6 +25,11 @@ import tempfile
 from ddblas import introspect
 
 ARCHS = ("sm_80", "sm_90")
+# The families whose kernels compute one item a thread: their speed is the warps an SM holds, so
+# they keep to 128 registers (16 warps of 256-thread blocks). An unrolled cold path once took
+# sin, cos and tan to 236 and made them 1.6x slower (H200, 2026-11-28).
+ITEM_FAMILIES = ("elementwise", "elementary", "trig")
+ITEM_MAX_REGISTERS = 128
 NVCC_FLAGS = ("--fmad=false", "-std=c++17")  # the GPU backend's contraction rule
 # A kernel (.entry) or a function left out of line (.func, e.g. the half-scale recomputations of
 # dd.h), declaration or definition: each body is counted under its own (mangled) name, which
@@ -127,6 +133,25 @@ def spills(report: str) -> list[str]:
     return bad
 
 
+def registers(report: str) -> dict[str, int]:
+    """Kernel name -> registers a thread, from a ptxas -v report."""
+    used, current = {}, None
+    for line in report.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current is not None:
+            used[current] = int(m.group(1))
+    return used
+
+
+def over_register_budget(report: str) -> list[str]:
+    """Kernels of ITEM_FAMILIES that take more than ITEM_MAX_REGISTERS, as 'name (registers)'."""
+    return [f"{name} ({count})" for name, count in sorted(registers(report).items())
+            if count > ITEM_MAX_REGISTERS and introspect.kernel_family(name) in ITEM_FAMILIES]
+
+
 def main() -> int:
     failures = []
     for vectorize in (True, False):
@@ -146,11 +171,12 @@ def main() -> int:
             continue
         counts = ptx_fma_counts(ptx)
         violations = non_fma_violations(counts)
-        spilled = spills(report)
+        spilled, heavy = spills(report), over_register_budget(report)
         print(f"nvcc {arch}: {len(counts)} kernels; "
               f"FMA in non-FMA kernels: {', '.join(violations) or 'none'}; "
-              f"spills: {', '.join(spilled) or 'none'}")
-        failures += violations + spilled
+              f"spills: {', '.join(spilled) or 'none'}; "
+              f"over {ITEM_MAX_REGISTERS} registers: {', '.join(heavy) or 'none'}")
+        failures += violations + spilled + heavy
     return 1 if failures else 0
 
 
