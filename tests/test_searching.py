@@ -136,10 +136,48 @@ def test_unique_is_the_set_of_exact_values(device, pairs, equal_nan):
         ([nans] if equal_nan and nans else [1] * nans)
 
 
-def test_unique_refuses_an_axis(device):
+# rows with repeats (one differing only in the sign of a zero), NaN rows, and columns to sort by
+SLICES = np.array([[1.0, 2.0, 3.0, -0.0], [0.0, 5.0, 1.0, 2.0], [1.0, 2.0, 3.0, 0.0],
+                   [np.nan, 1.0, 1.0, 1.0], [np.nan, 1.0, 1.0, 1.0], [1.0, -np.inf, 3.0, 0.0]])
+
+
+@pytest.mark.parametrize("equal_nan", [True, False])
+@pytest.mark.parametrize("shape, axis", [((6, 4), 0), ((6, 4), 1), ((6, 4), -1), ((3, 2, 4), 1),
+                                         ((3, 0), 0), ((0, 3), 1), ((3, 0), 1)])
+def test_unique_slices_against_numpy(device, shape, axis, equal_nan):
+    """unique along an axis: NumPy's sorted slices, first indices, 1-D inverse and counts (NaN
+    slices all distinct, -0.0 like 0.0)."""
+    data = SLICES.ravel()[:math.prod(shape)].reshape(shape)
+    x = _dd(data, device)
+    unchanged = _unchanged(x)
+    got = ddblas.unique(x, True, True, True, axis=axis, equal_nan=equal_nan)
+    want = np.unique(data, True, True, True, axis=axis, equal_nan=equal_nan)
+    assert _host(got[0].hi).shape == want[0].shape
+    assert np.array_equal(_host(got[0].hi), want[0], equal_nan=True)
+    assert all(_same_ints(g, w) for g, w in zip(got[1:], want[1:]))
+    assert np.array_equal(_host(got[0].take(got[2], axis=axis).hi), data, equal_nan=True)
+    assert same_bits(np.unique(x, axis=axis), got[0])
+    assert unchanged()
+
+
+def test_unique_slices_tell_dd_values_apart(device):
+    """Slices equal in hi and different in lo differ, and sort by their lo parts."""
+    hi = np.ones((3, 2))
+    lo = np.array([[0.0, E], [0.0, -E], [0.0, E]])
+    values, counts = ddblas.unique(_dd(hi, device, lo), return_counts=True, axis=0)
+    assert [exact_values(row) for row in values] == [[1, 1 - Fraction(E)], [1, 1 + Fraction(E)]]
+    assert _host(counts).tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("axis", [2, -3, (0, 1), 1.5])
+def test_unique_axis_errors(device, axis):
+    want = _error(lambda: np.unique(SLICES[:2, :3], axis=axis))
+    with pytest.raises(type(want)):
+        ddblas.unique(_dd(SLICES[:2, :3], device), axis=axis)
+    if not isinstance(axis, (tuple, float)):
+        _raises_numpys(lambda a: np.unique(a, axis=axis), _dd(SLICES[:2, :3], device),
+                       SLICES[:2, :3])
     x = _dd(DATA, device)
-    with pytest.raises(TypeError, match=r"unique\(\) with axis=0 is not supported"):
-        np.unique(x, axis=0)
     assert same_bits(np.unique(x, sorted=False), np.unique(x))
 
 

@@ -25,7 +25,7 @@ from .ops import add as dd_add
 from .ops import subtract
 from .ops import sum as dd_sum
 from .reductions import nonzero, numpy_signature
-from .shaping import host_values, on_parts, string_choice
+from .shaping import host_values, moveaxis, on_parts, string_choice
 
 # isclose's defaults: |a - b| <= ATOL + RTOL |b|. RTOL = 2^-100 = 64 u^2 (u = 2^-53) leaves room
 # for a few dozen DD roundings; ATOL = 2^-200 only decides comparisons with (nearly) zero.
@@ -374,24 +374,30 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):  # noqa: A002  (NumPy's name)
-    """The sorted unique values of ar (flattened), as numpy.unique.
+    """The sorted unique values of ar (flattened), or its unique slices along an axis, as
+    numpy.unique.
 
     Parameters
     ----------
     ar : DDArray or array_like
         The values (DD, float64 or Python numbers).
     return_index : bool, optional
-        Also the index in ar.ravel() of each unique value's first occurrence.
+        Also the index (in ar.ravel(), or along `axis`) of each unique value's or slice's first
+        occurrence.
     return_inverse : bool, optional
         Also the index of each element's unique value (of ar's shape: NumPy 2's rule for
-        axis=None), so that values[inverse] rebuilds ar.
+        axis=None), or of each slice's unique slice (1-D, ar.shape[axis] long), so that
+        values[inverse] (values.take(inverse, axis)) rebuilds ar.
     return_counts : bool, optional
-        Also how many times each unique value occurs.
-    axis : None, optional
-        Only None (the flattened array): another axis is a TypeError (unique slices are not
-        supported).
+        Also how many times each unique value or slice occurs.
+    axis : int or None, optional
+        None (default): the values of the flattened array. An int: the slices ar.take(i, axis),
+        compared entry by entry and sorted lexicographically, as NumPy's (NumPy's AxisError out
+        of range).
     equal_nan : bool, optional
         True (default, NumPy 2's): all NaNs count as one value; False: each NaN is its own.
+        Along an axis a slice holding a NaN is unlike every other, whatever equal_nan says
+        (NumPy's rule).
     sorted : bool, optional
         NumPy's sorted=; the values are always sorted here (NumPy's sorted=False allows either).
 
@@ -405,35 +411,58 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
     Notes
     -----
-    One stable DD argsort (ddblas.argsort), then neighbours compared by the exact kernel of
-    ddblas.not_equal.
+    Stable DD argsorts (ddblas.argsort: one for the flattened array, one a column from the last
+    for slices), then neighbours compared by the exact kernel of ddblas.not_equal.
     """
-    if axis is not None:
-        raise TypeError(f"ddblas: unique() with axis={axis!r} is not supported for DDArray "
-                        f"(axis=None only: the unique values of the flattened array)")
     (a,) = operands(ar)
-    flat = DDArray(a.hi, a.lo).ravel()   # pairs wrapped unnormalised read as normalised
-    order = argsort(flat)
-    ordered = on_parts(flat.xp.take, flat, order)
-    xp = flat.xp
-    first = xp.ones(flat.size, dtype=np.bool_)   # whether each sorted value starts a group
-    if flat.size > 1:
-        first[1:] = not_equal(ordered[1:], ordered[:-1])
-        if equal_nan:
-            nan = isnan(ordered)
-            first[1:] &= ~(nan[1:] & nan[:-1])
-    values = ordered[first]
+    if axis is None:
+        moved = DDArray(a.hi, a.lo).ravel()   # pairs wrapped unnormalised read as normalised
+    else:
+        axes = normalize_axes(axis, a.ndim)   # NumPy's AxisError, without moveaxis's words
+        if isinstance(axis, tuple):   # NumPy's ValueError, with a message that says why
+            raise ValueError(f"unique: axis must be None or one int, got {axis!r}")
+        (axis,) = axes
+        moved = moveaxis(a, axis, 0)
+    rows = moved.reshape(moved.shape[0], math.prod(moved.shape[1:]))
+    order, first = _unique_rows(rows, merge_nans=axis is None and equal_nan)
+    xp = a.xp
+    kept = order[first]
+    values = on_parts(xp.take, rows, kept, axis=0).reshape(kept.shape + moved.shape[1:])
+    if axis is not None:
+        values = moveaxis(values, 0, axis)
     extras = []
     if return_index:
-        extras.append(order[first])
+        extras.append(kept)
     if return_inverse:
-        inverse = xp.empty(flat.size, dtype=np.intp)
+        inverse = xp.empty(rows.shape[0], dtype=np.intp)
         inverse[order] = xp.cumsum(first, dtype=np.intp) - 1
-        extras.append(inverse.reshape(a.shape))
+        extras.append(inverse.reshape(a.shape) if axis is None else inverse)
     if return_counts:
         starts = xp.nonzero(first)[0]
-        extras.append(xp.diff(xp.concatenate([starts, xp.full(1, flat.size, dtype=np.intp)])))
+        ends = xp.full(1, rows.shape[0], dtype=np.intp)
+        extras.append(xp.diff(xp.concatenate([starts, ends])))
     return (values, *extras) if extras else values
+
+
+def _unique_rows(rows: DDArray, merge_nans: bool):
+    """(order, first) for the rows of a 2-D DDArray: order sorts them lexicographically in DD
+    order (stable argsorts of each column, the last first), first[i] whether the i-th sorted row
+    differs from the one before it (in some column: not_equal, so NaN rows differ, unless
+    merge_nans and the rows have one column)."""
+    xp = rows.xp
+    count, width = rows.shape
+    order = xp.arange(count, dtype=np.intp)
+    for column in range(width - 1, -1, -1):
+        order = order[argsort(on_parts(xp.take, rows[:, column], order))]
+    ordered = on_parts(xp.take, rows, order, axis=0)
+    first = xp.ones(count, dtype=np.bool_)
+    if count > 1:
+        differs = not_equal(ordered[1:], ordered[:-1])
+        if merge_nans:
+            nan = isnan(ordered)
+            differs &= ~(nan[1:] & nan[:-1])
+        first[1:] = differs.any(axis=1)
+    return order, first
 
 
 def unique_values(x) -> DDArray:
