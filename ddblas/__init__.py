@@ -26,9 +26,10 @@ from .core.shaping import (array_split, dsplit, expand_dims, hsplit, matrix_tran
                            vsplit)
 from .core.building import (allclose, arange, argpartition, argsort, broadcast_to, clip,
                             concatenate, diag, diagonal, empty_like, flip, full_like, hstack,
-                            isclose, linspace, ones_like, outer, partition, roll, searchsorted,
-                            sort, stack, trace, tril, triu, unique, unique_all, unique_counts,
-                            unique_inverse, unique_values, vstack, where, zeros_like)
+                            isclose, kron, linspace, ones_like, outer, partition, roll,
+                            searchsorted, sort, stack, trace, tril, triu, unique, unique_all,
+                            unique_counts, unique_inverse, unique_values, vstack, where,
+                            zeros_like)
 from .core.nanfunctions import (median, nanargmax, nanargmin, nanmax, nanmean, nanmedian, nanmin,
                                  nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar,
                                  percentile, quantile)
@@ -40,6 +41,7 @@ __version__ = "0.1.0"
 
 from . import accuracy  # noqa: E402  (uses the array type and options above)
 from . import linalg  # noqa: E402
+from .linalg.products import inner, tensordot, vdot  # noqa: E402
 
 abs = absolute  # noqa: A001
 
@@ -52,9 +54,9 @@ __all__ = [
     "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "flatnonzero", "flip", "floor", "fmax",
     "fmin", "fmod", "from_mpmath", "from_quad", "from_xprec", "full", "full_like",
     "get_cpu_threads", "get_options", "get_printoptions", "gpu_available", "greater",
-    "greater_equal", "hsplit", "hstack", "hypot", "isclose", "isfinite", "isinf", "isnan", "less",
-    "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2", "matmul",
-    "matrix_transpose", "max", "maximum", "mean", "median", "min", "minimum", "moveaxis",
+    "greater_equal", "hsplit", "hstack", "hypot", "inner", "isclose", "isfinite", "isinf", "isnan",
+    "kron", "less", "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2",
+    "matmul", "matrix_transpose", "max", "maximum", "mean", "median", "min", "minimum", "moveaxis",
     "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
     "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "negative", "nonzero",
     "not_equal", "ones", "ones_like", "options", "Options", "outer", "partition", "percentile",
@@ -62,7 +64,7 @@ __all__ = [
     "rgemm_batched", "rgemv", "rint", "roll", "rsyrk", "rtrsm", "save", "searchsorted",
     "set_printoptions", "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze",
     "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
-    "tile", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc", "unique", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values", "var", "vsplit", "vstack", "where",
-    "zeros", "zeros_like",
+    "tensordot", "tile", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc", "unique",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "vdot", "vsplit",
+    "vstack", "where", "zeros", "zeros_like",
 ]

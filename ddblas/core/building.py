@@ -2,8 +2,8 @@
 vstack, where, diag, diagonal, tril, triu, flip, roll, broadcast_to, the *_like constructors
 (data movement on the hi and lo parts alike, exact); sort, argsort, partition, argpartition,
 searchsorted, unique and NumPy 2's unique_* (DD order: a stable argsort of the (hi, lo) pairs,
-neighbours compared by the exact kernels); outer, arange, linspace, isclose, allclose, clip (DD
-arithmetic and exact selections by the kernels of core.ops). Inputs: DDArrays, float64 arrays
+neighbours compared by the exact kernels); outer, kron, arange, linspace, isclose, allclose,
+clip (DD arithmetic and exact selections by the kernels of core.ops). Inputs: DDArrays, float64 arrays
 and Python/NumPy scalars (converted exactly), on one device.
 """
 from __future__ import annotations
@@ -180,6 +180,37 @@ def outer(a, b, out=None, *, fma=None, add=None) -> DDArray:
     result = multiply(a.ravel()[:, None], b.ravel()[None, :], fma=fma, add=add)
     return _store_broadcast(result, out, "outer()", "numpy.outer's rule, that of the ufunc "
                                                     "multiply's out")
+
+
+def kron(a, b, *, fma=None, add=None) -> DDArray:
+    """The Kronecker product of a and b, as numpy.kron: each entry one DD multiply.
+
+    Parameters
+    ----------
+    a, b : DDArray or array_like
+        The operands (DD, float64 or Python numbers; one device), of any dimensions: the one of
+        fewer is taken with ones prepended to its shape, as NumPy does.
+    fma, add : optional
+        The arithmetic variant (ddblas.options); None takes the active options.
+
+    Returns
+    -------
+    DDArray
+        Of shape a.shape * b.shape (entry by entry, after that prepending; a's shape where b is
+        0-d, as NumPy's): kron(a, b)[i * b.shape + j] = a[i] * b[j] (multi-indices), one DD
+        multiply each, within the multiply's bound c_mul |a_i b_j| (``accuracy.bound("mul",
+        variant)``).
+    """
+    a, b = operands(a, b, names=("a", "b"))
+    ndim = max(a.ndim, b.ndim)
+    shape_a = (1,) * (ndim - a.ndim) + a.shape
+    shape_b = (1,) * (ndim - b.ndim) + b.shape
+    # a's axes at the even positions, b's at the odd ones: the products broadcast to
+    # (a0, b0, a1, b1, ...), which merges pairwise into the result's axes
+    spread_a = a.reshape(tuple(n for size in shape_a for n in (size, 1)))
+    spread_b = b.reshape(tuple(n for size in shape_b for n in (1, size)))
+    product = multiply(spread_a, spread_b, fma=fma, add=add)
+    return product.reshape(tuple(p * q for p, q in zip(shape_a, shape_b)))
 
 
 def _store_broadcast(result: DDArray, out, routine: str, rule: str) -> DDArray:
@@ -717,8 +748,8 @@ def trace(a, offset=0, axis1=0, axis2=1, *, fma=None, add=None) -> DDArray:
 
 register_functions({
     np.concatenate: concatenate, np.stack: stack, np.hstack: hstack, np.vstack: vstack,
-    np.where: where, np.diag: diag, np.diagonal: diagonal, np.outer: outer, np.tril: tril,
-    np.triu: triu, np.sort: sort, np.argsort: argsort, np.partition: partition,
+    np.where: where, np.diag: diag, np.diagonal: diagonal, np.outer: outer, np.kron: kron,
+    np.tril: tril, np.triu: triu, np.sort: sort, np.argsort: argsort, np.partition: partition,
     np.argpartition: argpartition, np.searchsorted: searchsorted, np.unique: unique,
     np.unique_values: unique_values, np.unique_counts: unique_counts,
     np.unique_inverse: unique_inverse, np.unique_all: unique_all, np.clip: clip,

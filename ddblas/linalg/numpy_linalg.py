@@ -2,9 +2,11 @@
 ddblas.linalg with numpy.linalg's signature and semantics. ddblas.linalg follows SciPy where
 SciPy and NumPy differ; the functions here give NumPy's defaults and results over it (qr's modes
 and default, cholesky's `upper`, lstsq's rcond and residuals, cond's default p), and the others
-are ddblas.linalg's own, which have NumPy's semantics already. This module registers them all
-with core.ops's NEP 18 table (the core imports nothing from linalg). docs/linalg.md, "NumPy's
-entry points", lists them and what differs from NumPy on purpose.
+are ddblas.linalg's own, which have NumPy's semantics already. So are NumPy's products
+np.tensordot, np.inner and np.vdot (ddblas.linalg.products), and np.cross runs linalg.cross with
+NumPy's axisa, axisb and axisc. This module registers them all with core.ops's NEP 18 table (the
+core imports nothing from linalg). docs/linalg.md, "NumPy's entry points", lists them and what
+differs from NumPy on purpose.
 """
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ import numpy as np
 
 from ..blas.gemm import matmul
 from ..core import ops
-from ..core.array import DDArray
-from ..core.building import diagonal, outer
+from ..core.array import DDArray, zeros
+from ..core.building import concatenate, diagonal, outer
 from ..core.reductions import numpy_signature
+from ..core.shaping import moveaxis
 from .errors import LinAlgError, require_square_stack
 from .factor import cholesky
 from .norms import matrix_norm, norm, vector_norm
-from .products import cross, matrix_power, multi_dot, trace, vecdot
+from .products import cross, inner, matrix_power, multi_dot, tensordot, trace, vdot, vecdot
 from .qr import RCOND_EPSILON, lstsq, qr
 from .solve import cond, det, inv, slogdet, solve
 from .tensor import tensorinv, tensorsolve
@@ -131,6 +134,52 @@ def numpy_outer(x1, x2, /) -> DDArray:
     return outer(x1, x2)
 
 
+def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
+    """numpy.cross: the vectors of a along axisa and of b along axisb moved last, then
+    ddblas.linalg.cross (its bits and bound) and its vectors moved to axisc; axis, where given,
+    is all three. NumPy's deprecated 2-vectors (with its DeprecationWarning) take a zero third
+    component (exact: x - 0 = x, though a zero's sign may differ from NumPy's); two of them give
+    the third component alone, a0 b1 - a1 b0, NumPy's shape (axisc unused). NumPy's errors: a
+    0-d operand or a length other than 2 or 3 a ValueError, an axis out of bounds an AxisError
+    naming axisa, axisb or axisc."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = ops.operands(a, b, names=("a", "b"))
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError(f"At least one array has zero dimension (a {a.shape}, b {b.shape})")
+    vectors = []
+    for x, x_axis, name in ((a, axisa, "axisa"), (b, axisb, "axisb")):
+        vectors.append(moveaxis(x, _normalized_axis(x_axis, x.ndim, name), -1))
+    lengths = tuple(v.shape[-1] for v in vectors)
+    if not set(lengths) <= {2, 3}:
+        raise ValueError(f"incompatible dimensions for cross product\n(dimension must be 2 or "
+                         f"3), got {lengths[0]} (a) and {lengths[1]} (b)")
+    if 2 in lengths:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=4)
+        vectors = [v if v.shape[-1] == 3 else concatenate(
+            [v, zeros(v.shape[:-1] + (1,), device=v.device)], axis=-1) for v in vectors]
+    product = cross(*vectors)
+    if lengths == (2, 2):
+        return product[..., 2]
+    return moveaxis(product, -1, _normalized_axis(axisc, product.ndim, "axisc"))
+
+
+def _normalized_axis(axis, ndim: int, name: str) -> int:
+    """axis as a non-negative int; NumPy's AxisError naming the argument otherwise."""
+    try:
+        (axis,) = ops.normalize_axes(axis, ndim)
+    except IndexError as error:   # NumPy's AxisError
+        raise type(error)(axis, ndim, name) from None
+    return axis
+
+
+def numpy_tensordot(x1, x2, /, *, axes=2) -> DDArray:
+    """numpy.linalg.tensordot: ddblas.tensordot(x1, x2, axes)."""
+    return tensordot(x1, x2, axes)
+
+
 ops.register_functions({
     np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
     np.linalg.slogdet: slogdet, np.linalg.norm: norm, np.linalg.cholesky: numpy_cholesky,
@@ -140,5 +189,6 @@ ops.register_functions({
     np.linalg.tensorsolve: tensorsolve, np.linalg.tensorinv: tensorinv,
     np.linalg.trace: numpy_signature(trace), np.linalg.diagonal: numpy_diagonal,
     np.linalg.outer: numpy_outer, np.linalg.vecdot: vecdot, np.linalg.matmul: matmul,
-    np.linalg.cross: cross,
+    np.linalg.cross: cross, np.linalg.tensordot: numpy_tensordot, np.tensordot: tensordot,
+    np.inner: inner, np.vdot: vdot, np.cross: numpy_cross,
 })

@@ -1,11 +1,13 @@
 """ddblas.linalg's products with numpy.linalg's names and semantics (NumPy 2, the array API):
-matrix_power, multi_dot, vecdot, cross and trace. Every DD operation is an existing kernel's:
-matmul (rgemm and rgemm_batched), inv, the elementwise multiply and subtract, and sum's fixed-order
-reduction; this module only orders the products and lays out the operands. Bounds:
+matrix_power, multi_dot, vecdot, cross and trace, and NumPy's tensordot, inner and vdot
+(ddblas.tensordot, ...). Every DD operation is an existing kernel's: matmul (rgemm and
+rgemm_batched), inv, the elementwise multiply and subtract, dot's and sum's fixed-order
+reductions; this module only orders the products and lays out the operands. Bounds:
 docs/linalg.md, "NumPy's entry points".
 """
 from __future__ import annotations
 
+import math
 import operator
 
 from ..blas.gemm import matmul
@@ -266,6 +268,173 @@ def cross(x1, x2, /, *, axis=-1, fma=None, add=None) -> DDArray:
                             fma=fma, add=add)
 
     return stack([component(1, 2), component(2, 0), component(0, 1)], axis=axis)
+
+
+def _tensordot_axes(axes) -> tuple:
+    """numpy.tensordot's axes as two lists of ints: an int n, the last n axes of a and the first
+    n of b; or a pair, each an int or a sequence of ints (NumPy's reading and its errors; a
+    negative n, which NumPy takes as no axes, is a ValueError)."""
+    try:
+        iter(axes)
+    except TypeError:
+        try:
+            n = operator.index(axes)
+        except TypeError:
+            raise TypeError(f"axes must be an int or a pair of sequences of ints, got "
+                            f"{axes!r}") from None
+        if n < 0:
+            raise ValueError(f"axes must be a non-negative int (the number of axes summed "
+                             f"over), got {n}")
+        return list(range(-n, 0)), list(range(n))
+    pair = []
+    for side in axes:
+        try:
+            side = list(side)
+        except TypeError:   # one axis
+            side = [side]
+        try:
+            pair.append([operator.index(ax) for ax in side])
+        except TypeError:
+            raise TypeError(f"axes: an axis must be an int, got {side!r}") from None
+    if len(pair) != 2:
+        raise ValueError(f"axes must be an int or a pair of sequences (the axes of a and of "
+                         f"b), got {len(pair)} entries")
+    for side in pair:
+        if len(set(side)) != len(side):
+            raise ValueError("duplicate axes are not allowed in tensordot")
+    return tuple(pair)
+
+
+def _summed_axis(axis: int, x: DDArray, name: str) -> int:
+    """axis of x as a non-negative int; NumPy's AxisError naming the operand otherwise."""
+    try:
+        (axis,) = ops.normalize_axes(axis, x.ndim)
+    except IndexError as error:   # NumPy's AxisError
+        raise type(error)(axis, x.ndim, f"tensordot: axes of {name}") from None
+    return axis
+
+
+def tensordot(a, b, axes=2, *, fma=None, add=None) -> DDArray:
+    """The sum of the products of a's and b's entries over the given axes, as numpy.tensordot.
+
+    Parameters
+    ----------
+    a, b : DDArray or array_like
+        The operands (one device).
+    axes : int or (sequence of ints, sequence of ints), optional
+        An int n >= 0: a's last n axes against b's first n, in order (default 2). A pair: a's
+        axes axes[0] against b's axes[1], in order (each an int or a sequence of ints;
+        negative axes count from the end).
+    fma, add : optional
+        The arithmetic variant (ddblas.options).
+
+    Returns
+    -------
+    DDArray
+        a's other axes, then b's, as NumPy's. Computed as NumPy does: a's summed axes moved last
+        and b's first, reshaped to (M, K) and (K, N) matrices (K the product of the summed
+        lengths), and ONE product of these by ddblas.matmul (rgemm, algorithm="auto"), so
+        tensordot of 2-D arrays with axes=1 is a @ b bit for bit. Error: rgemm's bound,
+        |C - AB| <= c_gemm(K) |A||B| componentwise (``accuracy.bound_constant("gemm", variant,
+        K)``).
+
+    Raises
+    ------
+    ValueError
+        "shape-mismatch for sum" where the summed lengths differ or the two lists of axes do
+        not have the same length (NumPy's error); duplicate axes; a negative int axes (NumPy
+        sums over no axes).
+    TypeError
+        axes of other types.
+    numpy.exceptions.AxisError
+        An axis out of bounds (an IndexError, as NumPy's).
+    """
+    axes_a, axes_b = _tensordot_axes(axes)
+    a, b = ops.operands(a, b, names=("a", "b"))
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"shape-mismatch for sum: axes {axes_a} of a and {axes_b} of b are "
+                         f"not as many")
+    for k, (axis_a, axis_b) in enumerate(zip(axes_a, axes_b)):
+        axes_a[k], axes_b[k] = _summed_axis(axis_a, a, "a"), _summed_axis(axis_b, b, "b")
+        if a.shape[axes_a[k]] != b.shape[axes_b[k]]:
+            raise ValueError(f"shape-mismatch for sum: a {a.shape} has length "
+                             f"{a.shape[axes_a[k]]} along axis {axis_a}, b {b.shape} length "
+                             f"{b.shape[axes_b[k]]} along axis {axis_b}")
+    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+        raise ValueError("duplicate axes are not allowed in tensordot")
+    kept_a = [d for d in range(a.ndim) if d not in axes_a]
+    kept_b = [d for d in range(b.ndim) if d not in axes_b]
+    length = math.prod(a.shape[d] for d in axes_a)
+    shape_a = [a.shape[d] for d in kept_a]
+    shape_b = [b.shape[d] for d in kept_b]
+    product = matmul(a.transpose(kept_a + axes_a).reshape(math.prod(shape_a), length),
+                     b.transpose(axes_b + kept_b).reshape(length, math.prod(shape_b)),
+                     fma=fma, add=add)
+    return product.reshape(tuple(shape_a + shape_b))
+
+
+def inner(a, b, *, fma=None, add=None) -> DDArray:
+    """The inner product of a and b over their last axes, as numpy.inner (real data: no
+    conjugation).
+
+    Parameters
+    ----------
+    a, b : DDArray or array_like
+        The operands (one device); a 0-d one multiplies the other.
+    fma, add : optional
+        The arithmetic variant (ddblas.options).
+
+    Returns
+    -------
+    DDArray, shape a.shape[:-1] + b.shape[:-1]
+        A 0-d operand: ddblas.multiply (c_mul relative). Two 1-D arrays: ddblas.dot, the fixed
+        order dot kernel (its bits and bound, (c_mul + (n - 1) c_add)(1 + 2^-40) sum |a_i b_i|,
+        ``accuracy.bound("dot", variant, k=n)``). Otherwise tensordot(a, b, (-1, -1)): one
+        matmul, rgemm's bound c_gemm(n) |A||B| (n the length of the last axes); inner of 2-D
+        arrays is a @ b.T bit for bit.
+
+    Raises
+    ------
+    ValueError
+        The last axes differ in length (NumPy's "shapes ... not aligned").
+    """
+    a, b = ops.operands(a, b, names=("a", "b"))
+    if a.ndim == 0 or b.ndim == 0:
+        return ops.multiply(a, b, fma=fma, add=add)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"inner: shapes {a.shape} (a) and {b.shape} (b) not aligned: "
+                         f"{a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-1]} (dim {b.ndim - 1})")
+    if a.ndim == b.ndim == 1:
+        return ops.dot(a, b, fma=fma, add=add)
+    return tensordot(a, b, ([-1], [-1]), fma=fma, add=add)
+
+
+def vdot(a, b, *, fma=None, add=None) -> DDArray:
+    """The dot product of a and b flattened, as numpy.vdot (real data: no conjugation).
+
+    Parameters
+    ----------
+    a, b : DDArray or array_like
+        Of equal size (any shapes; one device).
+    fma, add : optional
+        The arithmetic variant (ddblas.options).
+
+    Returns
+    -------
+    DDArray, 0-d
+        ddblas.dot(a.ravel(), b.ravel()): its bits and bound, (c_mul + (n - 1) c_add)(1 +
+        2^-40) sum |a_i b_i| (``accuracy.bound("dot", variant, k=n)``).
+
+    Raises
+    ------
+    ValueError
+        The sizes differ (NumPy's error type).
+    """
+    a, b = ops.operands(a, b, names=("a", "b"))
+    if a.size != b.size:
+        raise ValueError(f"vdot: a {a.shape} and b {b.shape} differ in size ({a.size} and "
+                         f"{b.size})")
+    return ops.dot(a.ravel(), b.ravel(), fma=fma, add=add)
 
 
 def trace(x, /, *, offset=0, fma=None, add=None) -> DDArray:
