@@ -299,9 +299,6 @@ def _tensordot_axes(axes) -> tuple:
     if len(pair) != 2:
         raise ValueError(f"axes must be an int or a pair of sequences (the axes of a and of "
                          f"b), got {len(pair)} entries")
-    for side in pair:
-        if len(set(side)) != len(side):
-            raise ValueError("duplicate axes are not allowed in tensordot")
     return tuple(pair)
 
 
