@@ -193,7 +193,7 @@ def test_numpy_cross_of_2_vectors_is_numpys_deprecated_form(device):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
-            np.cross(np.zeros(2), np.zeros(2))
+            np.cross(np.zeros(2), np.zeros(3))
         except ValueError as error:
             with pytest.raises(ValueError, match=f"^{re.escape(str(error))}$"):
                 np.cross(ddblas.zeros(2, device=device), ddblas.zeros(3, device=device))
@@ -218,12 +218,14 @@ def test_numpy_cross_of_2_vectors_is_numpys_deprecated_form(device):
 
 
 @pytest.mark.parametrize("shape_a, shape_b, kwargs, error, match", [
-    ((), (3,), {}, ValueError, "zero dimension"), ((4,), (3,), {}, ValueError, "2 or 3"),
+    ((), (3,), {}, ValueError, "zero dimension"), ((4,), (3,), {}, ValueError, None),
     ((3,), (3,), {"axisa": 1}, IndexError, "axisa"), ((3,), (3,), {"axisb": -2}, IndexError, "axisb"),
     ((3,), (3,), {"axisc": 1}, IndexError, "axisc"), ((2, 3), (4, 3), {}, ValueError, "broadcast")])
 def test_numpy_cross_errors_are_numpys(device, shape_a, shape_b, kwargs, error, match):
-    with pytest.raises(error):
+    with pytest.raises(error) as numpys:
         np.cross(np.ones(shape_a), np.ones(shape_b), **kwargs)
+    if match is None:   # the vectors' lengths: the installed NumPy's own message
+        match = f"^{re.escape(str(numpys.value))}$"
     with pytest.raises(error, match=match):
         np.cross(ddblas.ones(shape_a, device=device), ddblas.ones(shape_b, device=device),
                  **kwargs)

@@ -10,7 +10,6 @@ differs from NumPy on purpose.
 """
 from __future__ import annotations
 
-import functools
 import numbers
 import warnings
 from typing import NamedTuple
@@ -138,12 +137,12 @@ def numpy_outer(x1, x2, /) -> DDArray:
 def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
     """numpy.cross: the vectors of a along axisa and of b along axisb moved last, then
     ddblas.linalg.cross (its bits and bound) and its vectors moved to axisc; axis, where given,
-    is all three. NumPy's deprecated 2-vectors (with its DeprecationWarning; NumPy's ValueError
-    where the installed NumPy refuses them) take a zero third
-    component (exact: x - 0 = x, though a zero's sign may differ from NumPy's); two of them give
-    the third component alone, a0 b1 - a1 b0, NumPy's shape (axisc unused). NumPy's errors: a
-    0-d operand or a length other than 2 or 3 a ValueError, an axis out of bounds an AxisError
-    naming axisa, axisb or axisc."""
+    is all three. Vector lengths other than 3 get the installed NumPy's verdict (its cross of
+    zero vectors of those lengths): its ValueError and message, or (NumPy 2.0-2.4) its
+    deprecated 2-vectors, with its DeprecationWarning, which take a zero third component
+    (exact: x - 0 = x, though a zero's sign may differ from NumPy's); two of them give the
+    third component alone, a0 b1 - a1 b0, NumPy's shape (axisc unused). A 0-d operand is
+    NumPy's ValueError, an axis out of bounds an AxisError naming axisa, axisb or axisc."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = ops.operands(a, b, names=("a", "b"))
@@ -153,13 +152,13 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
     for x, x_axis, name in ((a, axisa, "axisa"), (b, axisb, "axisb")):
         vectors.append(moveaxis(x, _normalized_axis(x_axis, x.ndim, name), -1))
     lengths = tuple(v.shape[-1] for v in vectors)
-    refusal = _numpys_refusal_of_2_vectors()
-    if refusal is not None and lengths != (3, 3):
-        raise ValueError(refusal)
-    if not set(lengths) <= {2, 3}:
-        raise ValueError(f"incompatible dimensions for cross product\n(dimension must be 2 or "
-                         f"3), got {lengths[0]} (a) and {lengths[1]} (b)")
-    if 2 in lengths:
+    if lengths != (3, 3):   # NumPy's verdict on these lengths: its ValueError, or 2-vectors
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                np.cross(np.zeros(lengths[0]), np.zeros(lengths[1]))
+            except ValueError as error:
+                raise ValueError(str(error)) from None
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
                       DeprecationWarning, stacklevel=4)
@@ -169,19 +168,6 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
     if lengths == (2, 2):
         return product[..., 2]
     return moveaxis(product, -1, _normalized_axis(axisc, product.ndim, "axisc"))
-
-
-@functools.cache
-def _numpys_refusal_of_2_vectors() -> str | None:
-    """The message of the ValueError that the installed NumPy's cross raises for 2-vectors
-    (deprecated in NumPy 2.0; newer versions refuse them), or None where it still takes them."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            np.cross(np.zeros(2), np.zeros(2))
-        except ValueError as error:
-            return str(error)
-    return None
 
 
 def _normalized_axis(axis, ndim: int, name: str) -> int:
