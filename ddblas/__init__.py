@@ -41,7 +41,7 @@ __version__ = "0.1.0"
 
 from . import accuracy  # noqa: E402  (uses the array type and options above)
 from . import linalg  # noqa: E402
-from .linalg.products import inner, tensordot, vdot  # noqa: E402
+from .linalg.products import inner, matvec, tensordot, vdot, vecmat  # noqa: E402
 
 abs = absolute  # noqa: A001
 
@@ -56,8 +56,8 @@ __all__ = [
     "get_cpu_threads", "get_options", "get_printoptions", "gpu_available", "greater",
     "greater_equal", "hsplit", "hstack", "hypot", "inner", "isclose", "isfinite", "isinf", "isnan",
     "kron", "less", "less_equal", "linalg", "linspace", "load", "log", "log10", "log1p", "log2",
-    "matmul", "matrix_transpose", "max", "maximum", "mean", "median", "min", "minimum", "moveaxis",
-    "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
+    "matmul", "matrix_transpose", "matvec", "max", "maximum", "mean", "median", "min", "minimum",
+    "moveaxis", "multiply", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin",
     "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "negative", "nonzero",
     "not_equal", "ones", "ones_like", "options", "Options", "outer", "partition", "percentile",
     "power", "printoptions", "prod", "put", "quantile", "random", "reciprocal", "repeat", "rgemm",
@@ -65,6 +65,6 @@ __all__ = [
     "set_printoptions", "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze",
     "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
     "tensordot", "tile", "to_quad", "to_xprec", "trace", "tril", "triu", "trunc", "unique",
-    "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "vdot", "vsplit",
-    "vstack", "where", "zeros", "zeros_like",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "vdot", "vecmat",
+    "vsplit", "vstack", "where", "zeros", "zeros_like",
 ]

@@ -231,6 +231,33 @@ def test_numpy_cross_errors_are_numpys(device, shape_a, shape_b, kwargs, error, 
                  **kwargs)
 
 
+# ---- NumPy 2's gufuncs: np.vecdot, np.matvec, np.vecmat ----
+def test_numpy_gufuncs_are_the_matmul_and_vecdot_forms(device):
+    """np.vecdot (with axis=) is linalg.vecdot, np.matvec and np.vecmat the matmul forms, bit
+    for bit, with NumPy's shapes; keywords beyond axis= and core-dimension errors are refused."""
+    a, v, w = random_array((2, 3, 4), 23, device), random_array((4,), 24, device), \
+        random_array((3,), 25, device)
+    host = [np.asarray(x.to_device("cpu").hi) for x in (a, v, w)]
+    assert same_bits(np.vecdot(a, v), linalg.vecdot(a, v))
+    b = a[::-1]
+    assert same_bits(np.vecdot(a, b, axis=1), linalg.vecdot(a, b, axis=1))
+    assert np.vecdot(a, b, axis=1).shape == np.vecdot(host[0], host[0], axis=1).shape
+    if hasattr(np, "matvec"):
+        got = np.matvec(a, v)
+        assert got.shape == np.matvec(host[0], host[1]).shape
+        assert same_bits(got, ddblas.matvec(a, v))
+        assert same_bits(got, ddblas.matmul(a, v[:, None])[..., 0])
+        got = np.vecmat(w, a)
+        assert got.shape == np.vecmat(host[2], host[0]).shape
+        assert same_bits(got, ddblas.matmul(w[None, :], a)[..., 0, :])
+    with pytest.raises(ValueError, match="matvec: x1 needs at least 2"):
+        ddblas.matvec(v, v)
+    with pytest.raises(TypeError, match="keepdims"):
+        np.vecdot(a, v, keepdims=True)
+    with pytest.raises(TypeError, match="axis"):
+        np.matmul(a, a, axis=0)
+
+
 @requires_gpu
 def test_operands_on_two_devices_raise():
     cpu = random_array((3, 3), 21, "cpu")

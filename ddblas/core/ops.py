@@ -700,10 +700,16 @@ _UFUNCS[np.matmul] = _matmul
 _UFUNCS[np.positive] = _positive
 
 
-def register_ufuncs(table: dict) -> None:
+def register_ufuncs(table: dict, *, core_axis: bool = False) -> None:
     """Add {NumPy ufunc: DD function} rows to what array_ufunc dispatches (for the modules that
-    import this one: core.elementary, core.trigonometric)."""
+    import this one: core.elementary, core.trigonometric, linalg.numpy_linalg). core_axis: the
+    ufuncs are gufuncs of one core dimension whose functions take NumPy's axis= (np.vecdot)."""
     _UFUNCS.update(table)
+    if core_axis:
+        _CORE_AXIS_UFUNCS.update(table)
+
+
+_CORE_AXIS_UFUNCS: set = set()
 
 
 def output_argument(out, routine: str, dd_result: bool, *, ufunc: bool = False):
@@ -909,8 +915,9 @@ def array_ufunc(self: DDArray, ufunc, method, inputs, kwargs):
     if ufunc.signature is not None and "where" in kwargs:   # matmul: NumPy's TypeError
         raise TypeError(f"{ufunc.__name__}() got an unexpected keyword argument 'where'")
     where = kwargs.pop("where", True)
+    core = {"axis": kwargs.pop("axis")} if ufunc in _CORE_AXIS_UFUNCS and "axis" in kwargs else {}
     casting = _ufunc_options(ufunc, inputs, kwargs, out, dd_result)
-    result = func(*inputs)
+    result = func(*inputs, **core)
     xp = result.xp if isinstance(result, DDArray) else array_module(result)
     mask = None if where is True else _where_mask(where, xp)
     shape = result.shape if mask is None else broadcast_shape(result.shape, mask.shape)

@@ -25,7 +25,8 @@ from ..core.shaping import moveaxis
 from .errors import LinAlgError, require_square_stack
 from .factor import cholesky
 from .norms import matrix_norm, norm, vector_norm
-from .products import cross, inner, matrix_power, multi_dot, tensordot, trace, vdot, vecdot
+from .products import (cross, inner, matrix_power, matvec, multi_dot, tensordot, trace, vdot,
+                       vecdot, vecmat)
 from .qr import RCOND_EPSILON, lstsq, qr
 from .solve import cond, det, inv, slogdet, solve
 from .tensor import tensorinv, tensorsolve
@@ -196,3 +197,7 @@ ops.register_functions({
     np.linalg.cross: cross, np.linalg.tensordot: numpy_tensordot, np.tensordot: tensordot,
     np.inner: inner, np.vdot: vdot, np.cross: numpy_cross,
 })
+# NumPy 2's gufuncs (np.matvec and np.vecmat from NumPy 2.2) through DDArray.__array_ufunc__
+ops.register_ufuncs({np.vecdot: vecdot}, core_axis=True)
+ops.register_ufuncs({getattr(np, name): function for name, function in
+                     (("matvec", matvec), ("vecmat", vecmat)) if hasattr(np, name)})

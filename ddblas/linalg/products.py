@@ -228,6 +228,30 @@ def vecdot(x1, x2, /, *, axis=-1, fma=None, add=None) -> DDArray:
     return ops.sum(ops.multiply(v1, v2, fma=fma, add=add), axis=-1, fma=fma, add=add)
 
 
+def matvec(x1, x2, /, *, fma=None, add=None) -> DDArray:
+    """The products of the matrices of x1 and the vectors of x2, as numpy.matvec:
+    matmul(x1, x2[..., None])[..., 0], so rgemm's bits and bound, c_gemm(n) |A||x|
+    componentwise (n = x1.shape[-1]). NumPy's ValueError for x1 of fewer than 2 dimensions or
+    x2 of none; matmul's for lengths that differ or stacks that do not broadcast."""
+    x1, x2 = ops.operands(x1, x2, names=("x1", "x2"))
+    if x1.ndim < 2 or x2.ndim < 1:
+        raise ValueError(f"matvec: x1 needs at least 2 dimensions and x2 at least 1, got "
+                         f"{x1.shape} and {x2.shape}")
+    return matmul(x1, x2[..., None], fma=fma, add=add)[..., 0]
+
+
+def vecmat(x1, x2, /, *, fma=None, add=None) -> DDArray:
+    """The products of the vectors of x1 and the matrices of x2, as numpy.vecmat (real data:
+    nothing conjugated): matmul(x1[..., None, :], x2)[..., 0, :], so rgemm's bits and bound,
+    c_gemm(n) |x||A| componentwise (n = x1.shape[-1]). NumPy's ValueError for x1 of no
+    dimension or x2 of fewer than 2; matmul's for lengths that differ."""
+    x1, x2 = ops.operands(x1, x2, names=("x1", "x2"))
+    if x1.ndim < 1 or x2.ndim < 2:
+        raise ValueError(f"vecmat: x1 needs at least 1 dimension and x2 at least 2, got "
+                         f"{x1.shape} and {x2.shape}")
+    return matmul(x1[..., None, :], x2, fma=fma, add=add)[..., 0, :]
+
+
 def cross(x1, x2, /, *, axis=-1, fma=None, add=None) -> DDArray:
     """The cross products of the 3-vectors of x1 and x2 along `axis`, as numpy.linalg.cross.
 
