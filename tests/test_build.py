@@ -791,6 +791,7 @@ def test_the_openmp_probe_is_cached_quietly(tmp_path, monkeypatch, caplog):
     assert probe(compiler) and _build.check(marker) == "ok"
 
 
+@pytest.mark.slow   # builds two CPU families afresh: 12 s of the default suite's 3 minutes
 @pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=requires_gpu)])
 def test_a_cache_folder_whose_name_is_not_utf8(tmp_path, device):
     """Probe of 2026-11-28: DDBLAS_CACHE_DIR of bytes that are not UTF-8 gave a
