@@ -25,8 +25,8 @@ from ..core.shaping import moveaxis
 from .errors import LinAlgError, require_square_stack
 from .factor import cholesky
 from .norms import matrix_norm, norm, vector_norm
-from .products import (cross, inner, matrix_power, matvec, multi_dot, tensordot, trace, vdot,
-                       vecdot, vecmat)
+from .products import (cross, inner, matrix_power, matvec, multi_dot, named_axis, tensordot,
+                       trace, vdot, vecdot, vecmat)
 from .qr import RCOND_EPSILON, lstsq, qr
 from .solve import cond, det, inv, slogdet, solve
 from .tensor import tensorinv, tensorsolve
@@ -151,7 +151,7 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
         raise ValueError(f"At least one array has zero dimension (a {a.shape}, b {b.shape})")
     vectors = []
     for x, x_axis, name in ((a, axisa, "axisa"), (b, axisb, "axisb")):
-        vectors.append(moveaxis(x, _normalized_axis(x_axis, x.ndim, name), -1))
+        vectors.append(moveaxis(x, named_axis(x_axis, x.ndim, name), -1))
     lengths = tuple(v.shape[-1] for v in vectors)
     if lengths != (3, 3):   # NumPy's verdict on these lengths: its ValueError, or 2-vectors
         with warnings.catch_warnings():
@@ -168,16 +168,7 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> DDArray:
     product = cross(*vectors)
     if lengths == (2, 2):
         return product[..., 2]
-    return moveaxis(product, -1, _normalized_axis(axisc, product.ndim, "axisc"))
-
-
-def _normalized_axis(axis, ndim: int, name: str) -> int:
-    """axis as a non-negative int; NumPy's AxisError naming the argument otherwise."""
-    try:
-        (axis,) = ops.normalize_axes(axis, ndim)
-    except IndexError as error:   # NumPy's AxisError
-        raise type(error)(axis, ndim, name) from None
-    return axis
+    return moveaxis(product, -1, named_axis(axisc, product.ndim, "axisc"))
 
 
 def numpy_tensordot(x1, x2, /, *, axes=2) -> DDArray:

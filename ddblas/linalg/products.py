@@ -326,12 +326,12 @@ def _tensordot_axes(axes) -> tuple:
     return tuple(pair)
 
 
-def _summed_axis(axis: int, x: DDArray, name: str) -> int:
-    """axis of x as a non-negative int; NumPy's AxisError naming the operand otherwise."""
+def named_axis(axis, ndim: int, name: str) -> int:
+    """axis as a non-negative int; NumPy's AxisError with `name` (the argument) otherwise."""
     try:
-        (axis,) = ops.normalize_axes(axis, x.ndim)
+        (axis,) = ops.normalize_axes(axis, ndim)
     except IndexError as error:   # NumPy's AxisError
-        raise type(error)(axis, x.ndim, f"tensordot: axes of {name}") from None
+        raise type(error)(axis, ndim, name) from None
     return axis
 
 
@@ -376,7 +376,8 @@ def tensordot(a, b, axes=2, *, fma=None, add=None) -> DDArray:
         raise ValueError(f"shape-mismatch for sum: axes {axes_a} of a and {axes_b} of b are "
                          f"not as many")
     for k, (axis_a, axis_b) in enumerate(zip(axes_a, axes_b)):
-        axes_a[k], axes_b[k] = _summed_axis(axis_a, a, "a"), _summed_axis(axis_b, b, "b")
+        axes_a[k] = named_axis(axis_a, a.ndim, "tensordot: axes of a")
+        axes_b[k] = named_axis(axis_b, b.ndim, "tensordot: axes of b")
         if a.shape[axes_a[k]] != b.shape[axes_b[k]]:
             raise ValueError(f"shape-mismatch for sum: a {a.shape} has length "
                              f"{a.shape[axes_a[k]]} along axis {axis_a}, b {b.shape} length "
