@@ -15,6 +15,6 @@ a = ddblas.random((args.n, args.n), seed=1, device="gpu")
 b = ddblas.random((args.n, args.n), seed=2, device="gpu")
 for name in args.variants:
     fma, add = name.split("/")
-    options = dict(fma=fma == "fma", add=add, block=args.block)
+    options = dict(algorithm="blocked", fma=fma == "fma", add=add, block=args.block)
     seconds = time_gpu(lambda: ddblas.rgemm(a, b, **options), 1)  # a warm-up, then one call
     print(f"{name} b={args.block} n={args.n}: {2 * args.n ** 3 / seconds / 1e9:.0f} GFLOP/s")
