@@ -109,6 +109,41 @@ __device__ __forceinline__ void read_tile_row(dd (&out)[COUNT], const double *hi
     }
 }
 
+// copy_tile_rows: a thread's LOADS copies of one operand's tile into the k-major shared tiles:
+// copy r is element (k, x + r STEP) or, STEPS_K, (k + r STEP, x) of the tile (x along m for A, n
+// for B), from hi/lo + first + r step. CHECKED: an element at k >= k_left or x >= x_left (past
+// the K range or the operand) is zero-filled, read from nowhere; unchecked, the tile lies wholly
+// inside and each address is one step from the last (b4: ~80 instructions a 16-deep tile instead
+// of ~230, beside 4,128 in its multiply-adds).
+template <bool CHECKED, int LOADS, int STEP, bool STEPS_K, int ROWS, int COLS>
+__device__ __forceinline__ void copy_tile_rows(double (&hi_tile)[ROWS][COLS],
+                                               double (&lo_tile)[ROWS][COLS], const double *hi,
+                                               const double *lo, index_t first, index_t step, int k,
+                                               int x, index_t k_left, index_t x_left) {
+#pragma unroll
+    for (int r = 0; r < LOADS; ++r, first += step) {
+        const int kr = k + (STEPS_K ? r * STEP : 0), xr = x + (STEPS_K ? 0 : r * STEP);
+        const bool in = !CHECKED || (kr < k_left && xr < x_left);
+        const index_t off = in ? first : 0;  // hi and lo themselves are valid addresses to name
+        copy_to_shared(&hi_tile[kr][xr], hi + off, in);
+        copy_to_shared(&lo_tile[kr][xr], lo + off, in);
+    }
+}
+
+// copy_tile: copy_tile_rows, unchecked where the whole ROWS x (tile width) tile is inside.
+template <int LOADS, int STEP, bool STEPS_K, int ROWS, int COLS>
+__device__ __forceinline__ void copy_tile(double (&hi_tile)[ROWS][COLS],
+                                          double (&lo_tile)[ROWS][COLS], const double *hi,
+                                          const double *lo, index_t first, index_t step, int k,
+                                          int x, index_t k_left, index_t x_left, int width) {
+    if (k_left >= ROWS && x_left >= width)
+        copy_tile_rows<false, LOADS, STEP, STEPS_K>(hi_tile, lo_tile, hi, lo, first, step, k, x,
+                                                    k_left, x_left);
+    else
+        copy_tile_rows<true, LOADS, STEP, STEPS_K>(hi_tile, lo_tile, hi, lo, first, step, k, x,
+                                                   k_left, x_left);
+}
+
 // The layout of a tile's source in global memory decides which index consecutive threads walk,
 // so that their loads are coalesced: A_K_CONTIG means a_cs == 1 (op(A) row-major), otherwise
 // consecutive threads walk i (a_rs == 1, or a general stride); B_N_CONTIG means b_cs == 1. With
@@ -168,23 +203,14 @@ __device__ __forceinline__ void gemm_shared(
     const index_t b_off = b_k * b_rs + b_j * b_cs, b_step = B_STEP * (B_N_CONTIG ? b_rs : b_cs);
     const bool loads_b = B_TILE >= THREADS || tid < B_TILE;
     auto load_tiles = [&](index_t k0, int stage) {
-        const index_t a_tile = a_off + k0 * a_cs, b_tile = b_off + k0 * b_rs;
-#pragma unroll
-        for (int r = 0; r < A_LOADS; ++r) {
-            const int m = a_m + (A_K_CONTIG ? r * A_STEP : 0), k = a_k + (A_K_CONTIG ? 0 : r * A_STEP);
-            const bool in = row0 + m < M && k0 + k < k_end;  // never past A or the K range
-            const index_t off = in ? a_tile + r * a_step : 0;
-            copy_to_shared(&as_hi[stage][k][m], a_hi + off, in);
-            copy_to_shared(&as_lo[stage][k][m], a_lo + off, in);
-        }
-#pragma unroll
-        for (int r = 0; r < B_LOADS && loads_b; ++r) {
-            const int k = b_k + (B_N_CONTIG ? r * B_STEP : 0), n = b_n + (B_N_CONTIG ? 0 : r * B_STEP);
-            const bool in = k0 + k < k_end && col0 + n < N;
-            const index_t off = in ? b_tile + r * b_step : 0;
-            copy_to_shared(&bs_hi[stage][k][n], b_hi + off, in);
-            copy_to_shared(&bs_lo[stage][k][n], b_lo + off, in);
-        }
+        const index_t k_left = k_end - k0;
+        copy_tile<A_LOADS, A_STEP, !A_K_CONTIG>(as_hi[stage], as_lo[stage], a_hi, a_lo,
+                                                a_off + k0 * a_cs, a_step, a_k, a_m, k_left,
+                                                M - row0, BM);
+        if (loads_b)
+            copy_tile<B_LOADS, B_STEP, B_N_CONTIG>(bs_hi[stage], bs_lo[stage], b_hi, b_lo,
+                                                   b_off + k0 * b_rs, b_step, b_k, b_n, k_left,
+                                                   N - col0, BN);
         commit_copies();
     };
 
@@ -288,6 +314,8 @@ __device__ __forceinline__ void madd_ceiling(index_t iters, const double *seed, 
 // of two rows (at BK = 8: 64-byte segments, 58-62% of the H100's HBM bandwidth at t2 <= 2); its
 // 66-74 KB of tiles are dynamic (ddblas/_tsm.py) and fit 3 blocks an SM, the minimum promised.
 // With A "m" a warp copies 256 contiguous bytes at any BK: BK = 8 keeps 33-37 KB, 6 blocks.
+// tsm16 with A "m" promises one block an SM: without a promise, ptxas held its non-FMA accurate
+// kernels to 128 registers and spilled 4 bytes on sm_90 (with one block promised: 162, no spill).
 #define DDBLAS_A_K_CONTIG_k true
 #define DDBLAS_A_K_CONTIG_m false
 #define DDBLAS_B_N_CONTIG_n true

@@ -204,4 +204,4 @@ DD_HD constexpr unsigned gemm_tiles_bytes(int BM, int BN, int BK, int STAGES) {
     X(tsm8, k, 128, 8, 16, 1, 8, 4, 3, true, true)            \
     X(tsm8, m, 128, 8, 8, 1, 8, 4, 2, true, true)             \
     X(tsm16, k, 128, 16, 16, 1, 16, 2, 3, true, true)         \
-    X(tsm16, m, 128, 16, 8, 1, 16, 2, 0, true, true)
+    X(tsm16, m, 128, 16, 8, 1, 16, 2, 1, true, true)
