@@ -266,6 +266,9 @@ def tile(A, reps) -> DDArray:  # noqa: N803  (NumPy's name)
     """A repeated `reps` times along each axis (reps an int or a tuple of ints; A is promoted to
     len(reps) dimensions where it has fewer), as numpy.tile: a copy."""
     (a,) = operands(A)
+    # NumPy's checks of reps on either device (CuPy words its errors differently), on a bool
+    # stand-in of a's shape if empty, else of one element: its tile has 1/16 of the bytes of a's.
+    np.tile(np.zeros(a.shape if a.size == 0 else (1,) * a.ndim, dtype=bool), reps)
     return on_parts(a.xp.tile, a, reps)
 
 
