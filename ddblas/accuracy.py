@@ -40,6 +40,9 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/core/bounds.py and re
                            computed residual (docs/linalg.md "Refinement"); not a proven bound
     qr                     ||a_j - (Q R)_j||_2 <= c ||a_j||_2 and |Q^T Q - I| <= c, k = m n,
                            MEASURED constant (docs/linalg.md "QR")
+    svd                    ||A - U S V^T||_F <= c ||A||_F, |U^T U - I|, |V^T V - I| <= c and
+                           |s_i - sigma_i| <= c ||A||_F, k = rounds + m (svd's info), MEASURED
+                           constant (docs/linalg.md "Singular values")
 """
 from __future__ import annotations
 

@@ -127,7 +127,11 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # "qr" (k = m * n): Householder QR's column-wise backward error and |Q^T Q - I|, Higham Thm 19.4's
 # form gamma~_{mn} = 20 m n delta with delta the variant's largest DD add/mul/div/sqrt constant:
 # MEASURED (the factor 20 is a margin checked by tests/test_linalg_qr.py, not derived).
-FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr")
+# "svd" (k = rounds + m): one-sided Jacobi's backward error ||A - U S V^T||_F / ||A||_F, the
+# orthogonality of U and V and |s_i - sigma_i| / ||A||_2, Higham Lemma 19.9's form for r rounds
+# of disjoint plane rotations (r gamma~_c, plus the m-term column norms), the same delta and
+# MEASURED factor (tests/test_linalg_svd.py).
+FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr", "svd")
 OPERATIONS = (("add", "sub", "mul", "div", "sqrt", "square", "reciprocal", "power", "sum", "dot",
                "gemm", "ozaki", "ozaki2", "refine") + FACTORIZATIONS + tuple(TRIG_MEASURED)
               + tuple(ELEMENTARY_MEASURED))
@@ -145,7 +149,7 @@ REFINEMENT_TARGET = 16
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
-    if op == "qr":
+    if op in ("qr", "svd"):
         delta = max(_mul_constant(opts.fma), _add_constant(opts.add == "accurate"),
                     bound_constant("div", opts), bound_constant("sqrt", opts))
         return QR_MEASURED_FACTOR * max(n, 1) * delta

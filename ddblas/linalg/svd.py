@@ -1,0 +1,304 @@
+"""ddblas.linalg's singular values: svd, svdvals, matrix_rank and pinv (numpy.linalg's names and
+arguments), and the 2-norm they give norm and cond (docs/linalg.md, "Singular values").
+
+Algorithm: the one-sided Jacobi SVD (Hestenes 1958; Demmel and Veselic, "Jacobi's method is
+more accurate than QR", SIAM J. Matrix Anal. Appl. 13, 1992, Alg. 4.1), in DD on the kernels:
+plane rotations of pairs of columns of W (initially A, M >= N; A^T otherwise) until every pair
+is orthogonal to the tolerance, the same rotations accumulated in V. Each round rotates N/2
+disjoint pairs at once (a round-robin tournament orders them, so a sweep of N - 1 rounds meets
+every pair once): their norms and inner products are DD dot products, the rotation is
+Rutishauser's (zeta = (beta - alpha) / (2 gamma), t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
+c = 1 / sqrt(1 + t^2), s = c t), and the columns are rotated by DD multiply-adds. A pair counts as
+orthogonal when |gamma| <= JACOBI_TOLERANCE sqrt(M) sqrt(alpha beta), above the DD dot
+products' rounding, so sweeps end (as LAPACK's dgesvj, sqrt(M) eps). Then sigma_j = ||w_j||_2, U = W / sigma
+(columns of zero sigma completed to an orthonormal basis by a full QR), sorted descending.
+
+Bound (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma 19.9 on
+sequences of disjoint plane rotations, with r = the rounds run): A + dA = U Sigma V^T with
+||dA||_F <= ~ r c delta ||A||_F, U and V orthonormal to ~ (r + m) c delta, and |sigma^_i -
+sigma_i| <= ||dA||_2 (Weyl); ddblas.accuracy.bound("svd", k=rounds + m) is the constant with the
+measured margin the tests check (docs/linalg.md). Every operation is a DD kernel, so the GPU's
+results equal the CPU's bit for bit.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from ..blas.gemm import matmul
+from ..core import ops
+from ..core.array import DDArray, zeros
+from ..core.building import argsort, concatenate, where
+from ..core.options import options
+from ..core.shaping import take
+from ..engines import backend as _backend
+from .errors import LinAlgError, require_finite
+from .qr import RCOND_EPSILON, qr
+from .stacks import stacked_results
+
+# A pair of columns is orthogonal enough when |gamma| <= JACOBI_TOLERANCE sqrt(M) sqrt(alpha beta):
+# 8 u^2 sqrt(M), above the DD dot products' rounding, so that sweeps end.
+JACOBI_TOLERANCE = 2.0 ** -103
+# Sweeps before a LinAlgError: DD needs ~ 6-12 (quadratic convergence after the first few).
+JACOBI_MAX_SWEEPS = 60
+
+
+class SVDResult(NamedTuple):
+    """svd's result, as numpy.linalg.svd's: a @ diag(S) @ Vh = a."""
+    U: DDArray
+    S: DDArray
+    Vh: DDArray
+
+
+def _tournament(n: int) -> list:
+    """The rounds of a round-robin over n columns (n - 1 rounds for even n, n for odd): each
+    three index arrays (P, Q, idle), P and Q the disjoint pairs, idle the column sitting out
+    (odd n); every pair of columns in exactly one round."""
+    players = list(range(n + n % 2))   # an odd n gets a stand-in player n: its pair sits out
+    rounds = []
+    for _ in range(len(players) - 1):
+        half = len(players) // 2
+        pairs = [(players[k], players[-1 - k]) for k in range(half)]
+        pairs = [(p, q) if p < q else (q, p) for p, q in pairs if n not in (p, q)]
+        p, q = (np.array(side, dtype=np.intp) for side in zip(*pairs)) if pairs else \
+            (np.zeros(0, np.intp), np.zeros(0, np.intp))
+        rounds.append((p, q, np.setdiff1d(np.arange(n), np.concatenate([p, q]))))
+        players = [players[0], players[-1]] + players[1:-1]
+    return rounds
+
+
+def _column_dots(x: DDArray, y: DDArray) -> DDArray:
+    """x_j . y_j for each column j: DD products summed in sum()'s fixed order (linalg.vecdot's
+    bits, bound("dot", k=M))."""
+    return ops.sum(x * y, axis=0)
+
+
+def _rotated(w: DDArray, p, q, idle, c: DDArray, s: DDArray) -> DDArray:
+    """w with its columns p and q replaced by c w_p - s w_q and s w_p + c w_q (columns idle as
+    they are)."""
+    wp, wq = take(w, p, axis=1), take(w, q, axis=1)
+    new_p = c * wp - s * wq
+    new_q = s * wp + c * wq
+    order = np.concatenate([p, q, idle])
+    placed = concatenate([new_p, new_q, take(w, idle, axis=1)], axis=1)
+    return take(placed, np.argsort(order), axis=1)
+
+
+def _jacobi(w: DDArray, info: dict) -> tuple:
+    """One-sided Jacobi on w (M x N, M >= N, finite, scaled): (W, V) with W = A V, the columns
+    of W orthogonal to the tolerance; info gets the sweeps and rounds run."""
+    m, n = w.shape
+    v = zeros((n, n), device=w.device)
+    v.hi[v.xp.arange(n), v.xp.arange(n)] = 1.0
+    rounds = _tournament(n)
+    tolerance = JACOBI_TOLERANCE * math.sqrt(m)
+    run = 0
+    for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
+        rotated = False
+        for p, q, idle in rounds:
+            run += 1
+            wp, wq = take(w, p, axis=1), take(w, q, axis=1)
+            alpha, beta, gamma = (_column_dots(x, y) for x, y in ((wp, wp), (wq, wq), (wp, wq)))
+            rotate = ops.absolute(gamma) > tolerance * ops.sqrt(alpha * beta)
+            if not bool(rotate.any()):
+                continue
+            rotated = True
+            gamma = where(rotate, gamma, 1.0)
+            zeta = (beta - alpha) / (2.0 * gamma)
+            t = 1.0 / (ops.absolute(zeta) + ops.sqrt(1.0 + zeta * zeta))
+            t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
+            c = 1.0 / ops.sqrt(1.0 + t * t)
+            s = c * t
+            w = _rotated(w, p, q, idle, c, s)
+            v = _rotated(v, p, q, idle, c, s)
+        if not rotated:
+            info.update(sweeps=sweep, rounds=run)
+            return w, v
+    raise LinAlgError(f"SVD did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
+
+
+def _completed(y: DDArray, count: int) -> DDArray:
+    """count orthonormal columns orthogonal to y's (orthonormal) columns: the next ones of a
+    full QR of y (the identity's first where y has none)."""
+    rows, given = y.shape
+    if given == 0:
+        basis = zeros((rows, rows), device=y.device)
+        basis.hi[basis.xp.arange(rows), basis.xp.arange(rows)] = 1.0
+        return basis[:, :count]
+    q, _ = qr(y, mode="full", check_finite=False)
+    return q[:, given:given + count]
+
+
+def _scaled(x: DDArray, k: int) -> DDArray:
+    """x 2^k in two exact steps (ops.scale takes |k| <= 1022; k here up to 1074)."""
+    return ops.scale(ops.scale(x, k // 2), k - k // 2)
+
+
+def _column_norms(w: DDArray) -> DDArray:
+    """||w_j||_2 of each column: each scaled by a power of two near its largest entry (exact)
+    so that its squares neither overflow nor underflow, a DD dot product, sqrt, scaled back."""
+    if w.shape[0] == 0:
+        return zeros(w.shape[1], device=w.device)
+    e = w.xp.frexp(w.xp.abs(w.hi).max(axis=0))[1].astype(np.int64)
+    scaled = _scaled(w, -e)
+    return _scaled(ops.sqrt(_column_dots(scaled, scaled)), e)
+
+
+def _svd_tall(a: DDArray, full: bool, compute_uv: bool, info: dict):
+    """U, S, V (not transposed) of a (M x N, M >= N, finite): U M x N (M x M if full)."""
+    m, n = a.shape
+    # sigma(A 2^-e) = sigma(A) 2^-e: scaled by a power of two so that the largest entry lies in
+    # [1/2, 1) and the squares in the dot products neither overflow nor underflow early
+    largest = float(_backend.move(a.xp.abs(a.hi).max(), "cpu")) if a.size else 0.0
+    shift = math.frexp(largest)[1]   # largest = f 2^shift, f in [1/2, 1) (0 for a zero a)
+    w, v = _jacobi(_scaled(a, -shift), info)
+    sigma = _column_norms(w)
+    order = argsort(sigma)[::-1]
+    sigma = take(sigma, order)
+    if not compute_uv:
+        return None, _scaled(sigma, shift), None
+    v = take(v, order, axis=1)
+    w = take(w, order, axis=1)
+    nonzero = int((sigma.hi > 0).sum())
+    u = w[:, :nonzero] / sigma[:nonzero]
+    missing = (m if full else n) - nonzero
+    if missing:
+        u = concatenate([u, _completed(u, missing)], axis=1)
+    return u, _scaled(sigma, shift), v
+
+
+def _svd_matrix(a: DDArray, full: bool, compute_uv: bool, info: dict):
+    """svd of one matrix: (U, S, Vh) or S."""
+    m, n = a.shape
+    if m >= n:
+        u, s, v = _svd_tall(a, full, compute_uv, info)
+        return (u, s, v.T) if compute_uv else s
+    # A^T = U' S V'^T, so A = V' S U'^T
+    u, s, v = _svd_tall(a.T, full, compute_uv, info)
+    return (v, s, u.T) if compute_uv else s
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, fma=None, add=None,
+        info=None):
+    """Singular value decomposition in DD, as numpy.linalg.svd: a = U @ diag(S) @ Vh.
+
+    Parameters
+    ----------
+    a : (..., M, N) DDArray or array_like (float64 accepted), on either device; leading
+        dimensions are a stack of matrices, each decomposed on its own.
+    full_matrices : bool
+        True (default): U (..., M, M) and Vh (..., N, N); False: (..., M, K) and (..., K, N),
+        K = min(M, N).
+    compute_uv : bool
+        False returns S alone.
+    hermitian : bool
+        Accepted for NumPy compatibility; the general algorithm runs either way.
+    fma, add : the arithmetic variant (default: ddblas.options).
+    info : dict, optional
+        Filled with the Jacobi sweeps and rounds run (of the last matrix of a stack).
+
+    Returns
+    -------
+    SVDResult(U, S, Vh) as NumPy's (S descending, (..., K)), or S when compute_uv is False.
+
+    Raises
+    ------
+    LinAlgError
+        a has fewer than two dimensions (NumPy's error), or the sweeps did not converge.
+    ValueError
+        a holds an inf or a NaN (naming a).
+
+    Notes
+    -----
+    One-sided Jacobi (module docstring); its backward error and orthogonality are within
+    ddblas.accuracy.bound("svd", k=rounds + M) (info's rounds), the singular values within the
+    same times ||a||_2 (absolute). Singular vectors of equal singular values are any basis of
+    their space, and the signs of a pair (u_j, v_j) may differ from LAPACK's. Cost: O(M N^2)
+    DD operations per sweep in about 30 kernel calls per round of N/2 pairs, N - 1 rounds a sweep.
+    """
+    (a,) = ops.on_one_device(a, names=("a",))
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    for name, flag in (("full_matrices", full_matrices), ("compute_uv", compute_uv),
+                       ("hermitian", hermitian)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    require_finite((a, "a"), switch=False)
+    info = {} if info is None else info
+    stack, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    with options(fma=fma, add=add):
+        items = [_svd_matrix(a[index], bool(full_matrices), bool(compute_uv), info)
+                 for index in np.ndindex(*stack)]
+    if not compute_uv:
+        return stacked_results(items, stack, (k,), a.xp)
+    rows, cols = (m, n) if full_matrices else (k, k)
+    return SVDResult(stacked_results([i[0] for i in items], stack, (m, rows), a.xp),
+                     stacked_results([i[1] for i in items], stack, (k,), a.xp),
+                     stacked_results([i[2] for i in items], stack, (cols, n), a.xp))
+
+
+def svdvals(x, /, *, fma=None, add=None) -> DDArray:
+    """The singular values of x (..., M, N), descending, as numpy.linalg.svdvals:
+    svd(x, compute_uv=False)."""
+    return svd(x, compute_uv=False, fma=fma, add=add)
+
+
+def _relative_tolerance(name: str, value) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                              or math.isnan(value)):
+        raise TypeError(f"{name} must be a real number or None, got {value!r}")
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803  (NumPy's name)
+    """The rank of A (..., M, N) as numpy.linalg.matrix_rank: the singular values above tol.
+
+    tol (absolute) defaults to S.max() * rtol, rtol to max(M, N) * 2^-104 (NumPy's
+    max(M, N) * eps with DD's eps, 4 u^2); tol and rtol may not both be given. A vector or a
+    scalar: 1 unless all zero, as NumPy's. Returns a Python int, or an int64 array for a stack.
+    """
+    (a,) = ops.on_one_device(A, names=("A",))
+    _relative_tolerance("tol", tol)
+    _relative_tolerance("rtol", rtol)
+    if tol is not None and rtol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    if a.ndim < 2:
+        require_finite((a, "A"), switch=False)
+        return int(bool((a.hi != 0).any()))
+    s = svd(a, compute_uv=False, hermitian=hermitian)
+    m, n = a.shape[-2:]
+    if tol is None:
+        relative = max(m, n) * RCOND_EPSILON if rtol is None else float(rtol)
+        limit = s[..., :1] * relative if s.shape[-1] else 0.0
+    else:
+        limit = float(tol)
+    ranks = _backend.move((s > limit).sum(axis=-1), "cpu").astype(np.int64)
+    return int(ranks) if ranks.ndim == 0 else ranks
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=None, fma=None, add=None) -> DDArray:
+    """The Moore-Penrose pseudo-inverse of a (..., M, N) as numpy.linalg.pinv: V diag(1/s) U^T
+    over the singular values s > rcond * s.max() (default rcond: max(M, N) * 2^-104, NumPy's
+    rule with DD's eps; rtol is NumPy 2's name for it, not both). Shape (..., N, M)."""
+    (a,) = ops.on_one_device(a, names=("a",))
+    _relative_tolerance("rcond", rcond)
+    _relative_tolerance("rtol", rtol)
+    if rcond is not None and rtol is not None:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    m, n = a.shape[-2:]
+    relative = rcond if rcond is not None else rtol
+    relative = max(m, n) * RCOND_EPSILON if relative is None else float(relative)
+    if min(m, n) == 0:
+        return zeros(a.shape[:-2] + (n, m), device=a.device)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian, fma=fma, add=add)
+    with options(fma=fma, add=add):
+        kept = s > s[..., :1] * relative
+        inverse = where(kept, 1.0 / where(kept, s, 1.0), 0.0)
+        return matmul(vh.swapaxes(-1, -2) * inverse[..., None, :], u.swapaxes(-1, -2))
