@@ -663,7 +663,7 @@ def test_inv_det_slogdet_cond(device):
         exact_c = mpmath.mnorm(m, 1) * mpmath.mnorm(exact_inv, 1)
     assert abs(c - float(exact_c)) <= 1e-12 * float(exact_c)
     with pytest.raises(ValueError, match="^p must be"):
-        linalg.cond(a, 2)
+        linalg.cond(a, 3)
 
 
 def test_det_overflow_and_stacks(device):
@@ -700,7 +700,7 @@ def test_norms_exact(device):
         assert got.shape == (1, 1)
     cols = linalg.norm(x, 2, axis=0)
     assert cols.shape == (5,)
-    for ord_, match in ((2, "^ord must be"), ("nuc", "^ord must be"), (3, None)):
+    for ord_, match in ((3, "^ord must be"), ("max", "^ord must be")):
         with pytest.raises(ValueError, match=match):
             linalg.norm(x, ord_)
 

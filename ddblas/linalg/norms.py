@@ -10,7 +10,9 @@ import numpy as np
 
 from ..core import ops
 from ..core.array import DDArray
+from ..core.shaping import moveaxis
 from .scaling import scale_wide
+from .svd import svdvals
 
 
 def _extreme_abs(x: DDArray, axes: tuple, largest: bool) -> DDArray:
@@ -113,8 +115,15 @@ def _matrix_norm(x: DDArray, ord, axes: tuple) -> DDArray:
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = ops.sum(ops.absolute(x), axis=summed, keepdims=True)
         return _extreme_abs(sums, (across,), ord > 0)
-    raise ValueError(f"ord must be None, 'fro', 1, -1, inf or -inf for a matrix norm (the "
-                     f"2-norm needs singular values, not in ddblas), got {ord!r}")
+    if not isinstance(ord, (str, np.ndarray)) and ord in (2, -2) or \
+            isinstance(ord, str) and ord == "nuc":
+        s = svdvals(moveaxis(x, (rows, cols), (-2, -1)))
+        last = (s.ndim - 1,)
+        kept = ops.sum(s, axis=last, keepdims=True) if ord == "nuc" else \
+            _extreme_abs(s, last, ord > 0)
+        return kept.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    raise ValueError(f"ord must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf for a matrix "
+                     f"norm, got {ord!r}")
 
 
 def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
@@ -130,9 +139,10 @@ def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
         nonzero entries, NaNs included, as a DD count), and any other real p, positive or
         negative: (sum |x_i|^p)^(1/p), as NumPy (with p < 0 a zero entry gives 0, no entries
         inf). Matrices: None/'fro' (Frobenius), 1 / -1 (max / min column sum of |a_ij|), inf /
-        -inf (max / min row sum). The matrix 2-norm (and -2, 'nuc') needs singular values, and
-        other orders are none of NumPy's: a ValueError names ord, as it does for a NaN or
-        non-real ord (NumPy returns NaN for ord=NaN).
+        -inf (max / min row sum), 2 / -2 (largest / smallest singular value) and 'nuc' (their
+        sum), from svdvals (ddblas.linalg.svd's one-sided Jacobi). Other orders are none of
+        NumPy's: a ValueError names ord, as it does for a NaN or non-real ord (NumPy returns
+        NaN for ord=NaN).
     axis : None, int or 2-tuple of ints, optional
         The vector axis or the (row, column) matrix axes, as in NumPy.
     keepdims : bool, optional
@@ -141,7 +151,8 @@ def norm(x, ord=None, axis=None, keepdims=False) -> DDArray:
     Returns
     -------
     DDArray
-        The norms. Bounds: inf/-inf and 0 exact; 1-norms those of ddblas.sum on |x| ((n - 1)
+        The norms. Bounds: 2, -2 and 'nuc' those of svdvals (docs/linalg.md "Singular
+        values"); inf/-inf and 0 exact; 1-norms those of ddblas.sum on |x| ((n - 1)
         3.0000001 u^2 relative); 2/Frobenius: relative error <= (c_mul + 3.0000001 (n - 1) +
         c_mul) u^2 / 2 + 6 u^2 to first order (sum of squares, then sqrt), the power-of-two
         scalings being exact. Other p: s (sum (|x_i|/s)^p)^(1/p) with s = max |x_i| (p > 0)
@@ -257,9 +268,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro") -> DDArray:
     x : DDArray or array_like, shape (..., M, N)
     keepdims : bool, optional
         Keep the last two axes as size 1.
-    ord : {'fro', 1, -1, inf, -inf}, optional
-        norm's matrix orders (default 'fro', Frobenius; None is 'fro' too). The 2-norm (2, -2)
-        and 'nuc' need singular values, which ddblas does not compute: a ValueError names ord.
+    ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}, optional
+        norm's matrix orders (default 'fro', Frobenius; None is 'fro' too); 2, -2 and 'nuc'
+        from the singular values (ddblas.linalg.svdvals).
 
     Returns
     -------

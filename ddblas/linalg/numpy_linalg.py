@@ -29,6 +29,7 @@ from .products import (cross, inner, matrix_power, matvec, multi_dot, named_axis
                        trace, vdot, vecdot, vecmat)
 from .qr import RCOND_EPSILON, lstsq, qr
 from .solve import cond, det, inv, slogdet, solve
+from .svd import matrix_rank, pinv, svd, svdvals
 from .tensor import tensorinv, tensorsolve
 
 QR_MODES = ("reduced", "complete", "r", "raw")   # numpy.linalg.qr's, NumPy 2
@@ -96,7 +97,8 @@ def numpy_lstsq(a, b, rcond=None):
     rcond RCOND_EPSILON (NumPy: machine precision); QR's |R_jj| take the place of the singular
     values, and rank deficiency by that test is a LinAlgError (NumPy returns the minimum-norm
     solution from its SVD). residuals: (1,) for a 1-D b, (K,), or (0,) where M <= N, as NumPy's.
-    rank: min(M, N) (a Python int). s: None (ddblas computes no singular values)."""
+    rank: min(M, N) (a Python int). s: None (linalg.svdvals(a) gives them, at a Jacobi
+    SVD's cost)."""
     a, b = ops.on_one_device(a, b, names=("a", "b"))
     vector = b.ndim == 1
     columns = b.reshape(-1, 1) if vector else b
@@ -111,14 +113,9 @@ def numpy_lstsq(a, b, rcond=None):
 
 
 def numpy_cond(x, p=None) -> DDArray:
-    """numpy.linalg.cond by ddblas.linalg.cond for p in {1, -1, inf, -inf, 'fro'}. NumPy's
-    default p=None is the 2-norm condition number (so are 2 and -2), which needs singular
-    values: a ValueError naming p (ddblas.linalg.cond's p=None is the inf-norm's)."""
-    if p is None or (not isinstance(p, str) and p in (2, -2)):
-        raise ValueError(f"p={p!r} is the 2-norm condition number (numpy.linalg.cond's default "
-                         f"p=None too), which needs singular values, not in ddblas: give p=1, "
-                         f"-1, inf, -inf or 'fro'")
-    return cond(x, p)
+    """numpy.linalg.cond by ddblas.linalg.cond, with NumPy's default p=None: the 2-norm
+    condition number (ddblas.linalg.cond's None is the inf-norm's)."""
+    return cond(x, 2 if p is None else p)
 
 
 def numpy_diagonal(x, /, *, offset=0) -> DDArray:
@@ -187,7 +184,10 @@ ops.register_functions({
     np.linalg.outer: numpy_outer, np.linalg.vecdot: vecdot, np.linalg.matmul: matmul,
     np.linalg.cross: cross, np.linalg.tensordot: numpy_tensordot, np.tensordot: tensordot,
     np.inner: inner, np.vdot: vdot, np.cross: numpy_cross,
+    np.linalg.svd: svd, np.linalg.matrix_rank: matrix_rank, np.linalg.pinv: pinv,
 })
+if hasattr(np.linalg, "svdvals"):   # NumPy 2
+    ops.register_functions({np.linalg.svdvals: svdvals})
 # NumPy 2's gufuncs (np.matvec and np.vecmat from NumPy 2.2) through DDArray.__array_ufunc__
 ops.register_ufuncs({np.vecdot: vecdot}, core_axis=True)
 ops.register_ufuncs({getattr(np, name): function for name, function in

@@ -30,6 +30,7 @@ from .norms import norm
 from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
                       row_scaled_range_exponents, row_spread, rows_keeping_entries, scale_wide,
                       scale_wider, unit_exponents)
+from .svd import svdvals
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly
@@ -782,14 +783,17 @@ def cond(a, p=None) -> DDArray:
     Parameters
     ----------
     a : DDArray or array_like, shape (..., n, n)
-    p : {None, 1, -1, inf, -inf, 'fro'}
-        None is the inf-norm here (NumPy's default, the 2-norm, needs singular values, which
-        ddblas does not compute: p=2 raises a ValueError naming p).
+    p : {None, 1, -1, 2, -2, inf, -inf, 'fro'}
+        None is the inf-norm here (a cheap estimate at large n), where numpy.linalg.cond's
+        None is the 2-norm (numpy.linalg.cond on a DDArray keeps NumPy's meaning). 2 and -2:
+        sigma_max / sigma_min and its inverse from svdvals, for any M x N matrix, as NumPy.
 
     Returns
     -------
     DDArray
-        For n <= COND_EXACT_ORDER (and every p but 1 and inf) the inverse is computed (inv,
+        p = 2, -2: the singular values' ratio, within svdvals' bounds (docs/linalg.md
+        "Singular values"); inf (2) or 0 (-2) for a singular matrix.
+        For n <= COND_EXACT_ORDER (and every p but 1, 2 and inf) the inverse is computed (inv,
         solve's accuracy): the result is exact to about cond * u^2 relative, at O(n^3) DD cost
         per matrix. For a single matrix with n > COND_EXACT_ORDER and p = 1 or inf, ||A^-1||_p
         is estimated (Hager / Higham, Alg. 15.4, on the DD LU: a lower bound, usually within a
@@ -805,10 +809,14 @@ def cond(a, p=None) -> DDArray:
         p is not one of the orders above (naming p); a holds an inf or a NaN (naming a).
     """
     p = math.inf if p is None else p
-    if p not in (1, -1, math.inf, -math.inf, "fro"):
-        raise ValueError(f"p must be None, 1, -1, inf, -inf or 'fro' (the 2-norm condition "
-                         f"needs singular values, not in ddblas), got {p!r}")
+    if p not in (1, -1, 2, -2, math.inf, -math.inf, "fro"):
+        raise ValueError(f"p must be None, 1, -1, 2, -2, inf, -inf or 'fro', got {p!r}")
     (a,) = ops.on_one_device(a, names=("a",))
+    if p in (2, -2) and a.ndim >= 2 and a.size:
+        require_finite((a, "a"), switch=False)
+        s = svdvals(a)
+        largest, smallest = s[..., 0], s[..., -1]
+        return largest / smallest if p == 2 else smallest / largest
     require_square_stack(a, "a")
     if a.shape[-1] == 0:   # NumPy's error (numpy.linalg.LinAlgError is a ValueError); an empty
         # stack of non-empty matrices gives an empty result, as NumPy's
