@@ -132,6 +132,17 @@ def test_extreme_magnitudes(device):
     big = ddblas.asarray(np.array([[1.5, -1.7], [1.0, 1.2]]) * 2.0 ** 1021, device=device)
     want = np.linalg.svd(np.array([[1.5, -1.7], [1.0, 1.2]]), compute_uv=False) * 2.0 ** 1021
     assert np.allclose(linalg.svdvals(big).hi, want, rtol=1e-15, atol=0)
+    # columns 2^-600 below the largest: still rotated against each other (each column's dots
+    # are taken scaled), so U and V stay orthonormal and the small values keep their digits
+    block = np.array([[2.0, 6.0], [1.0, 2.0], [0.0, 4.0]])
+    a = np.zeros((4, 3))
+    a[0, 0], a[1:, 1:] = 1.0, block * 2.0 ** -601
+    u, s, vh = linalg.svd(ddblas.asarray(a, device=device))
+    assert orthogonality_error(exact(u)) <= 2.0 ** -90
+    assert orthogonality_error(exact(vh.T)) <= 2.0 ** -90
+    want = mpmath_singular_values([[Fraction(x) for x in row] for row in block.tolist()])
+    for got, w in zip(exact(s[None, 1:])[0], want):
+        assert abs(got * 2 ** 601 - w) <= Fraction(2) ** -95 * w
     tiny = ddblas.asarray(np.array([[3.0, 1.0], [1.0, 2.0]]) * 2.0 ** -1060, device=device)
     want = np.linalg.svd(np.array([[3.0, 1.0], [1.0, 2.0]]), compute_uv=False) * 2.0 ** -1060
     assert np.all(np.abs(linalg.svdvals(tiny).hi - want) <= 2.0 ** -1072)
@@ -161,7 +172,8 @@ def test_shapes_stacks_and_numpy_entry_points(device):
     assert same_bits(linalg.matrix_norm(a, ord="nuc").hi, ddblas.sum(s).hi)
     assert same_bits(np.linalg.cond(a).hi, (s[0] / s[2]).hi)   # NumPy's p=None: the 2-norm
     assert same_bits(linalg.cond(a, -2).hi, (s[2] / s[0]).hi)
-    assert np.linalg.matrix_rank(a) == 3 and np.linalg.matrix_rank(a, tol=float(s[1].hi) * (1 + 1e-12)) == 1
+    assert np.linalg.matrix_rank(a) == 3
+    assert np.linalg.matrix_rank(a, tol=float(s[1].hi) * (1 + 1e-12)) == 1
     assert np.linalg.matrix_rank(ddblas.asarray(np.zeros(3), device=device)) == 0
     assert linalg.pinv(a).shape == (3, 5)
 

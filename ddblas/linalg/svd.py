@@ -6,12 +6,13 @@ more accurate than QR", SIAM J. Matrix Anal. Appl. 13, 1992, Alg. 4.1), in DD on
 plane rotations of pairs of columns of W (initially A, M >= N; A^T otherwise) until every pair
 is orthogonal to the tolerance, the same rotations accumulated in V. Each round rotates N/2
 disjoint pairs at once (a round-robin tournament orders them, so a sweep of N - 1 rounds meets
-every pair once): their norms and inner products are DD dot products, the rotation is
-Rutishauser's (zeta = (beta - alpha) / (2 gamma), t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
-c = 1 / sqrt(1 + t^2), s = c t), and the columns are rotated by DD multiply-adds. A pair counts as
-orthogonal when |gamma| <= JACOBI_TOLERANCE sqrt(M) sqrt(alpha beta), above the DD dot
-products' rounding, so sweeps end (as LAPACK's dgesvj, sqrt(M) eps). Then sigma_j = ||w_j||_2, U = W / sigma
-(columns of zero sigma completed to an orthonormal basis by a full QR), sorted descending.
+every pair once): their norms and inner products are DD dot products of the columns scaled by
+powers of two, the rotation is Rutishauser's (zeta = (beta - alpha) / (2 gamma), t = sign(zeta)
+/ (|zeta| + sqrt(1 + zeta^2)), c = 1 / sqrt(1 + t^2), s = c t), and the columns are rotated by
+DD multiply-adds. A pair counts as orthogonal when |gamma| <= JACOBI_TOLERANCE sqrt(M) sqrt(alpha
+beta), above the DD dot products' rounding, so sweeps end (LAPACK's dgesvj: sqrt(M) eps). Then
+sigma_j = ||w_j||_2, U = W / sigma (columns of zero sigma completed to an orthonormal basis by a
+full QR), sorted descending.
 
 Bound (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma 19.9 on
 sequences of disjoint plane rotations, with r = the rounds run): A + dA = U Sigma V^T with
@@ -39,7 +40,7 @@ from .errors import LinAlgError, require_finite
 from .qr import RCOND_EPSILON, qr
 from .stacks import stacked_results
 
-# A pair of columns is orthogonal enough when |gamma| <= JACOBI_TOLERANCE sqrt(M) sqrt(alpha beta):
+# A pair of columns is orthogonal enough when |gamma| <= JACOBI_TOLERANCE sqrt(M alpha beta):
 # 8 u^2 sqrt(M), above the DD dot products' rounding, so that sweeps end.
 JACOBI_TOLERANCE = 2.0 ** -103
 # Sweeps before a LinAlgError: DD needs ~ 6-12 (quadratic convergence after the first few).
@@ -100,14 +101,19 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
         rotated = False
         for p, q, idle in rounds:
             run += 1
+            # each column scaled by a power of two near its largest entry (exact), so that no
+            # column's squares underflow: alpha, beta, gamma are 2^-2ep ||w_p||^2, 2^-2eq
+            # ||w_q||^2 and 2^-(ep+eq) w_p . w_q, and the test and zeta are scale-free
             wp, wq = take(w, p, axis=1), take(w, q, axis=1)
-            alpha, beta, gamma = (_column_dots(x, y) for x, y in ((wp, wp), (wq, wq), (wp, wq)))
+            ep, eq = _column_exponents(wp), _column_exponents(wq)
+            sp, sq = _scaled(wp, -ep), _scaled(wq, -eq)
+            alpha, beta, gamma = (_column_dots(x, y) for x, y in ((sp, sp), (sq, sq), (sp, sq)))
             rotate = ops.absolute(gamma) > tolerance * ops.sqrt(alpha * beta)
             if not bool(rotate.any()):
                 continue
             rotated = True
             gamma = where(rotate, gamma, 1.0)
-            zeta = (beta - alpha) / (2.0 * gamma)
+            zeta = (_scaled(beta, eq - ep) - _scaled(alpha, ep - eq)) / (2.0 * gamma)
             t = 1.0 / (ops.absolute(zeta) + ops.sqrt(1.0 + zeta * zeta))
             t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
             c = 1.0 / ops.sqrt(1.0 + t * t)
@@ -137,12 +143,18 @@ def _scaled(x: DDArray, k: int) -> DDArray:
     return ops.scale(ops.scale(x, k // 2), k - k // 2)
 
 
+def _column_exponents(w: DDArray):
+    """e_j with max_i |w_ij| in [2^(e_j - 1), 2^e_j) for each column (0 for a zero column), as
+    an int64 array on w's device."""
+    if w.shape[0] == 0:
+        return w.xp.zeros(w.shape[1], dtype=np.int64)
+    return w.xp.frexp(w.xp.abs(w.hi).max(axis=0))[1].astype(np.int64)
+
+
 def _column_norms(w: DDArray) -> DDArray:
     """||w_j||_2 of each column: each scaled by a power of two near its largest entry (exact)
     so that its squares neither overflow nor underflow, a DD dot product, sqrt, scaled back."""
-    if w.shape[0] == 0:
-        return zeros(w.shape[1], device=w.device)
-    e = w.xp.frexp(w.xp.abs(w.hi).max(axis=0))[1].astype(np.int64)
+    e = _column_exponents(w)
     scaled = _scaled(w, -e)
     return _scaled(ops.sqrt(_column_dots(scaled, scaled)), e)
 
