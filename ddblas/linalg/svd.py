@@ -43,6 +43,11 @@ from .stacks import stacked_results
 # A pair of columns is orthogonal enough when |gamma| <= JACOBI_TOLERANCE sqrt(M alpha beta):
 # 8 u^2 sqrt(M), above the DD dot products' rounding, so that sweeps end.
 JACOBI_TOLERANCE = 2.0 ** -103
+# A column whose entries all lie below 2^JACOBI_FLOOR_EXPONENT (A scaled into [1/2, 1)) is
+# rounding debris: a rank-deficient A's columns shrink by ~2^-50 a rotation towards it and would
+# never become orthogonal. It is not rotated, and is zeroed (sigma 0, U completed) at the end:
+# an absolute change <= sqrt(M) 2^-900 ||A||_max, far inside the bound.
+JACOBI_FLOOR_EXPONENT = -900
 # Sweeps before a LinAlgError: DD needs ~ 6-12 (quadratic convergence after the first few).
 JACOBI_MAX_SWEEPS = 60
 
@@ -108,21 +113,27 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
             ep, eq = _column_exponents(wp), _column_exponents(wq)
             sp, sq = _scaled(wp, -ep), _scaled(wq, -eq)
             alpha, beta, gamma = (_column_dots(x, y) for x, y in ((sp, sp), (sq, sq), (sp, sq)))
-            rotate = ops.absolute(gamma) > tolerance * ops.sqrt(alpha * beta)
+            rotate = (ops.absolute(gamma) > tolerance * ops.sqrt(alpha * beta)) & \
+                (ep > JACOBI_FLOOR_EXPONENT) & (eq > JACOBI_FLOOR_EXPONENT)
             if not bool(rotate.any()):
                 continue
-            rotated = True
             gamma = where(rotate, gamma, 1.0)
             zeta = (_scaled(beta, eq - ep) - _scaled(alpha, ep - eq)) / (2.0 * gamma)
-            t = 1.0 / (ops.absolute(zeta) + ops.sqrt(1.0 + zeta * zeta))
+            # sqrt(1 + zeta^2) is |zeta| to 2^-1001 relative from |zeta| = 2^500 on, where
+            # zeta^2 would overflow (columns 2^500 apart): t = sign(zeta) / (2 |zeta|) there
+            size = ops.absolute(zeta)
+            t = 1.0 / (size + where(size < 2.0 ** 500, ops.sqrt(1.0 + zeta * zeta), size))
             t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
+            if not bool((t.hi != 0).any()):   # every angle below the range: nothing moves
+                continue
+            rotated = True
             c = 1.0 / ops.sqrt(1.0 + t * t)
             s = c * t
             w = _rotated(w, p, q, idle, c, s)
             v = _rotated(v, p, q, idle, c, s)
         if not rotated:
             info.update(sweeps=sweep, rounds=run)
-            return w, v
+            return where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0), v
     raise LinAlgError(f"SVD did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
 
 
