@@ -113,8 +113,9 @@ __device__ __forceinline__ void read_tile_row(dd (&out)[COUNT], const double *hi
 // copy r is element (k, x + r STEP) or, STEPS_K, (k + r STEP, x) of the tile (x along m for A, n
 // for B), from hi/lo + first + r step. CHECKED: an element at k >= k_left or x >= x_left (past
 // the K range or the operand) is zero-filled, read from nowhere; unchecked, the tile lies wholly
-// inside and each address is one step from the last (b4: ~80 instructions a 16-deep tile instead
-// of ~230, beside 4,128 in its multiply-adds).
+// inside and each address is one step from the last. The checked copies of a 16-deep b4 tile
+// took ~235 instructions beside its 4,128 in the multiply-adds (Nsight Compute); copying whole
+// tiles unchecked made b4 fma/sloppy 2 % faster at N = 4096 (docs/performance.md).
 template <bool CHECKED, int LOADS, int STEP, bool STEPS_K, int ROWS, int COLS>
 __device__ __forceinline__ void copy_tile_rows(double (&hi_tile)[ROWS][COLS],
                                                double (&lo_tile)[ROWS][COLS], const double *hi,
