@@ -43,6 +43,8 @@ Bounds (docs/algorithms.md derives each; defined in ddblas/core/bounds.py and re
     svd                    ||A - U S V^T||_F <= c ||A||_F, |U^T U - I|, |V^T V - I| <= c and
                            |s_i - sigma_i| <= c ||A||_F, k = rounds + m (svd's info), MEASURED
                            constant (docs/linalg.md "Singular values")
+    eigh                   ||A V - V L||_F <= c ||A||_F, |V^T V - I| <= c and |l_i - lambda_i|
+                           <= c ||A||_F, k = rounds + n (eigh's info), MEASURED likewise
 """
 from __future__ import annotations
 

@@ -730,8 +730,8 @@ def test_diagonal_outer_matmul_are_ddblas_ops(device):
     assert same_bits(np.linalg.matmul(x[0], v), ddblas.matmul(x[0], v))
 
 
-@pytest.mark.parametrize("name", ["eig", "eigh", "eigvals", "eigvalsh"])
-def test_functions_that_need_eigenvalues_are_not_dispatched(device, name):
+@pytest.mark.parametrize("name", ["eig", "eigvals"])
+def test_functions_that_need_general_eigenvalues_are_not_dispatched(device, name):
     """No implementation: NumPy's TypeError naming the function, not a silent float64 answer."""
     with pytest.raises(TypeError, match=f"no implementation found for 'numpy.linalg.{name}'"):
         getattr(np.linalg, name)(ddblas.eye(3, device=device))

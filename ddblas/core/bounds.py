@@ -130,8 +130,9 @@ def bound_constant(op: str, variant=None, k: int | None = None) -> Fraction:
 # "svd" (k = rounds + m): one-sided Jacobi's backward error ||A - U S V^T||_F / ||A||_F, the
 # orthogonality of U and V and |s_i - sigma_i| / ||A||_2, Higham Lemma 19.9's form for r rounds
 # of disjoint plane rotations (r gamma~_c, plus the m-term column norms), the same delta and
-# MEASURED factor (tests/test_linalg_svd.py).
-FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr", "svd")
+# MEASURED factor (tests/test_linalg_jacobi.py). "eigh" (k = rounds + n): two-sided Jacobi's
+# ||A V - V Lambda||_F / ||A||_F, |V^T V - I| and |lambda_i - exact| / ||A||_F, the same form.
+FACTORIZATIONS = ("trsm", "lu", "cholesky", "qr", "svd", "eigh")
 OPERATIONS = (("add", "sub", "mul", "div", "sqrt", "square", "reciprocal", "power", "sum", "dot",
                "gemm", "ozaki", "ozaki2", "refine") + FACTORIZATIONS + tuple(TRIG_MEASURED)
               + tuple(ELEMENTARY_MEASURED))
@@ -149,7 +150,7 @@ REFINEMENT_TARGET = 16
 
 
 def _factorization_constant(op: str, opts: Options, n: int) -> Fraction:
-    if op in ("qr", "svd"):
+    if op in ("qr", "svd", "eigh"):
         delta = max(_mul_constant(opts.fma), _add_constant(opts.add == "accurate"),
                     bound_constant("div", opts), bound_constant("sqrt", opts))
         return QR_MEASURED_FACTOR * max(n, 1) * delta

@@ -29,7 +29,7 @@ from .products import (cross, inner, matrix_power, matvec, multi_dot, named_axis
                        trace, vdot, vecdot, vecmat)
 from .qr import RCOND_EPSILON, lstsq, qr
 from .solve import cond, det, inv, slogdet, solve
-from .svd import matrix_rank, pinv, svd, svdvals
+from .jacobi import eigh, eigvalsh, matrix_rank, pinv, svd, svdvals
 from .tensor import tensorinv, tensorsolve
 
 QR_MODES = ("reduced", "complete", "r", "raw")   # numpy.linalg.qr's, NumPy 2
@@ -185,6 +185,7 @@ ops.register_functions({
     np.linalg.cross: cross, np.linalg.tensordot: numpy_tensordot, np.tensordot: tensordot,
     np.inner: inner, np.vdot: vdot, np.cross: numpy_cross,
     np.linalg.svd: svd, np.linalg.matrix_rank: matrix_rank, np.linalg.pinv: pinv,
+    np.linalg.eigh: eigh, np.linalg.eigvalsh: eigvalsh,
 })
 if hasattr(np.linalg, "svdvals"):   # NumPy 2
     ops.register_functions({np.linalg.svdvals: svdvals})

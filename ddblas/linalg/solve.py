@@ -30,7 +30,7 @@ from .norms import norm
 from .scaling import (column_exponents, downscale_exponents, range_exponents, row_exponents,
                       row_scaled_range_exponents, row_spread, rows_keeping_entries, scale_wide,
                       scale_wider, unit_exponents)
-from .svd import svdvals
+from .jacobi import svdvals
 
 U2 = 2.0 ** -106            # DD unit roundoff u^2 (u = 2^-53)
 SMALL_ORDER = 32            # solve(method="auto") factors n <= SMALL_ORDER in DD directly

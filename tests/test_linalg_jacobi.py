@@ -1,4 +1,5 @@
-"""ddblas.linalg.svd and what it gives (svdvals, matrix_rank, pinv, norm's and cond's 2-norms):
+"""ddblas.linalg's Jacobi methods: svd and what it gives (svdvals, matrix_rank, pinv, norm's and
+cond's 2-norms), and eigh / eigvalsh (their own checks at the end):
 A - U S V^T, U^T U - I and V^T V - I measured exactly (rational arithmetic) and the singular
 values against mpmath at 256 bits, all within accuracy.bound("svd") (docs/linalg.md, "Singular
 values"); NumPy's shapes, stacks and errors; exact power-of-two scaling near DBL_MAX and
@@ -37,8 +38,7 @@ def mpmath_singular_values(rows: list) -> list:
         values = mpmath.svd_r(mpmath.matrix([[mpmath.mpf(v.numerator) / v.denominator
                                               for v in row] for row in rows]),
                               compute_uv=False)
-        return sorted((Fraction(int(v.man)) * Fraction(2) ** int(v.exp) for v in values),
-                      reverse=True)
+        return sorted((accuracy.exact_value(v) for v in values), reverse=True)
 
 
 def orthogonality_error(x: list) -> Fraction:
@@ -226,3 +226,76 @@ def test_errors_name_the_argument(device):
     before = (a.hi.copy(), a.lo.copy())
     linalg.svd(a), linalg.pinv(a), linalg.matrix_rank(a)
     assert same_bits(a.hi, before[0]) and same_bits(a.lo, before[1])
+
+
+def eigh_constant(n: int, info: dict, variant: dict) -> Fraction:
+    return accuracy.bound_constant("eigh", Options(**variant) if variant else None,
+                                   info["rounds"] + n)
+
+
+def check_eigh(a: ddblas.DDArray, w, v, info: dict, variant: dict) -> None:
+    """||A V - V diag(w)||_F <= c ||A||_F, |V^T V - I| <= c exactly, w ascending and within
+    c ||A||_F of mpmath's eigenvalues at 256 bits."""
+    n = a.shape[0]
+    c = eigh_constant(n, info, variant)
+    A, V, W = exact(a), exact(v), exact(w[None, :])[0]
+    frobenius2 = sum(x * x for row in A for x in row)
+    residual2 = sum((sum(A[i][l] * V[l][j] for l in range(n)) - V[i][j] * W[j]) ** 2
+                    for i in range(n) for j in range(n))
+    assert residual2 <= c * c * frobenius2
+    assert orthogonality_error(V) <= c
+    assert W == sorted(W)
+    with mpmath.workprec(256):
+        values, _ = mpmath.eigsy(mpmath.matrix([[mpmath.mpf(x.numerator) / x.denominator
+                                                 for x in row] for row in A]))
+        reference = sorted(accuracy.exact_value(x) for x in values)
+    for got, want in zip(W, reference):
+        assert (got - want) ** 2 <= c * c * frobenius2
+
+
+def symmetric(n: int, seed: int, device: str) -> ddblas.DDArray:
+    b = random_matrix(n, n, seed=seed, device=device)
+    return b + b.T
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_eigh_bounds(n, device, variant):
+    a = symmetric(n, n, device)
+    info = {}
+    w, v = linalg.eigh(a, info=info, **variant)
+    check_eigh(a, w, v, info, variant)
+
+
+def test_eigh_special_matrices(device):
+    for a in (accuracy.hilbert(7, device=device),                 # positive definite, kappa 4.8e8
+              ddblas.asarray(np.diag([1.0, -1.0, 1.0, -1.0]), device=device),   # +-1, repeated
+              ddblas.asarray(np.array([[0.0, 1.0], [1.0, 0.0]]), device=device),
+              ddblas.asarray(np.ones((4, 4)), device=device),    # rank one: 4, 0, 0, 0
+              ddblas.zeros((3, 3), device=device)):
+        info = {}
+        w, v = linalg.eigh(a, info=info)
+        check_eigh(a, w, v, info, {})
+
+
+def test_eigh_reads_one_triangle_and_takes_numpys_arguments(device):
+    a = symmetric(5, 3, device)
+    junk = a + ddblas.asarray(np.triu(np.full((5, 5), 1e300), 1), device=device)
+    lower, upper = np.linalg.eigh(junk), np.linalg.eigh(junk.T, UPLO="U")
+    want = linalg.eigh(a)
+    assert all(same_bits(x.hi, y.hi) for x, y in zip(lower, want))
+    assert all(same_bits(x.hi, y.hi) for x, y in zip(upper, want))
+    assert same_bits(np.linalg.eigvalsh(junk).hi, want.eigenvalues.hi)
+    stack = ddblas.stack([a, 2.0 * a])
+    w, v = np.linalg.eigh(stack)
+    assert w.shape == (2, 5) and v.shape == (2, 5, 5)
+    assert same_bits(w[0].hi, want.eigenvalues.hi) and same_bits(w[1].hi, (2 * want[0]).hi)
+    big = linalg.eigvalsh(a * 2.0 ** 1000)
+    assert same_bits(big.hi, (want.eigenvalues * 2.0 ** 1000).hi)
+    with pytest.raises(linalg.LinAlgError, match="square"):
+        linalg.eigh(ddblas.zeros((2, 3), device=device))
+    with pytest.raises(ValueError, match="UPLO"):
+        linalg.eigh(a, UPLO="X")
+    with pytest.raises(ValueError, match="\\ba\\b"):
+        linalg.eigh(ddblas.asarray(np.array([[np.nan, 0.0], [0.0, 1.0]]), device=device))
+    e = linalg.eigh(ddblas.zeros((0, 0), device=device))
+    assert e.eigenvalues.shape == (0,) and e.eigenvectors.shape == (0, 0)

@@ -1,5 +1,8 @@
-"""ddblas.linalg's singular values: svd, svdvals, matrix_rank and pinv (numpy.linalg's names and
-arguments), and the 2-norm they give norm and cond (docs/linalg.md, "Singular values").
+"""ddblas.linalg's Jacobi methods: the singular values (svd, svdvals, matrix_rank, pinv, and the
+2-norm they give norm and cond) and the symmetric eigenproblem (eigh, eigvalsh), with
+numpy.linalg's names and arguments (docs/linalg.md, "Singular values and symmetric
+eigenvalues"). eigh is the two-sided cyclic Jacobi method with the same rounds and rotations
+(its docstring); the rest of this docstring is the SVD's.
 
 Algorithm: the one-sided Jacobi SVD (Hestenes 1958; Demmel and Veselic, "Jacobi's method is
 more accurate than QR", SIAM J. Matrix Anal. Appl. 13, 1992, Alg. 4.1), in DD on the kernels:
@@ -32,7 +35,7 @@ import numpy as np
 from ..blas.gemm import matmul
 from ..core import ops
 from ..core.array import DDArray, zeros
-from ..core.building import argsort, concatenate, where
+from ..core.building import argsort, concatenate, tril, triu, where
 from ..core.options import options
 from ..core.shaping import take
 from ..engines import backend as _backend
@@ -82,6 +85,21 @@ def _column_dots(x: DDArray, y: DDArray) -> DDArray:
     return ops.sum(x * y, axis=0)
 
 
+def _rotation(difference: DDArray, gamma: DDArray, rotate):
+    """Rutishauser's rotation (c, s) for zeta = difference / (2 gamma) where `rotate`, c = 1 and
+    s = 0 elsewhere; None when every angle underflows (nothing would move). sqrt(1 + zeta^2) is
+    |zeta| to 2^-1001 relative from |zeta| = 2^500 on, where zeta^2 would overflow: there
+    t = sign(zeta) / (2 |zeta|)."""
+    zeta = difference / (2.0 * where(rotate, gamma, 1.0))
+    size = ops.absolute(zeta)
+    t = 1.0 / (size + where(size < 2.0 ** 500, ops.sqrt(1.0 + zeta * zeta), size))
+    t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
+    if not bool((t.hi != 0).any()):
+        return None
+    c = 1.0 / ops.sqrt(1.0 + t * t)
+    return c, c * t
+
+
 def _rotated(w: DDArray, p, q, idle, c: DDArray, s: DDArray) -> DDArray:
     """w with its columns p and q replaced by c w_p - s w_q and s w_p + c w_q (columns idle as
     they are)."""
@@ -117,18 +135,11 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
                 (ep > JACOBI_FLOOR_EXPONENT) & (eq > JACOBI_FLOOR_EXPONENT)
             if not bool(rotate.any()):
                 continue
-            gamma = where(rotate, gamma, 1.0)
-            zeta = (_scaled(beta, eq - ep) - _scaled(alpha, ep - eq)) / (2.0 * gamma)
-            # sqrt(1 + zeta^2) is |zeta| to 2^-1001 relative from |zeta| = 2^500 on, where
-            # zeta^2 would overflow (columns 2^500 apart): t = sign(zeta) / (2 |zeta|) there
-            size = ops.absolute(zeta)
-            t = 1.0 / (size + where(size < 2.0 ** 500, ops.sqrt(1.0 + zeta * zeta), size))
-            t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
-            if not bool((t.hi != 0).any()):   # every angle below the range: nothing moves
+            angle = _rotation(_scaled(beta, eq - ep) - _scaled(alpha, ep - eq), gamma, rotate)
+            if angle is None:
                 continue
             rotated = True
-            c = 1.0 / ops.sqrt(1.0 + t * t)
-            s = c * t
+            c, s = angle
             w = _rotated(w, p, q, idle, c, s)
             v = _rotated(v, p, q, idle, c, s)
         if not rotated:
@@ -325,3 +336,121 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None, fma=None, add=None) -> DD
         kept = s > s[..., :1] * relative
         inverse = where(kept, 1.0 / where(kept, s, 1.0), 0.0)
         return matmul(vh.swapaxes(-1, -2) * inverse[..., None, :], u.swapaxes(-1, -2))
+
+
+class EighResult(NamedTuple):
+    """eigh's result, as numpy.linalg.eigh's: a @ eigenvectors = eigenvectors * eigenvalues."""
+    eigenvalues: DDArray
+    eigenvectors: DDArray
+
+
+def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
+    """Two-sided cyclic Jacobi on a symmetric a (N x N, finite, largest entry in [1/2, 1)):
+    (A', V) with A' = V^T A V diagonal to the tolerance (|a'_pq| <= JACOBI_TOLERANCE 2 N);
+    info gets the sweeps and rounds run."""
+    n = a.shape[0]
+    v = zeros((n, n), device=a.device)
+    v.hi[v.xp.arange(n), v.xp.arange(n)] = 1.0
+    tolerance = JACOBI_TOLERANCE * 2 * n
+    run = 0
+    for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
+        rotated = False
+        for p, q, idle in _tournament(n):
+            run += 1
+            off = a[p, q]
+            rotate = ops.absolute(off) > tolerance
+            if not bool(rotate.any()):
+                continue
+            angle = _rotation(a[q, q] - a[p, p], off, rotate)
+            if angle is None:
+                continue
+            rotated = True
+            c, s = angle
+            a = _rotated(_rotated(a, p, q, idle, c, s).T, p, q, idle, c, s).T   # J^T A J
+            v = _rotated(v, p, q, idle, c, s)
+        if not rotated:
+            info.update(sweeps=sweep, rounds=run)
+            return a, v
+    raise LinAlgError(f"Eigenvalues did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
+
+
+def _eigh_matrix(a: DDArray, vectors: bool, info: dict):
+    """eigh of one symmetric matrix: (values ascending, vectors) or the values."""
+    largest = float(_backend.move(a.xp.abs(a.hi).max(), "cpu")) if a.size else 0.0
+    shift = math.frexp(largest)[1]   # largest = f 2^shift, f in [1/2, 1)
+    d, v = _symmetric_jacobi(_scaled(a, -shift), info)
+    n = a.shape[0]
+    values = d[d.xp.arange(n), d.xp.arange(n)]
+    order = argsort(values)
+    values = _scaled(take(values, order), shift)
+    return (values, take(v, order, axis=1)) if vectors else values
+
+
+def _symmetric_part(a: DDArray, UPLO) -> DDArray:  # noqa: N803  (NumPy's name)
+    """The symmetric matrix (stack) that a's lower (UPLO 'L') or upper ('U') triangle defines,
+    as numpy.linalg.eigh reads it: the other triangle is never looked at."""
+    if UPLO not in ("L", "U", "l", "u"):
+        raise ValueError(f"UPLO argument must be 'L' or 'U', got {UPLO!r}")
+    lower = UPLO in ("L", "l")
+    kept = tril(a) if lower else triu(a)
+    mirrored = tril(a, -1) if lower else triu(a, 1)
+    return kept + mirrored.swapaxes(-1, -2)
+
+
+def eigh(a, UPLO="L", *, fma=None, add=None, info=None):  # noqa: N803  (NumPy's name)
+    """Eigenvalues and eigenvectors of a real symmetric matrix in DD, as numpy.linalg.eigh.
+
+    Parameters
+    ----------
+    a : (..., M, M) DDArray or array_like (float64 accepted), on either device; leading
+        dimensions are a stack. Only the triangle UPLO names is read.
+    UPLO : {'L', 'U'}
+        The lower (default) or upper triangle.
+    fma, add : the arithmetic variant (default: ddblas.options).
+    info : dict, optional
+        Filled with the Jacobi sweeps and rounds run (of the last matrix of a stack).
+
+    Returns
+    -------
+    EighResult(eigenvalues, eigenvectors): eigenvalues ascending (..., M), eigenvectors the
+    columns of (..., M, M), as NumPy's.
+
+    Raises
+    ------
+    LinAlgError
+        a is not square or has fewer than two dimensions (NumPy's errors), or the sweeps did
+        not converge.
+    ValueError
+        a holds an inf or a NaN in the triangle read (naming a); UPLO is not 'L' or 'U'.
+
+    Notes
+    -----
+    Two-sided cyclic Jacobi (Jacobi 1846; Rutishauser's rotation; Golub and Van Loan, Matrix
+    Computations, 4th ed., Alg. 8.5.3 with parallel orderings, Sec. 8.5.5): rounds of N/2
+    disjoint pairs (p, q), each rotation making a_pq zero, applied to the columns and rows of A
+    and to the columns of V, until every |a_pq| <= 2^-102 N max|a_ij| (a scaled into [1/2, 1) by
+    a power of two, exact). The eigenvalues are the diagonal. Bound: ||A V - V Lambda||_F,
+    |V^T V - I| and |lambda^_i - lambda_i| (Weyl) within accuracy.bound("eigh", k=rounds + M)
+    times ||A||_F (docs/linalg.md, "Singular values and symmetric eigenvalues"). Every step is a
+    DD kernel, so the GPU's results equal the CPU's bit for bit.
+    """
+    (a,) = ops.on_one_device(a, names=("a",))
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    a = _symmetric_part(a, UPLO)
+    require_finite((a, "a"), switch=False)
+    info = {} if info is None else info
+    stack, n = a.shape[:-2], a.shape[-1]
+    with options(fma=fma, add=add):
+        items = [_eigh_matrix(a[index], True, info) for index in np.ndindex(*stack)]
+    return EighResult(stacked_results([i[0] for i in items], stack, (n,), a.xp),
+                      stacked_results([i[1] for i in items], stack, (n, n), a.xp))
+
+
+def eigvalsh(a, UPLO="L", *, fma=None, add=None) -> DDArray:  # noqa: N803  (NumPy's name)
+    """The eigenvalues of a real symmetric matrix (stack), ascending, as numpy.linalg.eigvalsh:
+    eigh(a, UPLO).eigenvalues."""
+    return eigh(a, UPLO, fma=fma, add=add).eigenvalues
