@@ -34,7 +34,7 @@ import numpy as np
 
 from ..blas.gemm import matmul
 from ..core import ops
-from ..core.array import DDArray, zeros
+from ..core.array import DDArray, eye, zeros
 from ..core.building import argsort, concatenate, tril, triu, where
 from ..core.options import options
 from ..core.shaping import take
@@ -115,8 +115,7 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
     """One-sided Jacobi on w (M x N, M >= N, finite, scaled): (W, V) with W = A V, the columns
     of W orthogonal to the tolerance; info gets the sweeps and rounds run."""
     m, n = w.shape
-    v = zeros((n, n), device=w.device)
-    v.hi[v.xp.arange(n), v.xp.arange(n)] = 1.0
+    v = eye(n, device=w.device)
     rounds = _tournament(n)
     tolerance = JACOBI_TOLERANCE * math.sqrt(m)
     run = 0
@@ -153,9 +152,7 @@ def _completed(y: DDArray, count: int) -> DDArray:
     full QR of y (the identity's first where y has none)."""
     rows, given = y.shape
     if given == 0:
-        basis = zeros((rows, rows), device=y.device)
-        basis.hi[basis.xp.arange(rows), basis.xp.arange(rows)] = 1.0
-        return basis[:, :count]
+        return eye(rows, count, device=y.device)
     q, _ = qr(y, mode="full", check_finite=False)
     return q[:, given:given + count]
 
@@ -163,6 +160,13 @@ def _completed(y: DDArray, count: int) -> DDArray:
 def _scaled(x: DDArray, k: int) -> DDArray:
     """x 2^k in two exact steps (ops.scale takes |k| <= 1022; k here up to 1074)."""
     return ops.scale(ops.scale(x, k // 2), k - k // 2)
+
+
+def _top_exponent(a: DDArray) -> int:
+    """e with max |a_ij| in [2^(e - 1), 2^e) (0 for a zero or empty a): a 2^-e has its largest
+    entry in [1/2, 1)."""
+    largest = float(_backend.move(a.xp.abs(a.hi).max(), "cpu")) if a.size else 0.0
+    return math.frexp(largest)[1]
 
 
 def _column_exponents(w: DDArray):
@@ -186,8 +190,7 @@ def _svd_tall(a: DDArray, full: bool, compute_uv: bool, info: dict):
     m, n = a.shape
     # sigma(A 2^-e) = sigma(A) 2^-e: scaled by a power of two so that the largest entry lies in
     # [1/2, 1) and the squares in the dot products neither overflow nor underflow early
-    largest = float(_backend.move(a.xp.abs(a.hi).max(), "cpu")) if a.size else 0.0
-    shift = math.frexp(largest)[1]   # largest = f 2^shift, f in [1/2, 1) (0 for a zero a)
+    shift = _top_exponent(a)
     w, v = _jacobi(_scaled(a, -shift), info)
     sigma = _column_norms(w)
     order = argsort(sigma)[::-1]
@@ -349,8 +352,7 @@ def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
     (A', V) with A' = V^T A V diagonal to the tolerance (|a'_pq| <= JACOBI_TOLERANCE 2 N);
     info gets the sweeps and rounds run."""
     n = a.shape[0]
-    v = zeros((n, n), device=a.device)
-    v.hi[v.xp.arange(n), v.xp.arange(n)] = 1.0
+    v = eye(n, device=a.device)
     tolerance = JACOBI_TOLERANCE * 2 * n
     run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
@@ -376,8 +378,7 @@ def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
 
 def _eigh_matrix(a: DDArray, vectors: bool, info: dict):
     """eigh of one symmetric matrix: (values ascending, vectors) or the values."""
-    largest = float(_backend.move(a.xp.abs(a.hi).max(), "cpu")) if a.size else 0.0
-    shift = math.frexp(largest)[1]   # largest = f 2^shift, f in [1/2, 1)
+    shift = _top_exponent(a)
     d, v = _symmetric_jacobi(_scaled(a, -shift), info)
     n = a.shape[0]
     values = d[d.xp.arange(n), d.xp.arange(n)]
