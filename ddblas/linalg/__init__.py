@@ -16,7 +16,7 @@ from .jacobi import (EighResult, SVDResult, eigh, eigvalsh, matrix_rank, pinv, s
 from .tensor import tensorinv, tensorsolve
 
 __all__ = ["EighResult", "LinAlgError", "QRResult", "SVDResult", "SlogdetResult", "cho_factor",
-           "cho_solve", "cholesky", "cond", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "lu", "lu_factor", "lu_solve",
-           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
-           "trace", "vecdot", "vector_norm"]
+           "cho_solve", "cholesky", "cond", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq",
+           "lu", "lu_factor", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
+           "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm"]

@@ -1,5 +1,9 @@
-"""The exception of ddblas.linalg, its messages for stacks, and the checks of finite input."""
+"""The exception of ddblas.linalg, its messages for stacks, and the checks of its arguments:
+shapes, finite input, tolerances."""
 from __future__ import annotations
+
+import math
+import numbers
 
 import numpy as np
 
@@ -27,6 +31,23 @@ def require_square_stack(a, name: str) -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise LinAlgError(f"{name} must be a square matrix or a stack of square matrices "
                           f"(..., n, n), got shape {a.shape}")
+
+
+def require_matrices(a, name: str, exactly_2d: bool = False) -> None:
+    """NumPy's LinAlgError naming `name` unless a is a matrix (a stack of them unless
+    exactly_2d)."""
+    if a.ndim < 2 or (exactly_2d and a.ndim != 2):
+        what = "a 2-D matrix" if exactly_2d else "a matrix or a stack of matrices (..., M, N)"
+        raise LinAlgError(f"{name} must be {what}, got shape {a.shape}")
+
+
+def require_real_or_none(value, name: str, error: type = ValueError) -> None:
+    """`error` naming `name` unless value is None or a real number other than NaN (a bool is
+    not): ValueError where ddblas.linalg follows SciPy (lstsq's cond), TypeError where NumPy
+    raises one (matrix_rank's and pinv's tolerances)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                              or math.isnan(value)):
+        raise error(f"{name} must be None or a real number, got {value!r}")
 
 
 def zero_pivot_error(index: int) -> LinAlgError:

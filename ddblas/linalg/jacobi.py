@@ -27,7 +27,6 @@ results equal the CPU's bit for bit.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -39,7 +38,8 @@ from ..core.building import argsort, concatenate, tril, triu, where
 from ..core.options import options
 from ..core.shaping import take
 from ..engines import backend as _backend
-from .errors import LinAlgError, require_finite
+from .errors import (LinAlgError, require_finite, require_matrices, require_real_or_none,
+                     require_square_stack)
 from .qr import RCOND_EPSILON, qr
 from .stacks import stacked_results
 
@@ -62,10 +62,18 @@ class SVDResult(NamedTuple):
     Vh: DDArray
 
 
+class Round(NamedTuple):
+    """One round of the tournament: the disjoint pairs (p[k], q[k]), the column sitting out
+    (odd N), and `back`, the permutation that puts the columns [p, q, idle] back in order."""
+    p: np.ndarray
+    q: np.ndarray
+    idle: np.ndarray
+    back: np.ndarray
+
+
 def _tournament(n: int) -> list:
-    """The rounds of a round-robin over n columns (n - 1 rounds for even n, n for odd): each
-    three index arrays (P, Q, idle), P and Q the disjoint pairs, idle the column sitting out
-    (odd n); every pair of columns in exactly one round."""
+    """The rounds of a round-robin over n columns (n - 1 rounds for even n, n for odd), every
+    pair of columns in exactly one round."""
     players = list(range(n + n % 2))   # an odd n gets a stand-in player n: its pair sits out
     rounds = []
     for _ in range(len(players) - 1):
@@ -74,7 +82,8 @@ def _tournament(n: int) -> list:
         pairs = [(p, q) if p < q else (q, p) for p, q in pairs if n not in (p, q)]
         p, q = (np.array(side, dtype=np.intp) for side in zip(*pairs)) if pairs else \
             (np.zeros(0, np.intp), np.zeros(0, np.intp))
-        rounds.append((p, q, np.setdiff1d(np.arange(n), np.concatenate([p, q]))))
+        idle = np.setdiff1d(np.arange(n), np.concatenate([p, q]))
+        rounds.append(Round(p, q, idle, np.argsort(np.concatenate([p, q, idle]))))
         players = [players[0], players[-1]] + players[1:-1]
     return rounds
 
@@ -100,15 +109,17 @@ def _rotation(difference: DDArray, gamma: DDArray, rotate):
     return c, c * t
 
 
-def _rotated(w: DDArray, p, q, idle, c: DDArray, s: DDArray) -> DDArray:
-    """w with its columns p and q replaced by c w_p - s w_q and s w_p + c w_q (columns idle as
-    they are)."""
-    wp, wq = take(w, p, axis=1), take(w, q, axis=1)
-    new_p = c * wp - s * wq
-    new_q = s * wp + c * wq
-    order = np.concatenate([p, q, idle])
-    placed = concatenate([new_p, new_q, take(w, idle, axis=1)], axis=1)
-    return take(placed, np.argsort(order), axis=1)
+def _pair(x: DDArray, rnd: Round) -> tuple:
+    """x's columns p and q of the round."""
+    return take(x, rnd.p, axis=1), take(x, rnd.q, axis=1)
+
+
+def _rotated(x: DDArray, rnd: Round, pair: tuple, c: DDArray, s: DDArray) -> DDArray:
+    """x with the round's columns p and q (`pair`, as _pair gathers them) replaced by
+    c x_p - s x_q and s x_p + c x_q (the idle column as it is)."""
+    xp, xq = pair
+    placed = concatenate([c * xp - s * xq, s * xp + c * xq, take(x, rnd.idle, axis=1)], axis=1)
+    return take(placed, rnd.back, axis=1)
 
 
 def _jacobi(w: DDArray, info: dict) -> tuple:
@@ -121,12 +132,12 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
     run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
         rotated = False
-        for p, q, idle in rounds:
+        for rnd in rounds:
             run += 1
             # each column scaled by a power of two near its largest entry (exact), so that no
             # column's squares underflow: alpha, beta, gamma are 2^-2ep ||w_p||^2, 2^-2eq
             # ||w_q||^2 and 2^-(ep+eq) w_p . w_q, and the test and zeta are scale-free
-            wp, wq = take(w, p, axis=1), take(w, q, axis=1)
+            wp, wq = _pair(w, rnd)
             ep, eq = _column_exponents(wp), _column_exponents(wq)
             sp, sq = _scaled(wp, -ep), _scaled(wq, -eq)
             alpha, beta, gamma = (_column_dots(x, y) for x, y in ((sp, sp), (sq, sq), (sp, sq)))
@@ -139,8 +150,8 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
                 continue
             rotated = True
             c, s = angle
-            w = _rotated(w, p, q, idle, c, s)
-            v = _rotated(v, p, q, idle, c, s)
+            w = _rotated(w, rnd, (wp, wq), c, s)
+            v = _rotated(v, rnd, _pair(v, rnd), c, s)
         if not rotated:
             info.update(sweeps=sweep, rounds=run)
             return where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0), v
@@ -244,7 +255,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, fma=None, ad
     Raises
     ------
     LinAlgError
-        a has fewer than two dimensions (NumPy's error), or the sweeps did not converge.
+        a has fewer than two dimensions (NumPy's error class, naming a), or the sweeps did not
+        converge.
     ValueError
         a holds an inf or a NaN (naming a).
 
@@ -257,9 +269,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, fma=None, ad
     DD operations per sweep in about 30 kernel calls per round of N/2 pairs, N - 1 rounds a sweep.
     """
     (a,) = ops.on_one_device(a, names=("a",))
-    if a.ndim < 2:
-        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
-                          f"two-dimensional")
+    require_matrices(a, "a")
     for name, flag in (("full_matrices", full_matrices), ("compute_uv", compute_uv),
                        ("hermitian", hermitian)):
         if not isinstance(flag, (bool, np.bool_)):
@@ -285,10 +295,14 @@ def svdvals(x, /, *, fma=None, add=None) -> DDArray:
     return svd(x, compute_uv=False, fma=fma, add=add)
 
 
-def _relative_tolerance(name: str, value) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                              or math.isnan(value)):
-        raise TypeError(f"{name} must be a real number or None, got {value!r}")
+def _one_tolerance(first: tuple, second: tuple):
+    """NumPy's checks of two alternative tolerances, each (name, value): None or a real number
+    (TypeError, as NumPy's), not both set (its ValueError); the one given, or None."""
+    for name, value in (first, second):
+        require_real_or_none(value, name, TypeError)
+    if first[1] is not None and second[1] is not None:
+        raise ValueError(f"`{first[0]}` and `{second[0]}` can't be both set.")
+    return first[1] if first[1] is not None else second[1]
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803  (NumPy's name)
@@ -299,10 +313,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803  (Num
     scalar: 1 unless all zero, as NumPy's. Returns a Python int, or an int64 array for a stack.
     """
     (a,) = ops.on_one_device(A, names=("A",))
-    _relative_tolerance("tol", tol)
-    _relative_tolerance("rtol", rtol)
-    if tol is not None and rtol is not None:
-        raise ValueError("`tol` and `rtol` can't be both set.")
+    _one_tolerance(("tol", tol), ("rtol", rtol))
     if a.ndim < 2:
         require_finite((a, "A"), switch=False)
         return int(bool((a.hi != 0).any()))
@@ -322,15 +333,9 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None, fma=None, add=None) -> DD
     over the singular values s > rcond * s.max() (default rcond: max(M, N) * 2^-104, NumPy's
     rule with DD's eps; rtol is NumPy 2's name for it, not both). Shape (..., N, M)."""
     (a,) = ops.on_one_device(a, names=("a",))
-    _relative_tolerance("rcond", rcond)
-    _relative_tolerance("rtol", rtol)
-    if rcond is not None and rtol is not None:
-        raise ValueError("`rtol` and `rcond` can't be both set.")
-    if a.ndim < 2:
-        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
-                          f"two-dimensional")
+    relative = _one_tolerance(("rtol", rtol), ("rcond", rcond))
+    require_matrices(a, "a")
     m, n = a.shape[-2:]
-    relative = rcond if rcond is not None else rtol
     relative = max(m, n) * RCOND_EPSILON if relative is None else float(relative)
     if min(m, n) == 0:
         return zeros(a.shape[:-2] + (n, m), device=a.device)
@@ -354,11 +359,13 @@ def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
     n = a.shape[0]
     v = eye(n, device=a.device)
     tolerance = JACOBI_TOLERANCE * 2 * n
+    rounds = _tournament(n)
     run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
         rotated = False
-        for p, q, idle in _tournament(n):
+        for rnd in rounds:
             run += 1
+            p, q = rnd.p, rnd.q
             off = a[p, q]
             rotate = ops.absolute(off) > tolerance
             if not bool(rotate.any()):
@@ -368,8 +375,9 @@ def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
                 continue
             rotated = True
             c, s = angle
-            a = _rotated(_rotated(a, p, q, idle, c, s).T, p, q, idle, c, s).T   # J^T A J
-            v = _rotated(v, p, q, idle, c, s)
+            a = _rotated(a, rnd, _pair(a, rnd), c, s).T     # (A J)^T: rotate its columns too
+            a = _rotated(a, rnd, _pair(a, rnd), c, s).T     # J^T A J
+            v = _rotated(v, rnd, _pair(v, rnd), c, s)
         if not rotated:
             info.update(sweeps=sweep, rounds=run)
             return a, v
@@ -419,8 +427,8 @@ def eigh(a, UPLO="L", *, fma=None, add=None, info=None):  # noqa: N803  (NumPy's
     Raises
     ------
     LinAlgError
-        a is not square or has fewer than two dimensions (NumPy's errors), or the sweeps did
-        not converge.
+        a is not a square matrix or a stack of them (NumPy's error class, naming a), or the
+        sweeps did not converge.
     ValueError
         a holds an inf or a NaN in the triangle read (naming a); UPLO is not 'L' or 'U'.
 
@@ -436,11 +444,7 @@ def eigh(a, UPLO="L", *, fma=None, add=None, info=None):  # noqa: N803  (NumPy's
     DD kernel, so the GPU's results equal the CPU's bit for bit.
     """
     (a,) = ops.on_one_device(a, names=("a",))
-    if a.ndim < 2:
-        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
-                          f"two-dimensional")
-    if a.shape[-1] != a.shape[-2]:
-        raise LinAlgError("Last 2 dimensions of the array must be square")
+    require_square_stack(a, "a")
     a = _symmetric_part(a, UPLO)
     require_finite((a, "a"), switch=False)
     info = {} if info is None else info

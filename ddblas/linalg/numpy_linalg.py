@@ -22,7 +22,7 @@ from ..core.array import DDArray, zeros
 from ..core.building import concatenate, diagonal, outer
 from ..core.reductions import numpy_signature
 from ..core.shaping import moveaxis
-from .errors import LinAlgError, require_square_stack
+from .errors import LinAlgError, require_matrices, require_square_stack
 from .factor import cholesky
 from .norms import matrix_norm, norm, vector_norm
 from .products import (cross, inner, matrix_power, matvec, multi_dot, named_axis, tensordot,
@@ -39,14 +39,6 @@ class QRResult(NamedTuple):
     """numpy.linalg.qr's result for the modes 'reduced' and 'complete', as NumPy 2's."""
     Q: DDArray
     R: DDArray
-
-
-def _require_matrices(a: DDArray, name: str, exactly_2d: bool = False) -> None:
-    """NumPy's LinAlgError naming `name` unless a is a matrix (a stack of them unless
-    exactly_2d)."""
-    if a.ndim < 2 or (exactly_2d and a.ndim != 2):
-        what = "a 2-D matrix" if exactly_2d else "a matrix or a stack of matrices (..., M, N)"
-        raise LinAlgError(f"{name} must be {what}, got shape {a.shape}")
 
 
 def numpy_cholesky(a, /, *, upper=False) -> DDArray:
@@ -78,7 +70,7 @@ def numpy_qr(a, mode="reduced"):
         raise ValueError(f"Unrecognized mode {mode!r}: mode must be one of "
                          f"{', '.join(map(repr, QR_MODES))}")
     a = ops.named_operand(a, "a")
-    _require_matrices(a, "a")
+    require_matrices(a, "a")
     if mode in ("reduced", "complete"):
         return QRResult(*qr(a, mode="economic" if mode == "reduced" else "full"))
     (h, tau), r = qr(a, mode="raw")
@@ -102,8 +94,8 @@ def numpy_lstsq(a, b, rcond=None):
     a, b = ops.on_one_device(a, b, names=("a", "b"))
     vector = b.ndim == 1
     columns = b.reshape(-1, 1) if vector else b
-    _require_matrices(a, "a", exactly_2d=True)
-    _require_matrices(columns, "b (1-D or 2-D)", exactly_2d=True)
+    require_matrices(a, "a", exactly_2d=True)
+    require_matrices(columns, "b (1-D or 2-D)", exactly_2d=True)
     if a.shape[0] != columns.shape[0]:
         raise LinAlgError(f"a {a.shape} and b {b.shape} have different numbers of rows")
     if isinstance(rcond, numbers.Real) and not isinstance(rcond, bool) and rcond < 0:

@@ -11,7 +11,6 @@ solution through the QR of A^T (x = Q R^-T b). Bounds: docs/linalg.md ("QR").
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -24,7 +23,7 @@ from ..core.array import DDArray
 from ..core.options import resolve
 from ..engines import backend as _backend
 from ..engines import cpu as _cpu
-from .errors import LinAlgError, in_stack, require_finite, stack_index
+from .errors import LinAlgError, in_stack, require_finite, require_real_or_none, stack_index
 from .factor import solve_triangular
 from .scaling import range_exponents, scale_wide, scale_wider
 from .stacks import broadcast_stacks, fold_columns, pick, stacked_results, unfold_columns
@@ -230,12 +229,6 @@ def _lstsq_stack(a: DDArray, b: DDArray, stack: tuple, kw: dict):
     return x, residues, np.full(stack, min(m, n), dtype=np.int64), None
 
 
-def _require_rcond(rcond, name: str) -> None:
-    if rcond is not None and (isinstance(rcond, bool) or not isinstance(rcond, numbers.Real)
-                              or math.isnan(rcond)):
-        raise ValueError(f"{name} must be None or a real number, got {rcond!r}")
-
-
 def _rank_check(r: DDArray, rcond, size: int, name: str) -> None:
     """LinAlgError naming the first column whose |R[j, j]| <= rcond * max |R[i, i]| or is zero
     (default rcond: size * RCOND_EPSILON, NumPy's max(M, N) eps with DD's 4 u_DD)."""
@@ -327,7 +320,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
         raise ValueError(f"b must be ({m},) or (..., {m}, K) to match a of shape {a.shape}, "
                          f"got shape {b.shape}")
     stack = broadcast_stacks(("a", a.shape[:-2]), ("b", () if b.ndim == 1 else b.shape[:-2]))
-    _require_rcond(rcond, rcond_name)
+    require_real_or_none(rcond, rcond_name)
     if check_finite:
         require_finite((a, "a"), (b, "b"))
     if stack:
