@@ -154,6 +154,7 @@ for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), 
     lu, piv = linalg.lu_factor(a)   # a stack: one batched launch (from_factors' layouts)
     linalg.lu_solve((lu, piv), b); linalg.lu_solve((lu[::-1], piv[::-1]), b[:1, :, ::-1])
     linalg.lu_solve((lu[0], piv[0]), b); linalg.lu_solve((lu, piv), b[0, :, 0])
+    linalg.lu_solve((lu, piv), b, trans=1); linalg.lu_solve((lu[::-1], piv[::-1]), b[:1, :, ::-1], trans=1)
 s = ddblas.zeros((4, 40, 40), device='gpu') + ddblas.eye(40, device='gpu'); s[1, 7] = ddblas.zeros(40, device='gpu')
 try: linalg.solve(s, ddblas.ones(40, device='gpu'))
 except linalg.LinAlgError as e: print('singular ok:', e)

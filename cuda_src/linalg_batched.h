@@ -27,7 +27,9 @@
 //   solve: the row interchanges, then forward substitution (each y_i's terms in increasing j)
 //     and back substitution (each x_i's terms in decreasing j, the order in which a column
 //     sweep finishes the x_j): (A + dA) x = b, |dA| <= gamma_3n |L| |U| (Thm. 9.4; Thm. 8.5's
-//     bound holds for any order of the inner sums).
+//     bound holds for any order of the inner sums). Transposed (A^T = U^T L^T P^T): U^T z = b
+//     forward (each z_i's terms in increasing j, then the division by u_ii), L^T y = z backward
+//     (terms in decreasing j), x = P^T y: (A + dA)^T x = b with the same bound.
 //   diagonal_product: det = sign(P) prod u_kk, kept as m 2^e (no overflow or underflow in the
 //     product), relative error <= (n - 1) c_mul u^2 (to first order) on top of the
 //     factorization's backward error.
@@ -224,6 +226,42 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
     }
 }
 
+// lu_solve_transposed_in_place: x (order x nrhs, row-major, on entry b) := A^-T b from
+// lu_factor_in_place's factors: U^T z = b, L^T y = z, x = P^T y (the interchanges undone in
+// reverse). Precondition: no zero pivot. Bound: the transposed form of Thm. 9.4 (top of file).
+template <class V>
+DD_HD void lu_solve_transposed_in_place(BatchMatrix lu, const index_t *piv, double *x_hi,
+                                        double *x_lo, index_t nrhs) {
+    const index_t n = lu.order;
+    for (index_t r = 0; r < nrhs; ++r) {
+        for (index_t i = 0; i < n; ++i) {  // U^T z = b: column i of U above the diagonal
+            dd acc = {x_hi[i * nrhs + r], x_lo[i * nrhs + r]};
+            for (index_t j = 0; j < i; ++j) {
+                dd zj = {x_hi[j * nrhs + r], x_lo[j * nrhs + r]};
+                acc = madd<V>(acc, neg(lu.load(j, i)), zj);
+            }
+            DDBLAS_DD_STORE(x, i * nrhs + r, div<V>(acc, lu.load(i, i)));
+        }
+        for (index_t i = n - 2; i >= 0; --i) {  // L^T y = z, L unit: column i of L below it
+            dd acc = {x_hi[i * nrhs + r], x_lo[i * nrhs + r]};
+            for (index_t j = n - 1; j > i; --j) {
+                dd yj = {x_hi[j * nrhs + r], x_lo[j * nrhs + r]};
+                acc = madd<V>(acc, neg(lu.load(j, i)), yj);
+            }
+            DDBLAS_DD_STORE(x, i * nrhs + r, acc);
+        }
+        for (index_t k = n - 1; k >= 0; --k) {  // x = P^T y
+            const index_t p = piv[k];
+            if (p == k) continue;
+            double th = x_hi[k * nrhs + r], tl = x_lo[k * nrhs + r];
+            x_hi[k * nrhs + r] = x_hi[p * nrhs + r];
+            x_lo[k * nrhs + r] = x_lo[p * nrhs + r];
+            x_hi[p * nrhs + r] = th;
+            x_lo[p * nrhs + r] = tl;
+        }
+    }
+}
+
 // factor_system: system p's part of the factor kernels: its entries as loaded (StridedMatrix) into
 // lu, lu_factor_in_place there (pivots into piv[0 .. order)), the entries' A_* flags (A_SPREAD:
 // ExponentRange) and the zero pivot into the report.
@@ -244,11 +282,12 @@ DD_HD void factor_system(index_t p, const StridedMatrix &a, const BatchMatrix &l
 }
 
 // solve_system: one system's part of the solve kernels: x (contiguous, order x nrhs) := b's
-// entries as loaded, then lu_solve_in_place with factor_system's lu and piv; b's B_* flags and
-// X_NOT_FINITE into the report.
+// entries as loaded, then lu_solve_in_place (transposed: lu_solve_transposed_in_place) with
+// factor_system's lu and piv; b's B_* flags and X_NOT_FINITE into the report.
 template <class V>
 DD_HD void solve_system(const BatchMatrix &lu, const index_t *piv, const StridedMatrix &b,
-                        index_t nrhs, double *x_hi, double *x_lo, const BatchReport &report) {
+                        index_t nrhs, double *x_hi, double *x_lo, const BatchReport &report,
+                        bool transposed) {
     unsigned flags = 0;
     for (index_t i = 0; i < lu.order; ++i)
         for (index_t r = 0; r < nrhs; ++r) {
@@ -256,7 +295,8 @@ DD_HD void solve_system(const BatchMatrix &lu, const index_t *piv, const Strided
             flags |= report_flags(v.hi, ReportedOperand::b);
             DDBLAS_DD_STORE(x, i * nrhs + r, v);
         }
-    lu_solve_in_place<V>(lu, piv, x_hi, x_lo, nrhs);
+    if (transposed) lu_solve_transposed_in_place<V>(lu, piv, x_hi, x_lo, nrhs);
+    else lu_solve_in_place<V>(lu, piv, x_hi, x_lo, nrhs);
     for (index_t i = 0; i < lu.order * nrhs; ++i)
         flags |= report_flags(x_hi[i], ReportedOperand::x);
     report.flags(flags);
@@ -593,57 +633,72 @@ __device__ void lu_shared(index_t n, index_t p, bool valid, const StridedMatrix 
     }
 }
 
-// lu_solve_team: lu_solve_in_place for system blockIdx.x by a block of >= n threads, thread i
-// holding row i's running sum: b's rows gathered through the interchanges, then column sweeps
-// (forward: y_j once final is shared and the rows below take their term; back: x_j = sum / u_jj,
-// then the rows above), so each sum gets lu_solve_in_place's terms in its order; a thread reads
-// its row's next factor before each barrier, so the load's latency overlaps the wait. Reports b's
-// B_* flags and X_NOT_FINITE (an entry of x not finite).
+// lu_solve_team: lu_solve_in_place (transposed: lu_solve_transposed_in_place) for system
+// blockIdx.x by a block of >= n threads, thread i holding row i's running sum: b's rows gathered
+// through the interchanges (transposed: b's row i, and the result scattered through them at the
+// end), then column sweeps (forward: y_j once final is shared and the rows below take their
+// term; back: x_j = sum / u_jj, then the rows above; transposed: the divisions in the forward
+// sweep, the factors read down columns), so each sum gets the in-place solve's terms in its
+// order; a thread reads its next factor before each barrier, so the load's latency overlaps the
+// wait. Reports b's B_* flags and X_NOT_FINITE (an entry of x not finite).
 template <class V>
 __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, const index_t *piv,
                               const StridedMatrix &b, double *x_hi, double *x_lo,
-                              const BatchReport &report) {
+                              const BatchReport &report, bool transposed) {
     __shared__ dd shared_x[BATCHED_TEAM_MAX_ORDER];
     __shared__ unsigned block_flags;
     unsigned flags = 0;
     const index_t i = threadIdx.x;
     if (i == 0) block_flags = 0;   // before the first barrier
     const bool has_row = i < n;
-    index_t q = i;   // the row of b that the interchanges bring to row i: undo them in reverse
+    // the row of b that the interchanges bring to row i (undo them in reverse); transposed, the
+    // row of x = P^T y that takes y_i
+    index_t q = i;
     for (index_t k = n - 1; k >= 0; --k) {
         const index_t pk = piv[k];
         if (q == k) q = pk;
         else if (q == pk) q = k;
     }
     const dd zero = {0.0, 0.0};
-    const index_t row = has_row ? i : 0;   // the row whose factors a thread reads
+    const index_t row = has_row ? i : 0;   // the row (transposed: column) of the factors read
+    // sweep step j's factor: (row, j) of L\U, transposed (j, row)
+    const auto factor = [&](index_t j) { return transposed ? lu.load(j, row) : lu.load(row, j); };
     for (index_t r = 0; r < nrhs; ++r) {
         dd acc = zero;
         if (has_row) {
-            acc = b.load(q, r);
+            acc = b.load(transposed ? i : q, r);
             flags |= report_flags(acc.hi, ReportedOperand::b);
         }
-        dd next = lu.load(row, 0);   // each step's factor read a step ahead, over the barrier
-        for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower
-            const dd lij = next;
-            if (j + 1 < n) next = lu.load(row, j + 1);
-            if (i == j) shared_x[j] = acc;
-            __syncthreads();
-            if (has_row && i > j) acc = madd<V>(acc, neg(lij), shared_x[j]);
-        }
-        __syncthreads();   // the forward sweep's last reads before the back sweep writes
-        next = lu.load(row, n - 1);
-        for (index_t j = n - 1; j >= 0; --j) {   // U x = y
-            const dd uij = next;
-            if (j > 0) next = lu.load(row, j - 1);
+        dd next = factor(0);   // each step's factor read a step ahead, over the barrier
+        for (index_t j = 0; j < n; ++j) {   // L y = P b, L unit lower; transposed U^T z = b
+            const dd f = next;
+            if (j + 1 < n) next = factor(j + 1);
             if (i == j) {
-                acc = div<V>(acc, uij);
+                if (transposed) acc = div<V>(acc, f);
                 shared_x[j] = acc;
-                DDBLAS_DD_STORE(x, j * nrhs + r, acc);
-                flags |= report_flags(acc.hi, ReportedOperand::x);
             }
             __syncthreads();
-            if (has_row && i < j) acc = madd<V>(acc, neg(uij), shared_x[j]);
+            if (has_row && i > j) acc = madd<V>(acc, neg(f), shared_x[j]);
+        }
+        __syncthreads();   // the forward sweep's last reads before the back sweep writes
+        next = factor(n - 1);
+        for (index_t j = n - 1; j >= 0; --j) {   // U x = y; transposed L^T y = z, L unit
+            const dd f = next;
+            if (j > 0) next = factor(j - 1);
+            if (i == j) {
+                if (!transposed) {
+                    acc = div<V>(acc, f);
+                    DDBLAS_DD_STORE(x, j * nrhs + r, acc);
+                    flags |= report_flags(acc.hi, ReportedOperand::x);
+                }
+                shared_x[j] = acc;
+            }
+            __syncthreads();
+            if (has_row && i < j) acc = madd<V>(acc, neg(f), shared_x[j]);
+        }
+        if (transposed && has_row) {   // x = P^T y
+            DDBLAS_DD_STORE(x, q * nrhs + r, acc);
+            flags |= report_flags(acc.hi, ReportedOperand::x);
         }
         __syncthreads();   // the next right-hand side rewrites shared_x
     }
@@ -666,13 +721,14 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
         ddblas::index_t *summary
 // The solve kernels' parameters: the factors as the factor kernels left them, b (b + p b_bs,
 // strides b_rs, b_cs, order x nrhs each), x (contiguous, n x order x nrhs), summary (the
-// BatchReport's: the B_* flags of b's entries and X_NOT_FINITE OR-ed in).
+// BatchReport's: the B_* flags of b's entries and X_NOT_FINITE OR-ed in), transposed (nonzero:
+// A[p]^T x = b[p]).
 #define DDBLAS_BATCHED_SOLVE_PARAMS                                                            \
     ddblas::index_t n, ddblas::index_t order, ddblas::index_t nrhs, const double *lu_hi,       \
         const double *lu_lo, ddblas::index_t sys_step, ddblas::index_t row_step,               \
         ddblas::index_t col_step, const ddblas::index_t *piv, const double *b_hi,              \
         const double *b_lo, ddblas::index_t b_bs, ddblas::index_t b_rs, ddblas::index_t b_cs,  \
-        double *x_hi, double *x_lo, ddblas::index_t *summary
+        double *x_hi, double *x_lo, ddblas::index_t *summary, ddblas::index_t transposed
 // System p's right-hand sides `b` and factors `lu` from the solve kernels' parameters.
 #define DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu)                                                  \
     const ddblas::StridedMatrix b = {b_hi + (p) * b_bs, b_lo + (p) * b_bs, b_rs, b_cs};        \
@@ -696,8 +752,9 @@ __device__ void lu_solve_team(index_t n, index_t nrhs, const BatchMatrix &lu, co
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
 
-// lu_solve: x[p] (contiguous, order x nrhs) := A[p]^-1 b[p] from lu_factor's buffer and pivots;
-// b[p] at b + p b_bs with strides b_rs, b_cs; b's flags and X_NOT_FINITE OR-ed into the summary.
+// lu_solve: x[p] (contiguous, order x nrhs) := A[p]^-1 b[p] (transposed: A[p]^-T b[p]) from
+// lu_factor's buffer and pivots; b[p] at b + p b_bs with strides b_rs, b_cs; b's flags and
+// X_NOT_FINITE OR-ed into the summary.
 #define DDBLAS_LINALG_BATCHED_LU_SOLVE(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_batched_##OP##_##V(                                            \
         DDBLAS_BATCHED_SOLVE_PARAMS) {                                                         \
@@ -705,7 +762,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_FACTOR, lu_factor)
             DDBLAS_BATCHED_SOLVE_SYSTEM(p, b, lu);                                             \
             ddblas::solve_system<ddblas::variants::V>(                                         \
                 lu, piv + p * order, b, nrhs, x_hi + p * order * nrhs, x_lo + p * order * nrhs, \
-                {nullptr, summary, n, order});                                                 \
+                {nullptr, summary, n, order}, transposed != 0);                                \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
@@ -733,7 +790,7 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE, lu_solve)
                 report);                                                                       \
             ddblas::solve_system<ddblas::variants::V>(                                         \
                 lu, piv + p * order, {b_hi + p * b_bs, b_lo + p * b_bs, b_rs, b_cs}, nrhs,     \
-                x_hi + p * order * nrhs, x_lo + p * order * nrhs, report);                     \
+                x_hi + p * order * nrhs, x_lo + p * order * nrhs, report, false);              \
         }                                                                                      \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_SOLVE, solve)
@@ -837,7 +894,8 @@ DDBLAS_BATCHED_SMALL_TEAMS(DDBLAS_LINALG_BATCHED_SOLVE_SHARED, solve_shared)
         ddblas::lu_solve_team<ddblas::variants::V>(order, nrhs, lu, piv + p * order, b,        \
                                                    x_hi + p * order * nrhs,                    \
                                                    x_lo + p * order * nrhs,                    \
-                                                   {nullptr, summary, n, order});              \
+                                                   {nullptr, summary, n, order},               \
+                                                   transposed != 0);                           \
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_BATCHED_LU_SOLVE_TEAM, lu_solve_team)
 #endif

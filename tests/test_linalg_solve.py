@@ -108,6 +108,20 @@ def test_batched_solve_backward_error(device, variant, n, k):
                               b[p].to_device("cpu")) <= bound
 
 
+@pytest.mark.parametrize("n, k", [(1, 1), (5, 1), (9, 3)])
+def test_batched_transposed_solve_backward_error(device, variant, n, k):
+    """The batched solve with A^T (lu_solve's trans=1 on stacks): (A + dA)^T x = b within the
+    bound of A x = b above, exactly."""
+    a = random_stack(4, n, n, seed=30 + n, device=device)
+    b = random_stack(4, n, k, seed=40 + n, device=device)
+    opts = Options(**variant)
+    x = batched.lu_solve(batched.lu_factor(a, opts), b, opts, transposed=True)
+    bound = gamma(3 * n, unit_error(**variant)) * n * 4
+    for p in range(4):
+        assert backward_error(a[p].T.to_device("cpu"), x[p].to_device("cpu"),
+                              b[p].to_device("cpu")) <= bound
+
+
 def test_batched_gpu_equals_cpu(device, variant):
     a = random_stack(33, 19, 19, seed=1, device="cpu")
     b = random_stack(33, 19, 2, seed=2, device="cpu")
@@ -188,6 +202,11 @@ def test_batched_team_kernels_equal_cpu(device, n, kind):
     a, b = a[keep], b[keep]
     x_cpu = linalg.solve(a, b)
     assert same_bits(x_cpu, linalg.solve(a.to_device("gpu"), b.to_device("gpu")))
+    # the transposed solve (lu_solve's trans=1 on stacks) with the same factors
+    x_cpu = batched.lu_solve(batched.lu_factor(a, Options()), b, Options(), transposed=True)
+    f_gpu = batched.lu_factor(a.to_device("gpu"), Options())
+    assert same_bits(x_cpu, batched.lu_solve(f_gpu, b.to_device("gpu"), Options(),
+                                             transposed=True))
 
 
 @pytest.mark.parametrize("n", [1, 3, 9, 33, 64])

@@ -160,10 +160,11 @@ def from_factors(hi, lo, piv, device: str) -> BatchLU:
                    new_summary(xp), device)
 
 
-def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
-    """X[p] = A[p]^-1 B[p] for a (batch, n, nrhs) stack B (any strides) from lu_factor's f (X[p]
-    is meaningless where A[p] has a zero pivot); report_bits()'s "b_not_finite" and "b_large"
-    of B's entries and "x_not_finite" (an entry of X not finite) OR-ed into f.summary."""
+def lu_solve(f: BatchLU, b: DDArray, opts: Options, transposed: bool = False) -> DDArray:
+    """X[p] = A[p]^-1 B[p] (transposed: A[p]^-T B[p]) for a (batch, n, nrhs) stack B (any
+    strides) from lu_factor's f (X[p] is meaningless where A[p] has a zero pivot);
+    report_bits()'s "b_not_finite" and "b_large" of B's entries and "x_not_finite" (an entry of
+    X not finite) OR-ed into f.summary."""
     batch, n, nrhs = b.shape
     xp = b.xp
     x_hi = xp.empty((batch, n, nrhs), dtype=np.float64)
@@ -171,7 +172,7 @@ def lu_solve(f: BatchLU, b: DDArray, opts: Options) -> DDArray:
     if batch and n and nrhs:
         hi, lo, b_bs, b_rs, b_cs = _backend.kernel_parts(b.hi, b.lo)
         args = (batch, n, nrhs, f.hi, f.lo, f.sys_step, f.row_step, f.col_step, f.piv, hi, lo,
-                b_bs, b_rs, b_cs, x_hi, x_lo, f.summary)
+                b_bs, b_rs, b_cs, x_hi, x_lo, f.summary, int(transposed))
         if _teams(f.device, n):   # a block a system, its threads whole warps
             warp = _cpu.geometry()["warp_size"]
             _backend.backend("gpu").launch_grid(

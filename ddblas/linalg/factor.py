@@ -168,9 +168,10 @@ def _lu_factor_stack(a: DDArray, opts) -> tuple:
     return lu.reshape(a.shape), f.piv.astype(np.int32).reshape(stack + (n,))
 
 
-def _lu_solve_stack(lu: DDArray, piv, b: DDArray, stack: tuple, vector: bool, opts) -> DDArray:
-    """lu_solve (trans 0) over the broadcast stack `stack` of lu's (..., n, n) factors (n <=
-    batched_team_max_order; piv int64 with lu's stack) and b ((n,) or (..., n, k)) by
+def _lu_solve_stack(lu: DDArray, piv, b: DDArray, stack: tuple, vector: bool, opts,
+                    transposed: bool) -> DDArray:
+    """lu_solve (transposed: trans 1) over the broadcast stack `stack` of lu's (..., n, n)
+    factors (n <= batched_team_max_order; piv int64 with lu's stack) and b ((n,) or (..., n, k)) by
     batched.lu_solve: the factors (broadcast to the stack where b's is larger) copied into the
     batched kernels' layout (batched.from_factors), one launch, no round trip."""
     n = lu.shape[-1]
@@ -188,7 +189,7 @@ def _lu_solve_stack(lu: DDArray, piv, b: DDArray, stack: tuple, vector: bool, op
     core = (n, k)
     rhs = DDArray(systems(b.hi.reshape(core) if vector else b.hi, core),
                   systems(b.lo.reshape(core) if vector else b.lo, core), normalize=False)
-    return batched.lu_solve(f, rhs, opts).reshape(shape)
+    return batched.lu_solve(f, rhs, opts, transposed).reshape(shape)
 
 
 def _launch(x: DDArray, kernel: str, work: int, *args) -> None:
@@ -434,13 +435,13 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
     -----
     The interchanges then two recursive triangular solves (rtrsm's bound, docs/linalg.md). One
     lu solves a stack of b's systems side by side in one call. A stack of lu's of order N <= 96
-    with trans=0 is one launch of the batched LU's solve kernel (ddblas/linalg/batched.py; lu,
-    broadcast to the stack, copied into the kernel's layout first): the bits of
+    is one launch of the batched LU's solve kernel (ddblas/linalg/batched.py; lu, broadcast to
+    the stack, copied into the kernel's layout first): with trans=0 the bits of
     ddblas.linalg.solve on the stack (with lu_factor's factors of it), within that kernel's
-    bound (docs/linalg.md "Batched systems": (A + dA) x = b, |dA| <= gamma_3n |L||U|), which
-    may differ from each matrix's own 2-D lu_solve above order 16; `algorithm` does not apply
-    there. trans=1 or 2 (the batched solve has no transposed form) and larger orders loop over
-    the matrices, one 2-D solve each.
+    bound (docs/linalg.md "Batched systems": (A + dA) x = b, |dA| <= gamma_3n |L||U|; trans=1
+    or 2: (A + dA)^T x = b, the same bound), which may differ from each matrix's own 2-D
+    lu_solve above order 16; `algorithm` does not apply there. Larger orders loop over the
+    matrices, one 2-D solve each.
     """
     require_algorithm(algorithm)
     del overwrite_b
@@ -452,8 +453,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, *, fm
     piv = _pivots(piv, "piv", n, lu.device, lu.shape[:-2])
     b, stack, vector = _rhs_stack(b, lu, "b", check_finite, "lu")
     opts = resolve(fma, add)
-    if trans == 0 and lu.ndim > 2 and _batched_order(n):
-        return _lu_solve_stack(lu, piv, b, stack, vector, opts)
+    if lu.ndim > 2 and _batched_order(n):
+        return _lu_solve_stack(lu, piv, b, stack, vector, opts, trans != 0)
 
     def one(lu_p, b_p, index):
         piv_p = pick(piv, 1, index) if lu.ndim > 2 else piv
