@@ -140,7 +140,7 @@ DDBLAS_HYPOTHESIS_PROFILE=device timeout 200 python3 -m pytest -q -rf --tb=short
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/batched_tests.log" | tail -25
 fi
 for tool in memcheck racecheck; do
-timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
+timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 -c "
 import numpy as np; import ddblas; from ddblas import linalg
 for n, batch in ((1, 5), (9, 70), (16, 9), (19, 33), (24, 7), (32, 5), (33, 3), (48, 3), (49, 2), (64, 3), (96, 2), (97, 2)):
     a = ddblas.random((batch, 2 * n, 2 * n), seed=n, device='gpu')[:, ::2, 1::2] + ddblas.eye(n, device='gpu')
