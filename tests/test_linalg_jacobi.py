@@ -76,6 +76,40 @@ def test_svd_bounds(shape, device, variant):
                                                      else (vh.T, s, u.T)), info, variant)
 
 
+@pytest.mark.parametrize("m, n", [(600, 3), (70000, 2)])
+def test_long_columns_sum_in_chunks(device, m, n):
+    """Columns longer than sum()'s chunks of 256, whose dot products the round kernel sums in
+    sum()'s order (70000 rows: three levels of chunk sums): A - U S V^T and U^T U - I exactly
+    within the bound."""
+    a = random_matrix(m, n, seed=m, device=device)
+    info = {}
+    u, s, vh = linalg.svd(a, full_matrices=False, info=info)
+    c = svd_constant(m, info, {})
+    A, U, S, V = exact(a), exact(u), exact(s[None, :])[0], exact(vh)
+    frobenius2 = sum(x * x for row in A for x in row)
+    residual2 = sum((A[i][j] - sum(U[i][k] * S[k] * V[k][j] for k in range(n))) ** 2
+                    for i in range(m) for j in range(n))
+    assert residual2 <= c * c * frobenius2
+    assert orthogonality_error(U) <= c and S == sorted(S, reverse=True)
+
+
+def test_gpu_equals_cpu(device, variant):
+    """The round kernels give the CPU's bits on the GPU: svd (tall, wide, rank-deficient,
+    columns longer than a chunk) and eigh, every variant."""
+    if device != "gpu":
+        pytest.skip("the CPU is the reference")
+    deficient = random_matrix(10, 6, seed=3)
+    deficient = deficient * ddblas.asarray(np.array([1.0, 1, 0, 1, 1, 0]))
+    for a in (random_matrix(300, 9, seed=1), random_matrix(7, 11, seed=2), deficient):
+        got = linalg.svd(a.to_device("gpu"), **variant)
+        want = linalg.svd(a, **variant)
+        assert all(same_bits(x, y) for x, y in zip(got, want))
+    sym = random_matrix(13, 13, seed=4)
+    sym = sym + sym.T
+    got, want = linalg.eigh(sym.to_device("gpu"), **variant), linalg.eigh(sym, **variant)
+    assert all(same_bits(x, y) for x, y in zip(got, want))
+
+
 @settings(max_examples=8, deadline=None)
 @given(st.integers(1, 6), st.integers(1, 6), st.integers(0, 2 ** 32 - 1),
        st.sampled_from([0, 1, 2]))

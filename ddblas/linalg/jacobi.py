@@ -21,8 +21,8 @@ Bound (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma 
 sequences of disjoint plane rotations, with r = the rounds run): A + dA = U Sigma V^T with
 ||dA||_F <= ~ r c delta ||A||_F, U and V orthonormal to ~ (r + m) c delta, and |sigma^_i -
 sigma_i| <= ||dA||_2 (Weyl); ddblas.accuracy.bound("svd", k=rounds + m) is the constant with the
-measured margin the tests check (docs/linalg.md). Every operation is a DD kernel, so the GPU's
-results equal the CPU's bit for bit.
+measured margin the tests check (docs/linalg.md). A round is one launch of cuda_src/jacobi.h's
+svd_round (an item a pair), so the GPU's results equal the CPU's bit for bit.
 """
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ from ..blas.gemm import matmul
 from ..core import ops
 from ..core.array import DDArray, eye, zeros
 from ..core.building import argsort, concatenate, tril, triu, where
-from ..core.options import options
+from ..core.ops import REDUCTION_CHUNK
+from ..core.options import options, resolve
 from ..core.shaping import take
 from ..engines import backend as _backend
 from .errors import (LinAlgError, require_finite, require_matrices, require_real_or_none,
@@ -62,30 +63,26 @@ class SVDResult(NamedTuple):
     Vh: DDArray
 
 
-class Round(NamedTuple):
-    """One round of the tournament: the disjoint pairs (p[k], q[k]), the column sitting out
-    (odd N), and `back`, the permutation that puts the columns [p, q, idle] back in order."""
-    p: np.ndarray
-    q: np.ndarray
-    idle: np.ndarray
-    back: np.ndarray
-
-
-def _tournament(n: int) -> list:
+def _tournament(n: int, xp) -> list:
     """The rounds of a round-robin over n columns (n - 1 rounds for even n, n for odd), every
-    pair of columns in exactly one round."""
+    pair of columns in exactly one round: each round's disjoint pairs (p[k], q[k]), p < q, as
+    two int64 arrays of module xp."""
     players = list(range(n + n % 2))   # an odd n gets a stand-in player n: its pair sits out
     rounds = []
     for _ in range(len(players) - 1):
         half = len(players) // 2
         pairs = [(players[k], players[-1 - k]) for k in range(half)]
         pairs = [(p, q) if p < q else (q, p) for p, q in pairs if n not in (p, q)]
-        p, q = (np.array(side, dtype=np.intp) for side in zip(*pairs)) if pairs else \
-            (np.zeros(0, np.intp), np.zeros(0, np.intp))
-        idle = np.setdiff1d(np.arange(n), np.concatenate([p, q]))
-        rounds.append(Round(p, q, idle, np.argsort(np.concatenate([p, q, idle]))))
+        rounds.append(tuple(xp.asarray([pair[side] for pair in pairs], dtype=np.int64)
+                            for side in (0, 1)))
         players = [players[0], players[-1]] + players[1:-1]
     return rounds
+
+
+def _by_columns(x: DDArray) -> tuple:
+    """New C-ordered copies of x's parts transposed (column j of x is row j): the layout the
+    round kernels rotate in place."""
+    return tuple(x.xp.array(part.T, order="C") for part in (x.hi, x.lo))
 
 
 def _column_dots(x: DDArray, y: DDArray) -> DDArray:
@@ -94,67 +91,35 @@ def _column_dots(x: DDArray, y: DDArray) -> DDArray:
     return ops.sum(x * y, axis=0)
 
 
-def _rotation(difference: DDArray, gamma: DDArray, rotate):
-    """Rutishauser's rotation (c, s) for zeta = difference / (2 gamma) where `rotate`, c = 1 and
-    s = 0 elsewhere; None when every angle underflows (nothing would move). sqrt(1 + zeta^2) is
-    |zeta| to 2^-1001 relative from |zeta| = 2^500 on, where zeta^2 would overflow: there
-    t = sign(zeta) / (2 |zeta|)."""
-    zeta = difference / (2.0 * where(rotate, gamma, 1.0))
-    size = ops.absolute(zeta)
-    t = 1.0 / (size + where(size < 2.0 ** 500, ops.sqrt(1.0 + zeta * zeta), size))
-    t = where(rotate, where(zeta < 0.0, -t, t), 0.0)
-    if not bool((t.hi != 0).any()):
-        return None
-    c = 1.0 / ops.sqrt(1.0 + t * t)
-    return c, c * t
-
-
-def _pair(x: DDArray, rnd: Round) -> tuple:
-    """x's columns p and q of the round."""
-    return take(x, rnd.p, axis=1), take(x, rnd.q, axis=1)
-
-
-def _rotated(x: DDArray, rnd: Round, pair: tuple, c: DDArray, s: DDArray) -> DDArray:
-    """x with the round's columns p and q (`pair`, as _pair gathers them) replaced by
-    c x_p - s x_q and s x_p + c x_q (the idle column as it is)."""
-    xp, xq = pair
-    placed = concatenate([c * xp - s * xq, s * xp + c * xq, take(x, rnd.idle, axis=1)], axis=1)
-    return take(placed, rnd.back, axis=1)
-
-
 def _jacobi(w: DDArray, info: dict) -> tuple:
     """One-sided Jacobi on w (M x N, M >= N, finite, scaled): (W, V) with W = A V, the columns
-    of W orthogonal to the tolerance; info gets the sweeps and rounds run."""
+    of W orthogonal to the tolerance; info gets the sweeps and rounds run. Each round is one
+    launch of jacobi.h's svd_round on copies of W and V held by columns: each column scaled by
+    a power of two near its largest entry (exact) for its dot products, so that no column's
+    squares underflow (alpha, beta, gamma are 2^-2ep ||w_p||^2, 2^-2eq ||w_q||^2 and
+    2^-(ep+eq) w_p . w_q, and the test and zeta are scale-free), summed in sum()'s order; the
+    host looks at the rounds' flags once a sweep."""
     m, n = w.shape
-    v = eye(n, device=w.device)
-    rounds = _tournament(n)
+    xp = w.xp
+    w_hi, w_lo = _by_columns(w)
+    v_hi, v_lo = _by_columns(eye(n, device=w.device))
+    kernel = "ddblas_linalg_jacobi_svd_round_" + resolve(None, None).suffix
+    be = _backend.backend(w.device)
     tolerance = JACOBI_TOLERANCE * math.sqrt(m)
+    rounds = _tournament(n, xp)
+    rotated = xp.zeros(max(n // 2, 1), dtype=np.int64)
     run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
-        rotated = False
-        for rnd in rounds:
+        rotated[...] = 0
+        for p, q in rounds:
             run += 1
-            # each column scaled by a power of two near its largest entry (exact), so that no
-            # column's squares underflow: alpha, beta, gamma are 2^-2ep ||w_p||^2, 2^-2eq
-            # ||w_q||^2 and 2^-(ep+eq) w_p . w_q, and the test and zeta are scale-free
-            wp, wq = _pair(w, rnd)
-            ep, eq = _column_exponents(wp), _column_exponents(wq)
-            sp, sq = _scaled(wp, -ep), _scaled(wq, -eq)
-            alpha, beta, gamma = (_column_dots(x, y) for x, y in ((sp, sp), (sq, sq), (sp, sq)))
-            rotate = (ops.absolute(gamma) > tolerance * ops.sqrt(alpha * beta)) & \
-                (ep > JACOBI_FLOOR_EXPONENT) & (eq > JACOBI_FLOOR_EXPONENT)
-            if not bool(rotate.any()):
-                continue
-            angle = _rotation(_scaled(beta, eq - ep) - _scaled(alpha, ep - eq), gamma, rotate)
-            if angle is None:
-                continue
-            rotated = True
-            c, s = angle
-            w = _rotated(w, rnd, (wp, wq), c, s)
-            v = _rotated(v, rnd, _pair(v, rnd), c, s)
-        if not rotated:
+            be.launch(kernel, p.size, p.size, m, n, REDUCTION_CHUNK, w_hi, w_lo, v_hi, v_lo, p,
+                      q, tolerance, JACOBI_FLOOR_EXPONENT, rotated)
+        if not bool(rotated.any()):
             info.update(sweeps=sweep, rounds=run)
-            return where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0), v
+            w = DDArray(w_hi.T, w_lo.T, normalize=False)
+            return (where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0),
+                    DDArray(v_hi.T, v_lo.T, normalize=False))
     raise LinAlgError(f"SVD did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
 
 
@@ -266,7 +231,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, *, fma=None, ad
     ddblas.accuracy.bound("svd", k=rounds + M) (info's rounds), the singular values within the
     same times ||a||_2 (absolute). Singular vectors of equal singular values are any basis of
     their space, and the signs of a pair (u_j, v_j) may differ from LAPACK's. Cost: O(M N^2)
-    DD operations per sweep in about 30 kernel calls per round of N/2 pairs, N - 1 rounds a sweep.
+    DD operations per sweep, one kernel launch per round of N/2 pairs, N - 1 rounds a sweep.
     """
     (a,) = ops.on_one_device(a, names=("a",))
     require_matrices(a, "a")
@@ -355,32 +320,33 @@ class EighResult(NamedTuple):
 def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
     """Two-sided cyclic Jacobi on a symmetric a (N x N, finite, largest entry in [1/2, 1)):
     (A', V) with A' = V^T A V diagonal to the tolerance (|a'_pq| <= JACOBI_TOLERANCE 2 N);
-    info gets the sweeps and rounds run."""
+    info gets the sweeps and rounds run. Each round is two launches of jacobi.h's kernels on a
+    copy of A and on V held by columns (eigh_columns: the rotations, A J and V J; eigh_rows:
+    J^T (A J)); the host looks at the rounds' flags once a sweep."""
     n = a.shape[0]
-    v = eye(n, device=a.device)
+    xp = a.xp
+    a_hi, a_lo = (xp.array(part, order="C") for part in (a.hi, a.lo))
+    v_hi, v_lo = _by_columns(eye(n, device=a.device))
+    suffix = resolve(None, None).suffix
+    be = _backend.backend(a.device)
     tolerance = JACOBI_TOLERANCE * 2 * n
-    rounds = _tournament(n)
+    rounds = _tournament(n, xp)
+    pairs = max(n // 2, 1)
+    rotated = xp.zeros(pairs, dtype=np.int64)
+    c_hi, c_lo, s_hi, s_lo = (xp.empty(pairs) for _ in range(4))
     run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
-        rotated = False
-        for rnd in rounds:
+        rotated[...] = 0
+        for p, q in rounds:
             run += 1
-            p, q = rnd.p, rnd.q
-            off = a[p, q]
-            rotate = ops.absolute(off) > tolerance
-            if not bool(rotate.any()):
-                continue
-            angle = _rotation(a[q, q] - a[p, p], off, rotate)
-            if angle is None:
-                continue
-            rotated = True
-            c, s = angle
-            a = _rotated(a, rnd, _pair(a, rnd), c, s).T     # (A J)^T: rotate its columns too
-            a = _rotated(a, rnd, _pair(a, rnd), c, s).T     # J^T A J
-            v = _rotated(v, rnd, _pair(v, rnd), c, s)
-        if not rotated:
+            be.launch("ddblas_linalg_jacobi_eigh_columns_" + suffix, p.size, p.size, n, a_hi,
+                      a_lo, v_hi, v_lo, p, q, tolerance, c_hi, c_lo, s_hi, s_lo, rotated)
+            be.launch("ddblas_linalg_jacobi_eigh_rows_" + suffix, p.size, p.size, n, a_hi,
+                      a_lo, p, q, c_hi, c_lo, s_hi, s_lo)
+        if not bool(rotated.any()):
             info.update(sweeps=sweep, rounds=run)
-            return a, v
+            return (DDArray(a_hi, a_lo, normalize=False),
+                    DDArray(v_hi.T, v_lo.T, normalize=False))
     raise LinAlgError(f"Eigenvalues did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
 
 
@@ -440,8 +406,8 @@ def eigh(a, UPLO="L", *, fma=None, add=None, info=None):  # noqa: N803  (NumPy's
     and to the columns of V, until every |a_pq| <= 2^-102 N max|a_ij| (a scaled into [1/2, 1) by
     a power of two, exact). The eigenvalues are the diagonal. Bound: ||A V - V Lambda||_F,
     |V^T V - I| and |lambda^_i - lambda_i| (Weyl) within accuracy.bound("eigh", k=rounds + M)
-    times ||A||_F (docs/linalg.md, "Singular values and symmetric eigenvalues"). Every step is a
-    DD kernel, so the GPU's results equal the CPU's bit for bit.
+    times ||A||_F (docs/linalg.md, "Singular values and symmetric eigenvalues"). A round is two
+    launches of cuda_src/jacobi.h's kernels, so the GPU's results equal the CPU's bit for bit.
     """
     (a,) = ops.on_one_device(a, names=("a",))
     require_square_stack(a, "a")
