@@ -6,7 +6,7 @@
 // Algorithms (docs/linalg.md, "Singular values and symmetric eigenvalues"):
 //   rotation: Rutishauser's, zeta = d / (2 gamma), t = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)),
 //     c = 1 / sqrt(1 + t^2), s = c t (Golub and Van Loan, Matrix Computations, 4th ed.,
-//     Alg. 8.5.2), where sqrt(1 + zeta^2) is |zeta| from |zeta| = 2^500 on (zeta^2 would
+//     Alg. 8.5.1), where sqrt(1 + zeta^2) is |zeta| from |zeta| = 2^500 on (zeta^2 would
 //     overflow; the relative change is below 2^-1000).
 //   svd round: the one-sided Jacobi SVD's step (Demmel and Veselic 1992, Alg. 4.1) on columns
 //     p and q of W and of V: their norms and inner product from the columns scaled by powers of
@@ -95,7 +95,7 @@ DD_HD int top_exponent(const Column &x, index_t rows) {
     return e;
 }
 
-// times_power_of_two: x 2^k as ddblas's _scaled makes it: two DD multiplications by 2^(k // 2)
+// times_power_of_two: x 2^k as jacobi.py's _scaled makes it: two DD multiplications by 2^(k // 2)
 // (Python's floor division) and 2^(k - k // 2), exact in the range used here.
 template <class V>
 DD_HD dd times_power_of_two(dd x, int k) {
