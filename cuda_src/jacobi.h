@@ -27,49 +27,33 @@ namespace jacobi {
 // ChunkedSum: the terms taken one by one, summed in ddblas.sum's fixed order (ops.py
 // REDUCTION_CHUNK: `chunk` terms at a time left to right, then the chunk sums likewise, level
 // by level, until one is left), so that a fused kernel gives sum()'s bits without storing the
-// terms. The open chunk of the terms is a plain value (registers: the loop's hot path); the
-// sums of chunks go up LEVELS - 1 levels, which hold chunk^LEVELS terms.
+// terms. LEVELS levels hold chunk^LEVELS terms.
 template <class V, int LEVELS = 4>
 struct ChunkedSum {
-    static_assert(LEVELS >= 2, "the terms' level and at least one of chunk sums");
-    dd open = {0.0, 0.0};
-    index_t opened = 0;
-    dd partial[LEVELS - 1];   // partial[l]: the open chunk of level l + 1
-    index_t count[LEVELS - 1] = {};
+    dd partial[LEVELS];
+    index_t count[LEVELS] = {};
     index_t chunk;
     DD_HD explicit ChunkedSum(index_t chunk_size) : chunk(chunk_size) {}
-    DD_HD void take(dd x) {
-        open = opened == 0 ? x : add<V>(open, x);
-        if (++opened < chunk) return;
-        opened = 0;
-        carry(open, 0);
-    }
-    // carry: a chunk's sum into partial[level]; a full chunk there goes up a level
-    DD_HD void carry(dd x, int level) {
+    // take: x into `level`'s open chunk; a full chunk goes up as one term of the next level
+    DD_HD void take(dd x, int level = 0) {
         for (;;) {
             partial[level] = count[level] == 0 ? x : add<V>(partial[level], x);
-            if (++count[level] < chunk || level + 2 == LEVELS) return;
+            if (++count[level] < chunk || level + 1 == LEVELS) return;
             x = partial[level];
             count[level] = 0;
             ++level;
         }
     }
-    // upper_terms: whether partial[from], partial[from + 1], ... hold terms
-    DD_HD bool upper_terms(int from) const {
-        for (int h = from; h < LEVELS - 1; ++h)
-            if (count[h]) return true;
-        return false;
-    }
     // total: the sum (0 for no terms): each open chunk closed into the level above while a
     // higher level holds terms, as sum() reduces the chunk results again
     DD_HD dd total() {
-        if (!upper_terms(0)) return opened ? open : dd{0.0, 0.0};
-        if (opened) carry(open, 0);
-        for (int level = 0; level + 2 < LEVELS; ++level) {
-            if (!upper_terms(level + 1)) return partial[level];
-            if (count[level]) carry(partial[level], level + 1);
+        for (int level = 0; level + 1 < LEVELS; ++level) {
+            bool above = false;
+            for (int h = level + 1; h < LEVELS; ++h) above = above || count[h] > 0;
+            if (!above) return count[level] ? partial[level] : dd{0.0, 0.0};
+            if (count[level]) take(partial[level], level + 1);
         }
-        return partial[LEVELS - 2];
+        return partial[LEVELS - 1];
     }
 };
 
