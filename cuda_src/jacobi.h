@@ -64,10 +64,6 @@ DD_HD dd plus_zero(dd x) { return dd{x.hi + 0.0, x.lo + 0.0}; }
 struct Column {
     double *hi, *lo;
     DD_HD dd get(index_t i) const { return dd{hi[i], lo[i]}; }
-    DD_HD void set(index_t i, dd v) const {
-        hi[i] = canonical(v.hi);
-        lo[i] = canonical(v.lo);
-    }
 };
 
 // top_exponent: e with max_i |hi_i| in [2^(e - 1), 2^e) (frexp's), 0 for a zero column.
@@ -145,6 +141,26 @@ DD_HD bool svd_pair(Column x, Column y, Column vx, Column vy, index_t rows, inde
     return true;
 }
 
+// eigh_pair: the eigh round's first step on pair (p, q) of A (order x order, row-major) and V
+// (by columns, column j at v + j order): where |a_pq| > tolerance, the rotation from a_pp, a_qq
+// and a_pq applied to columns p and q of A and of V; true where it rotated. (c, s) is kept for
+// the rows: (1, +-0) where nothing rotated.
+template <class V>
+DD_HD bool eigh_pair(double *a_hi, double *a_lo, double *v_hi, double *v_lo, index_t order,
+                     index_t p, index_t q, double tolerance, dd &c, dd &s) {
+    c = dd{1.0, 0.0};
+    s = dd{0.0, 0.0};
+    const dd off = {a_hi[p * order + q], a_lo[p * order + q]};
+    if (!greater(abs(off), dd{tolerance, 0.0})) return false;
+    const dd app = {a_hi[p * (order + 1)], a_lo[p * (order + 1)]};
+    const dd aqq = {a_hi[q * (order + 1)], a_lo[q * (order + 1)]};
+    if (!rotation<V>(sub<V>(aqq, app), off, c, s)) return false;
+    rotate<V>(a_hi + p, a_lo + p, a_hi + q, a_lo + q, order, order, c, s);
+    rotate<V>(v_hi + p * order, v_lo + p * order, v_hi + q * order, v_lo + q * order, order, 1,
+              c, s);
+    return true;
+}
+
 }  // namespace jacobi
 }  // namespace ddblas
 
@@ -171,35 +187,17 @@ DD_HD bool svd_pair(Column x, Column y, Column vx, Column vy, index_t rows, inde
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_JACOBI_SVD_ROUND, jacobi_svd_round)
 
-// eigh_columns: A (order x order, row-major, symmetric up to the rounds' rounding) and V (by
-// columns, column j at v + j order): pair k's rotation from a_pp, a_qq, a_pq where |a_pq| >
-// tolerance, applied to columns p and q of A and of V; (c, s) kept for eigh_rows (c = 1, s = 0
-// where it did not rotate).
+// eigh_columns: eigh_pair for each pair k, its (c, s) kept for eigh_rows.
 #define DDBLAS_LINALG_JACOBI_EIGH_COLUMNS(OP, V)                                               \
     DDBLAS_KERNEL ddblas_linalg_##OP##_##V(                                                    \
         ddblas::index_t n, ddblas::index_t order, double *a_hi, double *a_lo, double *v_hi,    \
         double *v_lo, const ddblas::index_t *p, const ddblas::index_t *q, double tolerance,    \
         double *c_hi, double *c_lo, double *s_hi, double *s_lo, ddblas::index_t *rotated) {    \
         DDBLAS_FOR_EACH_SYSTEM(k, n, 4 * order) {                                              \
-            const ddblas::index_t pk = p[k], qk = q[k];                                        \
-            const ddblas::dd off = {a_hi[pk * order + qk], a_lo[pk * order + qk]};             \
-            ddblas::dd c = {1.0, 0.0}, s = {0.0, 0.0};                                         \
-            if (ddblas::greater(ddblas::abs(off), ddblas::dd{tolerance, 0.0})) {               \
-                const ddblas::dd app = {a_hi[pk * (order + 1)], a_lo[pk * (order + 1)]};       \
-                const ddblas::dd aqq = {a_hi[qk * (order + 1)], a_lo[qk * (order + 1)]};       \
-                using V_ = ddblas::variants::V;                                                \
-                if (ddblas::jacobi::rotation<V_>(ddblas::sub<V_>(aqq, app), off, c, s)) {      \
-                    ddblas::jacobi::rotate<V_>(a_hi + pk, a_lo + pk, a_hi + qk, a_lo + qk,     \
-                                               order, order, c, s);                            \
-                    ddblas::jacobi::rotate<V_>(v_hi + pk * order, v_lo + pk * order,           \
-                                               v_hi + qk * order, v_lo + qk * order, order, 1, \
-                                               c, s);                                          \
-                    rotated[k] = 1;                                                            \
-                } else {                                                                       \
-                    c = {1.0, 0.0};                                                            \
-                    s = {0.0, 0.0};                                                            \
-                }                                                                              \
-            }                                                                                  \
+            ddblas::dd c, s;                                                                   \
+            if (ddblas::jacobi::eigh_pair<ddblas::variants::V>(a_hi, a_lo, v_hi, v_lo, order,  \
+                                                               p[k], q[k], tolerance, c, s))   \
+                rotated[k] = 1;                                                                \
             c_hi[k] = c.hi;                                                                    \
             c_lo[k] = c.lo;                                                                    \
             s_hi[k] = s.hi;                                                                    \
@@ -208,7 +206,8 @@ DDBLAS_EACH_VARIANT(DDBLAS_LINALG_JACOBI_SVD_ROUND, jacobi_svd_round)
     }
 DDBLAS_EACH_VARIANT(DDBLAS_LINALG_JACOBI_EIGH_COLUMNS, jacobi_eigh_columns)
 
-// eigh_rows: rows p and q of A rotated by eigh_columns' (c, s) for pair k (none where s = 0).
+// eigh_rows: rows p and q of A rotated by eigh_columns' (c, s) for pair k (none where s = 0:
+// it did not rotate; where it did, |s| >= |t| / sqrt(2) > 0).
 #define DDBLAS_LINALG_JACOBI_EIGH_ROWS(OP, V)                                                  \
     DDBLAS_KERNEL ddblas_linalg_##OP##_##V(                                                    \
         ddblas::index_t n, ddblas::index_t order, double *a_hi, double *a_lo,                  \

@@ -190,6 +190,15 @@ DD_HD index_t lu_factor_in_place(BatchMatrix a, index_t *piv) {
     return zero_pivot;
 }
 
+// swap_entries: entries i and j of the DD array (hi, lo) exchanged (nothing where i = j).
+DD_HD void swap_entries(double *hi, double *lo, index_t i, index_t j) {
+    const double th = hi[i], tl = lo[i];
+    hi[i] = hi[j];
+    lo[i] = lo[j];
+    hi[j] = th;
+    lo[j] = tl;
+}
+
 // lu_solve_in_place: x (order x nrhs, row-major, on entry b) := A^-1 b from lu_factor_in_place's
 // factors. Precondition: no zero pivot. Bound: Thm. 9.4 (top of file).
 template <class V>
@@ -197,15 +206,8 @@ DD_HD void lu_solve_in_place(BatchMatrix lu, const index_t *piv, double *x_hi, d
                              index_t nrhs) {
     const index_t n = lu.order;
     for (index_t r = 0; r < nrhs; ++r) {
-        for (index_t k = 0; k < n; ++k) {
-            const index_t p = piv[k];
-            if (p == k) continue;
-            double th = x_hi[k * nrhs + r], tl = x_lo[k * nrhs + r];
-            x_hi[k * nrhs + r] = x_hi[p * nrhs + r];
-            x_lo[k * nrhs + r] = x_lo[p * nrhs + r];
-            x_hi[p * nrhs + r] = th;
-            x_lo[p * nrhs + r] = tl;
-        }
+        for (index_t k = 0; k < n; ++k)  // P b
+            swap_entries(x_hi, x_lo, k * nrhs + r, piv[k] * nrhs + r);
         for (index_t i = 1; i < n; ++i) {  // L y = P b, L unit lower
             dd acc = {x_hi[i * nrhs + r], x_lo[i * nrhs + r]};
             for (index_t j = 0; j < i; ++j) {
@@ -250,15 +252,8 @@ DD_HD void lu_solve_transposed_in_place(BatchMatrix lu, const index_t *piv, doub
             }
             DDBLAS_DD_STORE(x, i * nrhs + r, acc);
         }
-        for (index_t k = n - 1; k >= 0; --k) {  // x = P^T y
-            const index_t p = piv[k];
-            if (p == k) continue;
-            double th = x_hi[k * nrhs + r], tl = x_lo[k * nrhs + r];
-            x_hi[k * nrhs + r] = x_hi[p * nrhs + r];
-            x_lo[k * nrhs + r] = x_lo[p * nrhs + r];
-            x_hi[p * nrhs + r] = th;
-            x_lo[p * nrhs + r] = tl;
-        }
+        for (index_t k = n - 1; k >= 0; --k)  // x = P^T y
+            swap_entries(x_hi, x_lo, k * nrhs + r, piv[k] * nrhs + r);
     }
 }
 
