@@ -100,27 +100,36 @@ def _jacobi(w: DDArray, info: dict) -> tuple:
     2^-(ep+eq) w_p . w_q, and the test and zeta are scale-free), summed in sum()'s order; the
     host looks at the rounds' flags once a sweep."""
     m, n = w.shape
-    xp = w.xp
     w_hi, w_lo = _by_columns(w)
     v_hi, v_lo = _by_columns(eye(n, device=w.device))
     kernel = "ddblas_linalg_jacobi_svd_round_" + resolve(None, None).suffix
     be = _backend.backend(w.device)
     tolerance = JACOBI_TOLERANCE * math.sqrt(m)
+
+    def round_(p, q, rotated):
+        be.launch(kernel, p.size, p.size, m, n, REDUCTION_CHUNK, w_hi, w_lo, v_hi, v_lo, p, q,
+                  tolerance, JACOBI_FLOOR_EXPONENT, rotated)
+    _sweep(n, w.xp, round_, info, "SVD")
+    w = DDArray(w_hi.T, w_lo.T, normalize=False)
+    return (where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0),
+            DDArray(v_hi.T, v_lo.T, normalize=False))
+
+
+def _sweep(n: int, xp, round_, info: dict, what: str) -> None:
+    """Sweeps of the tournament over n columns, round_(p, q, rotated) launching each round's
+    kernels (which set rotated[k] where pair k rotated), until a sweep rotates nothing: the
+    flags are read once a sweep. info gets the sweeps and rounds run; a LinAlgError naming
+    `what` after JACOBI_MAX_SWEEPS."""
     rounds = _tournament(n, xp)
     rotated = xp.zeros(max(n // 2, 1), dtype=np.int64)
-    run = 0
     for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
         rotated[...] = 0
         for p, q in rounds:
-            run += 1
-            be.launch(kernel, p.size, p.size, m, n, REDUCTION_CHUNK, w_hi, w_lo, v_hi, v_lo, p,
-                      q, tolerance, JACOBI_FLOOR_EXPONENT, rotated)
+            round_(p, q, rotated)
         if not bool(rotated.any()):
-            info.update(sweeps=sweep, rounds=run)
-            w = DDArray(w_hi.T, w_lo.T, normalize=False)
-            return (where(_column_exponents(w) > JACOBI_FLOOR_EXPONENT, w, 0.0),
-                    DDArray(v_hi.T, v_lo.T, normalize=False))
-    raise LinAlgError(f"SVD did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
+            info.update(sweeps=sweep, rounds=sweep * len(rounds))
+            return
+    raise LinAlgError(f"{what} did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
 
 
 def _completed(y: DDArray, count: int) -> DDArray:
@@ -330,24 +339,15 @@ def _symmetric_jacobi(a: DDArray, info: dict) -> tuple:
     suffix = resolve(None, None).suffix
     be = _backend.backend(a.device)
     tolerance = JACOBI_TOLERANCE * 2 * n
-    rounds = _tournament(n, xp)
-    pairs = max(n // 2, 1)
-    rotated = xp.zeros(pairs, dtype=np.int64)
-    c_hi, c_lo, s_hi, s_lo = (xp.empty(pairs) for _ in range(4))
-    run = 0
-    for sweep in range(1, JACOBI_MAX_SWEEPS + 1):
-        rotated[...] = 0
-        for p, q in rounds:
-            run += 1
-            be.launch("ddblas_linalg_jacobi_eigh_columns_" + suffix, p.size, p.size, n, a_hi,
-                      a_lo, v_hi, v_lo, p, q, tolerance, c_hi, c_lo, s_hi, s_lo, rotated)
-            be.launch("ddblas_linalg_jacobi_eigh_rows_" + suffix, p.size, p.size, n, a_hi,
-                      a_lo, p, q, c_hi, c_lo, s_hi, s_lo)
-        if not bool(rotated.any()):
-            info.update(sweeps=sweep, rounds=run)
-            return (DDArray(a_hi, a_lo, normalize=False),
-                    DDArray(v_hi.T, v_lo.T, normalize=False))
-    raise LinAlgError(f"Eigenvalues did not converge in {JACOBI_MAX_SWEEPS} Jacobi sweeps")
+    c_hi, c_lo, s_hi, s_lo = (xp.empty(max(n // 2, 1)) for _ in range(4))
+
+    def round_(p, q, rotated):
+        be.launch("ddblas_linalg_jacobi_eigh_columns_" + suffix, p.size, p.size, n, a_hi, a_lo,
+                  v_hi, v_lo, p, q, tolerance, c_hi, c_lo, s_hi, s_lo, rotated)
+        be.launch("ddblas_linalg_jacobi_eigh_rows_" + suffix, p.size, p.size, n, a_hi, a_lo, p,
+                  q, c_hi, c_lo, s_hi, s_lo)
+    _sweep(n, xp, round_, info, "Eigenvalues")
+    return DDArray(a_hi, a_lo, normalize=False), DDArray(v_hi.T, v_lo.T, normalize=False)
 
 
 def _eigh_matrix(a: DDArray, vectors: bool, info: dict):
